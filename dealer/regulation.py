@@ -1,0 +1,200 @@
+"""The competition's regulation: how deals are made and how many of the bank are played.
+
+Loaded from TOML (``config/regulation.toml`` by default). Every bad value is refused with the key, the
+value and the allowed range; unknown keys are refused, never ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from enum import IntEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .core.errors import DealerError
+
+OPEN_CARDS_RANGE = (28, 40)
+SHARE_RANGE = (1.0, 10.0)
+BOARDS_RANGE = (1, 200)
+COPIES_RANGE = (1, 50)
+BANK_TARGET_RANGE = (1, 10_000_000)
+
+
+class DealingVariant(IntEnum):
+    """Law 6: 1 closed, 2 partially open, 3 fully open."""
+
+    CLOSED = 1
+    PARTIALLY_OPEN = 2
+    FULLY_OPEN = 3
+
+
+class RegulationError(DealerError, ValueError):
+    def __init__(self, message: str, source: str = "regulation") -> None:
+        self.source = source
+        super().__init__(f"{source}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Regulation:
+    variant: DealingVariant
+    open_cards: int | None
+    share_percent: float
+    deals_per_session: int
+    boards_per_session: int
+    copies: int
+    bank_target: int
+    title: str = ""
+
+    def open_count(self) -> int:
+        """How many of the 52 cards of a deal are shown publicly."""
+        if self.variant is DealingVariant.CLOSED:
+            return 0
+        if self.variant is DealingVariant.FULLY_OPEN:
+            return 52
+        assert self.open_cards is not None
+        return self.open_cards
+
+    def is_open(self, position: int) -> bool:
+        """Whether the card dealt at 0-based ``position`` of a deal is shown."""
+        return position < self.open_count()
+
+    @property
+    def banked(self) -> bool:
+        """Variants 2 and 3 make deals for the bank."""
+        return self.variant is not DealingVariant.CLOSED
+
+
+_SCHEMA: dict[str, set[str]] = {
+    "": {"title"},
+    "dealing": {"variant", "open_cards"},
+    "draw": {"share_percent", "deals"},
+    "session": {"boards", "copies"},
+    "bank": {"target"},
+}
+
+
+def _int(value: Any, key: str, lo: int, hi: int, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RegulationError(f"{key} = {value!r} must be a whole number in {lo}..{hi}", source)
+    if not lo <= value <= hi:
+        raise RegulationError(f"{key} = {value} is out of range: allowed {lo}..{hi}", source)
+    return value
+
+
+def _check_keys(data: dict[str, Any], source: str) -> None:
+    for key, value in data.items():
+        if key in _SCHEMA and key:
+            if not isinstance(value, dict):
+                raise RegulationError(f"[{key}] must be a table, got {value!r}", source)
+            unknown = sorted(set(value) - _SCHEMA[key])
+            if unknown:
+                allowed = ", ".join(sorted(_SCHEMA[key]))
+                raise RegulationError(f"unknown key {key}.{unknown[0]} (allowed in [{key}]: {allowed})", source)
+        elif key not in _SCHEMA[""]:
+            allowed = ", ".join(sorted([*_SCHEMA[""], *(f"[{t}]" for t in _SCHEMA if t)]))
+            raise RegulationError(f"unknown key {key!r} (allowed: {allowed})", source)
+
+
+def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Regulation:
+    _check_keys(data, source)
+    dealing = data.get("dealing", {})
+    draw = data.get("draw", {})
+    session = data.get("session", {})
+    bank = data.get("bank", {})
+
+    if "variant" not in dealing:
+        raise RegulationError("dealing.variant is required (1 closed, 2 partially open, 3 fully open)", source)
+    variant = DealingVariant(_int(dealing["variant"], "dealing.variant", 1, 3, source))
+    open_cards: int | None = None
+    if variant is DealingVariant.PARTIALLY_OPEN:
+        if "open_cards" not in dealing:
+            lo, hi = OPEN_CARDS_RANGE
+            raise RegulationError(f"dealing.open_cards is required for variant 2 (allowed {lo}..{hi})", source)
+        open_cards = _int(dealing["open_cards"], "dealing.open_cards", *OPEN_CARDS_RANGE, source)
+    elif "open_cards" in dealing:
+        raise RegulationError(
+            f"dealing.open_cards = {dealing['open_cards']!r} is only allowed with variant 2 "
+            f"(variant {int(variant)} shows {'no' if variant is DealingVariant.CLOSED else 'all'} cards)",
+            source,
+        )
+
+    boards = _int(session.get("boards", 24), "session.boards", *BOARDS_RANGE, source)
+    copies = _int(session.get("copies", 2), "session.copies", *COPIES_RANGE, source)
+    target_given = "target" in bank
+    target = _int(bank["target"], "bank.target", *BANK_TARGET_RANGE, source) if target_given else 0
+
+    if "share_percent" in draw and "deals" in draw:
+        raise RegulationError("give either draw.share_percent or draw.deals, not both", source)
+    lo_s, hi_s = SHARE_RANGE
+    if "deals" in draw:
+        deals = _int(draw["deals"], "draw.deals", 1, BANK_TARGET_RANGE[1], source)
+        if not target_given:
+            raise RegulationError("draw.deals needs bank.target to check its share of the bank", source)
+        share = 100.0 * deals / target
+        if not lo_s <= share <= hi_s:
+            raise RegulationError(
+                f"draw.deals = {deals} is {share:.2f}% of bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
+                source,
+            )
+    else:
+        raw = draw.get("share_percent", 5)
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or math.isnan(raw):
+            raise RegulationError(f"draw.share_percent = {raw!r} must be a number in {lo_s:g}..{hi_s:g}", source)
+        share = float(raw)
+        if not lo_s <= share <= hi_s:
+            raise RegulationError(f"draw.share_percent = {raw} is out of range: allowed {lo_s:g}..{hi_s:g}", source)
+        deals = boards
+        if target_given:
+            drawn = round(target * share / 100)
+            if drawn < boards:
+                raise RegulationError(
+                    f"bank.target = {target} at {share:g}% gives {drawn} deals, fewer than session.boards = {boards}",
+                    source,
+                )
+        else:
+            target = math.ceil(boards * 100 / share)
+    if deals < boards:
+        raise RegulationError(f"draw.deals = {deals} is fewer than session.boards = {boards}", source)
+
+    title = data.get("title", "")
+    if not isinstance(title, str):
+        raise RegulationError(f"title = {title!r} must be a string", source)
+    return Regulation(
+        variant=variant,
+        open_cards=open_cards,
+        share_percent=share,
+        deals_per_session=deals,
+        boards_per_session=boards,
+        copies=copies,
+        bank_target=target,
+        title=title,
+    )
+
+
+def parse_regulation(text: str, source: str = "regulation") -> Regulation:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RegulationError(f"not valid TOML: {exc}", source) from exc
+    return regulation_from_dict(data, source)
+
+
+def default_regulation_text() -> str:
+    return resources.files("dealer").joinpath("config/regulation.toml").read_text(encoding="utf-8")
+
+
+def load_regulation(path: str | Path | None = None) -> Regulation:
+    """Load a regulation file, or the embedded default when ``path`` is None."""
+    if path is None:
+        return parse_regulation(default_regulation_text(), "config/regulation.toml")
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RegulationError(f"cannot read: {exc.strerror}", str(p)) from exc
+    except UnicodeDecodeError as exc:
+        raise RegulationError(f"not UTF-8 text at byte {exc.start}", str(p)) from exc
+    return parse_regulation(text, str(p))

@@ -1,0 +1,1 @@
+"""Everything that touches hardware: transports, the dealing-machine driver, the camera scanner, the simulator."""
