@@ -1,0 +1,3 @@
+from dealer.cli.app import main
+
+main()

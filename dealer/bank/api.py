@@ -1,0 +1,50 @@
+"""The bank as the rest of the service sees it (the dealing session commits deals through this).
+
+The SQLite implementation lives beside this file; another engine can follow by implementing ``BankApi``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from dealer.core import Deal
+
+
+@dataclass(frozen=True, slots=True)
+class DealSource:
+    """Where a deal came from: a dealing station (and the variant it dealt under) or an imported file."""
+
+    kind: str  # "station" or "import"
+    station: str | None = None
+    variant: int | None = None
+    shown_cards: int = 0  # how many cards were shown publicly while it was dealt
+    file: str | None = None
+    board: int | None = None
+    dealing_order: bytes | None = None  # card indices in the order dealt, when the device reports it
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedDeal:
+    deal_id: int  # the bank's own number, 1, 2, ...
+    commitment: str  # hex SHA-256(salt ‖ canonical deal)
+    ledger_index: int
+    ledger_head: str  # hex hash of the ledger head after this entry
+
+
+class BankApi(Protocol):
+    def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
+        """Store the deal and its ledger entry durably (fsync) before returning. Refuses a duplicate."""
+        ...
+
+    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+        """Record a voided deal in the ledger; returns the ledger index."""
+        ...
+
+    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+        """Append any other event (cards shown on the judge console, export, ...) to the ledger."""
+        ...
+
+    def deal_count(self) -> int: ...
+
+    def ledger_head(self) -> str: ...
