@@ -46,8 +46,8 @@ class Check:
     verdict_ru: str = ""
 
 
-def skipped(check_id: str, sample: int, en: str, ru: str) -> Check:
-    return Check(check_id, None, "", None, None, "", sample, en, ru)
+def skipped(check_id: str, sample: int, en: str, ru: str, details: dict[str, Any] | None = None) -> Check:
+    return Check(check_id, None, "", None, None, "", sample, en, ru, details=dict(details or {}))
 
 
 # -- from the hands alone ------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def check_hcp(ds: DealSet, seat: int) -> Check:
         "expected": expected.tolist(),
     }
     if len(groups) < 2:
-        return skipped(check_id, n, "too few deals to compare HCP", "слишком мало сдач для сравнения очков")
+        return skipped(check_id, n, "too few deals to compare HCP", "слишком мало сдач для сравнения очков", details)
     obs_g, exp_g = aggregate(observed, groups), aggregate(expected, groups)
     stat = float(((obs_g - exp_g) ** 2 / exp_g).sum())
     df = len(groups) - 1
@@ -170,8 +170,9 @@ def check_card_seat(ds: DealSet) -> Check:
     details = {"observed": table.astype(int).tolist(), "expected": n / 4}
     if n < MIN_DEALS_CARD_SEAT:
         return skipped(
-            "card_seat", n, f"needs at least {MIN_DEALS_CARD_SEAT} deals", f"нужно не менее {MIN_DEALS_CARD_SEAT} сдач"
-        )
+            "card_seat", n, f"needs at least {MIN_DEALS_CARD_SEAT} deals", f"нужно не менее {MIN_DEALS_CARD_SEAT} сдач",
+            details,
+        )  # fmt: skip
     x2, df, p = assignment_chi2(table, n)
     residuals = (table - n / 4) / np.sqrt(n * 3 / 16)
     details["max_abs_residual"] = float(np.abs(residuals).max())

@@ -81,7 +81,8 @@ class FairShuffler:
         return decks
 
     def next_order(self) -> NDArray[np.int64]:
-        return self.orders(1)[0]
+        deck: NDArray[np.int64] = self.orders(1)[0]
+        return deck
 
 
 def gsr_riffle(deck: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.int64]:
