@@ -105,7 +105,7 @@ class AuditResult:
 
 
 def _fmt(p: float) -> str:
-    return "< 1e-12" if p < 1e-12 else f"{p:.3g}"
+    return "< 1e-12" if p < 1e-12 else f"= {p:.3g}"
 
 
 def _word(check: Check, alpha: float) -> None:
@@ -119,12 +119,12 @@ def _word(check: Check, alpha: float) -> None:
     p, ph = _fmt(check.p_value), _fmt(check.p_holm)
     if check.p_holm < alpha:
         check.status = "fail"
-        check.verdict_en = f"{en}: NOT random — {hint_en} (p = {p}, after Holm {ph} < {alpha:g})."
-        check.verdict_ru = f"{ru}: НЕ случайно — {hint_ru} (p = {p}, с поправкой Холма {ph} < {alpha:g})."
+        check.verdict_en = f"{en}: NOT random — {hint_en} (p {p}, after Holm {ph}, below {alpha:g})."
+        check.verdict_ru = f"{ru}: НЕ случайно — {hint_ru} (p {p}, с поправкой Холма {ph}, меньше {alpha:g})."
     else:
         check.status = "pass"
-        check.verdict_en = f"{en}: consistent with random dealing (p = {p}, after Holm {ph})."
-        check.verdict_ru = f"{ru}: согласуется со случайной раздачей (p = {p}, с поправкой Холма {ph})."
+        check.verdict_en = f"{en}: consistent with random dealing (p {p}, after Holm {ph})."
+        check.verdict_ru = f"{ru}: согласуется со случайной раздачей (p {p}, с поправкой Холма {ph})."
 
 
 def audit_dealset(ds: DealSet, alpha: float = DEFAULT_ALPHA) -> AuditResult:

@@ -106,8 +106,8 @@ def card_seat_svg(result: AuditResult, lang: str = "en") -> str:
     for s in range(1, 4):
         ax.axvline(13 * s - 0.5, color="black", linewidth=0.8)
     for s in range(4):
-        ax.text(13 * s + 6, -0.9, SUIT_SYMBOLS[s], ha="center", fontsize=12, color="#b00" if s in (1, 2) else "#000")
-    ax.set_title(text["heat_title"], pad=18)
+        ax.text(13 * s + 6, -0.75, SUIT_SYMBOLS[s], ha="center", fontsize=12, color="#b00" if s in (1, 2) else "#000")
+    ax.set_title(text["heat_title"], pad=26)
     fig.colorbar(image, ax=ax, fraction=0.02)
     return to_svg(fig)
 
