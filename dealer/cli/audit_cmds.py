@@ -7,25 +7,19 @@ import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from dealer.audit import AuditRecord, deal_from_order, parse_shuffler, run_audit
-from dealer.audit.engine import DEFAULT_ALPHA, AuditResult
-from dealer.audit.inputs import (
-    filter_records,
-    looks_like_audit_json,
-    parse_audit_json,
-    parse_timestamp,
-    records_from_boards,
-    records_to_json,
-)
-from dealer.audit.records import AuditInputError
-
 from .app import app
+
+if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the command runs, not at CLI start-up
+    from dealer.audit import AuditRecord
+    from dealer.audit.engine import AuditResult
+
+DEFAULT_ALPHA = 0.01  # dealer.audit.engine.DEFAULT_ALPHA (checked by a test)
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -47,6 +41,9 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[str]]:
     """Records from a file: the audit JSON, or any deal file the formats registry reads. Returns warnings too."""
+    from dealer.audit.inputs import looks_like_audit_json, parse_audit_json, records_from_boards
+    from dealer.audit.records import AuditInputError
+
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -65,6 +62,8 @@ def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[s
 
 
 def simulate_records(spec: str, deals: int, with_order: bool, station: str) -> list[AuditRecord]:
+    from dealer.audit import AuditRecord, deal_from_order, parse_shuffler
+
     shuffler = parse_shuffler(spec)
     records = []
     for i in range(deals):
@@ -105,6 +104,7 @@ def audit_and_report(
     json_path: Path | None,
     lang: str,
 ) -> AuditResult:
+    from dealer.audit import run_audit
     from dealer.audit.report_json import to_json
 
     result = run_audit(records, alpha, scope)
@@ -122,6 +122,9 @@ def audit_and_report(
 def _time(value: str | None, option: str) -> datetime | None:
     if value is None:
         return None
+    from dealer.audit.inputs import parse_timestamp
+    from dealer.audit.records import AuditInputError
+
     try:
         return parse_timestamp(value, option)
     except AuditInputError as exc:
@@ -160,6 +163,8 @@ def audit_cmd(
         assert simulate is not None
         records, warnings = simulate_records(simulate, deals, not hands_only, "simulator"), []
         source = f"simulated {simulate}"
+    from dealer.audit.inputs import filter_records, records_to_json
+
     for w in warnings:
         err.print(f"warning: {w}", markup=False)
     records = filter_records(records, station, since_t, until_t)
