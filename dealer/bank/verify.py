@@ -42,6 +42,8 @@ def verify_bank(bank: SqliteBank, progress: Callable[[int, int], None] | None = 
         _verify(bank, counts, progress)
     except _Bad as exc:
         problem = str(exc)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as exc:  # data of the wrong shape
+        problem = f"damaged data after {counts}: {type(exc).__name__}: {exc}"
     return VerifyReport(problem is None, counts["entries"], counts["deals"], counts["seals"], counts["draws"], problem)
 
 
@@ -175,6 +177,8 @@ def _check_deal_row(row: tuple[Any, ...], entry: Entry | None) -> None:
         raise _Bad(f"{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {entry.index}")
     if source != canonical_json(entry.data.get("src")).decode():
         raise _Bad(f"{where}: source {source!r} differs from ledger entry {entry.index}")
+    if order is not None and not isinstance(order, bytes):
+        raise _Bad(f"{where}: dealing order is not stored as bytes")
     want_order = entry.data.get("order")
     got_order = None if order is None else sha256(salt + order).hexdigest()
     if want_order != got_order:
