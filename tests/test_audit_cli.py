@@ -142,3 +142,44 @@ def test_cli_errors(tmp_path: Path) -> None:
     shuffler = dealer("audit", "--simulate", "magic")
     assert shuffler.returncode == 1 and "unknown shuffler 'magic'" in shuffler.stderr
     assert not list(tmp_path.glob(".*"))  # nothing half-written
+
+
+def test_bank_audit_finds_the_weak_station(tmp_path: Path) -> None:
+    from dealer.bank.api import DealSource
+    from dealer.bank.store import SqliteBank
+
+    path = tmp_path / "bank.sqlite"
+    weak = simulate("gsr:2", 40, 3)
+    fair = simulate("fair", 40, 4)
+    with SqliteBank(path) as bank:
+        for w, f in zip(weak, fair, strict=True):  # the two stations deal at the same time, interleaved in the bank
+            bank.commit_deal(deal_from_order(w), DealSource("station", station="T1", dealing_order=bytes(map(int, w))))
+            bank.commit_deal(deal_from_order(f), DealSource("station", station="T2", dealing_order=bytes(map(int, f))))
+    r = dealer(
+        "bank", "audit", "--bank", str(path), "--json", str(tmp_path / "all.json"), "--html", str(tmp_path / "a.html")
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "all.json").read_text())
+    assert doc["deals"] == 80 and doc["deals_with_order"] == 80 and doc["pairs_of_deals"] == 78
+    stations = {s["station"]: s for s in doc["stations"]}
+    assert stations["T1"]["passed"] is False and "order_kept" in stations["T1"]["failed"]
+    assert stations["T2"]["passed"] is True
+    one = dealer("bank", "audit", "--bank", str(path), "--station", "T2", "--check", "--since", "2000-01-01")
+    assert one.returncode == 0, one.stdout + one.stderr
+    assert "consistent with random dealing" in one.stdout
+    none = dealer("bank", "audit", "--bank", str(tmp_path / "missing.sqlite"))
+    assert none.returncode == 2 and "no bank there" in none.stderr
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_cli_reads_any_registered_deal_file(tmp_path: Path) -> None:
+    from dealer.formats import BoardRecord, by_name, load_all
+
+    load_all()
+    boards = [BoardRecord(deal_from_order(o), board=i + 1) for i, o in enumerate(simulate("fair", 30, 9))]
+    path = tmp_path / "session.pbn"
+    path.write_bytes(by_name("pbn").write(boards))
+    r = dealer("audit", str(path), "--json", str(tmp_path / "r.json"))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["deals"] == 30 and doc["deals_with_order"] == 0 and doc["scope"]["source"] == str(path)

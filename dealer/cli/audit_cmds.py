@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app
+from .bank_cmds import bank_app
+from .options import BankOption
 
 if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the command runs, not at CLI start-up
     from dealer.audit import AuditRecord
@@ -151,8 +153,7 @@ def audit_cmd(
     check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
 ) -> None:
     """Test whether deals are as random as the rules require; print the verdict, write HTML/JSON reports."""
-    if lang not in ("en", "ru"):
-        raise typer.BadParameter(f"{lang!r}: expected en or ru", param_hint="--lang")
+    _check_lang(lang)
     if (path is None) == (simulate is None):
         raise typer.BadParameter("give a deal file or --simulate SHUFFLER (exactly one)")
     since_t, until_t = _time(since, "--since"), _time(until, "--until")
@@ -163,6 +164,33 @@ def audit_cmd(
         assert simulate is not None
         records, warnings = simulate_records(simulate, deals, not hands_only, "simulator"), []
         source = f"simulated {simulate}"
+
+    result = filter_audit_report(
+        records, warnings, source, "dealer audit", station, since_t, until_t, alpha, html, json_path, save_deals, lang
+    )
+    if check and not result.passed:
+        raise typer.Exit(1)
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in ("en", "ru"):
+        raise typer.BadParameter(f"{lang!r}: expected en or ru", param_hint="--lang")
+
+
+def filter_audit_report(
+    records: list[AuditRecord],
+    warnings: list[str],
+    source: str,
+    command: str,
+    station: str | None,
+    since_t: datetime | None,
+    until_t: datetime | None,
+    alpha: float,
+    html: Path | None,
+    json_path: Path | None,
+    save_deals: Path | None,
+    lang: str,
+) -> AuditResult:
     from dealer.audit.inputs import filter_records, records_to_json
 
     for w in warnings:
@@ -175,10 +203,39 @@ def audit_cmd(
         "station": station,
         "since": since_t.isoformat() if since_t else None,
         "until": until_t.isoformat() if until_t else None,
-        "unreadable_deals": len(warnings),
-        "generated_by": "dealer audit",
+        "warnings": len(warnings),
+        "generated_by": command,
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    result = audit_and_report(records, scope, alpha, html, json_path, lang)
+    return audit_and_report(records, scope, alpha, html, json_path, lang)
+
+
+@bank_app.command("audit")
+def bank_audit_cmd(
+    bank: Path = BankOption,
+    station: str | None = typer.Option(None, "--station", help="Only the deals of this station."),
+    since: str | None = typer.Option(None, "--since", help="Only deals committed at or after this ISO time."),
+    until: str | None = typer.Option(None, "--until", help="Only deals committed before this ISO time."),
+    alpha: float = typer.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
+    save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
+    lang: str = typer.Option("en", "--lang", help="Language of the report: en or ru."),
+    check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
+) -> None:
+    """Fairness audit of the bank's deals (all, one station, a time range); per station when there are several."""
+    _check_lang(lang)
+    since_t, until_t = _time(since, "--since"), _time(until, "--until")
+    if not bank.exists():
+        raise typer.BadParameter(f"{bank}: no bank there", param_hint="--bank")
+    from dealer.audit.bank_source import records_from_stored
+    from dealer.bank.store import SqliteBank
+
+    with SqliteBank(bank, bank.parent) as store:
+        records, warnings = records_from_stored(store.iter_deals())
+    result = filter_audit_report(
+        records, warnings, str(bank), "dealer bank audit", station, since_t, until_t, alpha, html, json_path,
+        save_deals, lang,
+    )  # fmt: skip
     if check and not result.passed:
         raise typer.Exit(1)
