@@ -15,6 +15,7 @@ from dealer.audit.shufflers import (
     gsr_riffle,
     parse_shuffler,
     seats_from_orders,
+    simulator_shuffler,
 )
 from dealer.core import Seat
 
@@ -82,3 +83,15 @@ def test_parse_shuffler() -> None:
     for bad in ("gsr", "gsr:x", "random", "fair:abc", "gsr:65"):
         with pytest.raises(ShufflerSpecError):
             parse_shuffler(bad)
+
+
+def test_simulator_shuffler_feeds_a_riffled_pack_of_the_previous_deal() -> None:
+    shuffle = simulator_shuffler("gsr:1:9")
+    first = shuffle(range(52))
+    assert sorted(first) == list(range(52))
+    second = shuffle(range(52))
+    assert rising_sequences(np.array(second), collect_hands(np.array(first))) <= 2
+    fair = simulator_shuffler("fair")
+    assert sorted(fair(range(52))) == list(range(52))
+    with pytest.raises(ShufflerSpecError, match="full pack"):
+        fair(range(10))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -139,3 +140,20 @@ def parse_shuffler(spec: str) -> FairShuffler | GsrShuffler:
     if riffles > 64:
         raise ShufflerSpecError(f"shuffler {spec!r}: at most 64 riffles (7 already mix a pack well)")
     return GsrShuffler(riffles, int(match.group(4)) if match.group(4) else None)
+
+
+def simulator_shuffler(spec: str) -> Callable[[Sequence[int]], list[int]]:
+    """A shuffler for the virtual dealing machine (``drivers.simulator``: cards in, feed order out).
+
+    ``fair`` or ``gsr:K``: with ``gsr:K`` each call riffles the pack of the previous call, collected hand by hand
+    as the machine dealt it (card i of the feed into pocket i mod 4), so a judge can watch the audit catch it.
+    """
+    shuffler = parse_shuffler(spec)
+
+    def shuffle(cards: Sequence[int]) -> list[int]:
+        pack = list(cards)
+        if len(pack) != DECK:
+            raise ShufflerSpecError(f"a shuffler deals a full pack of {DECK} cards, got {len(pack)}")
+        return [pack[int(i)] for i in shuffler.next_order()]
+
+    return shuffle
