@@ -98,3 +98,18 @@ def test_too_few_deals_skip_tests_with_a_reason() -> None:
     assert "20" in result.check("card_seat").verdict_en
     assert result.check("pair_repeat").status == "skipped"
     assert result.passed
+
+
+def test_consecutive_deals_follow_time_order_within_a_station() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    weak = simulate("gsr:1", 300, 8)
+    start = datetime(2026, 11, 29, 9, 0)
+    records = [
+        AuditRecord(deal_from_order(o), i, "T1", (start + timedelta(minutes=i)).replace(tzinfo=UTC if i % 2 else None))
+        for i, o in enumerate(weak)
+    ]
+    shuffled = records[1::2] + records[::2]  # stored out of order; the times put them back
+    result = run_audit(shuffled, 0.01)
+    assert result.check("pair_repeat").status == "fail"
+    assert result.dealset is not None and list(result.dealset.ids) == list(range(300))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
 from numpy.typing import NDArray
@@ -101,6 +101,13 @@ def _audit_order(records: Sequence[AuditRecord]) -> list[AuditRecord]:
     out: list[AuditRecord] = []
     for stream in streams.values():
         if all(r.timestamp is not None for r in stream):
-            stream = sorted(stream, key=lambda r: r.timestamp)  # type: ignore[arg-type,return-value]
+            stream = sorted(stream, key=_when)
         out.extend(stream)
     return out
+
+
+def _when(record: AuditRecord) -> datetime:
+    """The record's time, a time without zone taken as UTC (so naive and aware times sort together)."""
+    assert record.timestamp is not None
+    t = record.timestamp
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
