@@ -120,7 +120,7 @@ def pair_repeat_svg(result: AuditResult, lang: str = "en") -> str | None:
     tables = overlap_tables(ds)
     s = (tables * (tables - 1) // 2).sum(axis=(1, 2))
     law = exact.overlap_pair_law()
-    support = np.flatnonzero(law > 1e-7)
+    support = np.flatnonzero(law > 1e-5)
     lo, hi = int(min(support[0], s.min())), int(max(support[-1], s.max()))
     fig, ax = plt.subplots(figsize=(9, 3.2))
     ax.hist(s, bins=[x - 0.5 for x in range(lo, hi + 2)], color="#3b6ea5", label=text["observed"])
