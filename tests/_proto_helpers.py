@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, Reconnected
 from drivers.machine import MachineDriver
 from drivers.simulator import FaultPlan, SimulatorThread, VirtualMachine
-from drivers.transport import TcpTransport, Transport, open_transport
+from drivers.transport import TcpTransport, open_transport
 
 KINDS = ("pty", "usb", "tcp")
 FAST = {"ack_timeout": 0.05, "retry_limit": 8}
