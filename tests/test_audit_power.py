@@ -113,3 +113,29 @@ def test_consecutive_deals_follow_time_order_within_a_station() -> None:
     result = run_audit(shuffled, 0.01)
     assert result.check("pair_repeat").status == "fail"
     assert result.dealset is not None and list(result.dealset.ids) == list(range(300))
+
+
+def test_position_against_seat_runs_when_the_machine_chooses_pockets() -> None:
+    fair = FairShuffler(b"pockets")
+    decks = fair.orders(200)
+    deals = [deal_from_order(o) for o in fair.orders(200)]
+    # a machine that reads the cards in deck order and puts each in its pocket of an independent random deal
+    free = [AuditRecord(d, i, "M", order=tuple(map(int, o))) for i, (d, o) in enumerate(zip(deals, decks, strict=True))]
+    result = run_audit(free, 0.01)
+    assert result.check("position_seat").status == "pass"
+    # a machine whose first 13 cards always go to North (deal and order built together)
+    biased = []
+    for i, o in enumerate(decks):
+        seats = bytearray(52)
+        for t, card in enumerate(o):
+            seats[int(card)] = 0 if t < 13 else 1 + (t - 13) % 3
+        biased.append(AuditRecord(type(deals[0])(bytes(seats)), i, "M", order=tuple(map(int, o))))
+    result = run_audit(biased, 0.01)
+    assert result.check("position_seat").status == "fail"
+
+
+def test_clockwise_dealing_skips_position_against_seat_with_the_reason() -> None:
+    orders = FairShuffler(b"clockwise").orders(40)
+    records = [AuditRecord(deal_from_order(o), i, order=tuple(map(int, o))) for i, o in enumerate(orders)]
+    check = run_audit(records).check("position_seat")
+    assert check.status == "skipped" and "clockwise" in check.verdict_en and "часовой" in check.verdict_ru
