@@ -1,6 +1,7 @@
 """Calibration (fair deals pass at about the nominal rate) and power (weak shuffles and rigged deals fail)."""
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from dealer.audit import AuditRecord, audit_dealset, deal_from_order, run_audit
@@ -139,3 +140,15 @@ def test_clockwise_dealing_skips_position_against_seat_with_the_reason() -> None
     records = [AuditRecord(deal_from_order(o), i, order=tuple(map(int, o))) for i, o in enumerate(orders)]
     check = run_audit(records).check("position_seat")
     assert check.status == "skipped" and "clockwise" in check.verdict_en and "часовой" in check.verdict_ru
+
+
+def test_results_do_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dealer.audit import checks
+
+    orders = simulate("gsr:3", 300, 12)
+    whole = audit_dealset(DealSet.from_arrays(seats_from_orders(orders), orders), 0.01)
+    monkeypatch.setattr(checks, "CHUNK", 64)  # 64-row chunks, 8-pair chunks for the inversions
+    chunked = audit_dealset(DealSet.from_arrays(seats_from_orders(orders), orders), 0.01)
+    assert [(c.id, c.statistic, c.p_value) for c in whole.checks] == [
+        (c.id, c.statistic, c.p_value) for c in chunked.checks
+    ]
