@@ -21,7 +21,6 @@ from .records import DealSet
 from .stats import aggregate, pool_ordered, pool_unordered, sum_tails, two_sided
 
 HCP_OF_CARD = np.array([max(0, 4 - (c % 13)) for c in range(52)], dtype=np.int64)
-SUIT_OF_CARD = np.arange(52, dtype=np.int64) // 13
 MIN_DEALS_CARD_SEAT = 20  # n/4 ≥ 5 in every cell
 MIN_PAIRS_SAME_SEAT = 10
 
