@@ -91,6 +91,9 @@ def test_stations_are_audited_apart_and_consecutive_pairs_stay_inside_a_station(
     by_station = {s.station: s for s in result.stations}
     assert by_station["A"].passed
     assert not by_station["B"].passed and "pair_repeat" in by_station["B"].failed
+    for s in result.stations:  # Bonferroni over the two stations
+        assert s.alpha == 0.005
+        assert s.min_p_holm is not None and s.passed == (s.min_p_holm >= 0.005)
 
 
 def test_too_few_deals_skip_tests_with_a_reason() -> None:
