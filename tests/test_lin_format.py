@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_pbn_format import BOARD1, DEAL1, DEAL2, deals
+from strategies import deals
+from test_pbn_format import BOARD1, DEAL1, DEAL2
 
 from dealer.core import Seat, Vulnerability
 from dealer.formats import by_path, load_all

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import deals
 
 from dealer.core import Deal, Seat, Vulnerability
 from dealer.formats import by_name, by_path, load_all
@@ -14,16 +15,6 @@ BOARD1 = "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84"
 DEAL1 = Deal.from_pbn(BOARD1)
 BOARD2 = "N:AKQ984.KQT7..Q83 7.J63.AJT82.A754 532.854.Q43.KT62 JT6.A92.K9765.J9"
 DEAL2 = Deal.from_pbn(BOARD2)
-
-
-def deals() -> st.SearchStrategy[Deal]:
-    def build(order: list[int]) -> Deal:
-        seats = bytearray(52)
-        for position, card in enumerate(order):
-            seats[card] = position // 13
-        return Deal(bytes(seats))
-
-    return st.permutations(range(52)).map(build)
 
 
 def test_registered() -> None:
