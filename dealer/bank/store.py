@@ -260,41 +260,16 @@ class SqliteBank:
     # -- BankApi -----------------------------------------------------------------------------------
     def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
         canonical = deal.to_bytes()
-        salt = os.urandom(SALT_SIZE)
         with self._tx() as db:
             existing = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
             if existing is not None:
                 raise DuplicateDealError(existing[0])
-            deal_id, entry = self._insert_deal(db, canonical, salt, source)
-            head = sha256(entry.encode()).hexdigest()
-        return CommittedDeal(deal_id, commitment(salt, canonical).hex(), entry.index, head)
-
-    def _insert_deal(
-        self, db: sqlite3.Connection, canonical: bytes, salt: bytes, source: DealSource
-    ) -> tuple[int, Entry]:
-        row = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()
-        deal_id = row[0] + 1
-        com = commitment(salt, canonical)
-        public = source_public(source)
-        data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
-        if source.dealing_order is not None:
-            data["order"] = sha256(salt + source.dealing_order).hexdigest()
-        entry = self._append(db, EntryKind.DEAL, data)
-        db.execute(
-            "INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (
-                deal_id,
-                entry.index,
-                canonical,
-                salt,
-                com,
-                canonical_json(public).decode(),
-                source.dealing_order,
-                entry.ts,
-                IN_BANK,
-            ),
-        )
-        return deal_id, entry
+            last, prev = self._head(db)
+            deal_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
+            ledger_row, deal_row = _deal_rows(deal_id, last + 1, prev, self._clock(), canonical, source)
+            db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?)", ledger_row)
+            db.execute("INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", deal_row)
+        return CommittedDeal(deal_id, deal_row[4].hex(), last + 1, ledger_row[3].hex())
 
     def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
         if not reason.strip():
@@ -352,21 +327,11 @@ class SqliteBank:
                 if repeat is not None:
                     outcome.duplicates.append((item, repeat))
                 else:
-                    salt = os.urandom(SALT_SIZE)
-                    com = commitment(salt, canonical)
-                    public = source_public(item.source)
-                    data: dict[str, Any] = {"c": com.hex(), "id": next_id, "src": public}
-                    if item.source.dealing_order is not None:
-                        data["order"] = sha256(salt + item.source.dealing_order).hexdigest()
                     last += 1
-                    body = Entry(last, EntryKind.DEAL, ts, prev, data).encode()
-                    digest = sha256(body).digest()
-                    prev = digest.hex()
-                    ledger_rows.append((last, EntryKind.DEAL, body, digest))
-                    order = item.source.dealing_order
-                    deal_rows.append(
-                        (next_id, last, canonical, salt, com, canonical_json(public).decode(), order, ts, IN_BANK)
-                    )
+                    ledger_row, deal_row = _deal_rows(next_id, last, prev, ts, canonical, item.source)
+                    prev = ledger_row[3].hex()
+                    ledger_rows.append(ledger_row)
+                    deal_rows.append(deal_row)
                     seen[item.deal] = next_id
                     outcome.imported.append((item, next_id))
                     next_id += 1
@@ -544,6 +509,32 @@ class SqliteBank:
     def raw_connection(self) -> sqlite3.Connection:
         """For the verifier and tests: the underlying connection (read it, do not write through it)."""
         return self._db
+
+
+def _deal_rows(
+    deal_id: int, index: int, prev: str, ts: str, canonical: bytes, source: DealSource
+) -> tuple[tuple[int, str, bytes, bytes], tuple[Any, ...]]:
+    """The ledger row and the deals row that commit one deal, with a fresh salt."""
+    salt = os.urandom(SALT_SIZE)
+    com = commitment(salt, canonical)
+    public = source_public(source)
+    data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
+    if source.dealing_order is not None:
+        data["order"] = sha256(salt + source.dealing_order).hexdigest()
+    body = Entry(index, EntryKind.DEAL, ts, prev, data).encode()
+    ledger_row = (index, EntryKind.DEAL, body, sha256(body).digest())
+    deal_row = (
+        deal_id,
+        index,
+        canonical,
+        salt,
+        com,
+        canonical_json(public).decode(),
+        source.dealing_order,
+        ts,
+        IN_BANK,
+    )
+    return ledger_row, deal_row
 
 
 def seal_from_entry(entry: Entry) -> Seal:

@@ -13,7 +13,7 @@ from hashlib import sha256
 from typing import Any
 
 from dealer.core import Deal
-from dealer.draw.protocol import draw_seed, drawn_ids, to_ranges
+from dealer.draw.protocol import commitment_picks, to_ranges
 
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
@@ -217,8 +217,7 @@ def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None) 
         if drawn is not None:
             raise _Bad(f"{where}: has a result before it was run")
         return {}
-    seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
-    ids = [i for _, i in drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])]
+    ids = [i for _, i in commitment_picks(doc, secret, str(value))[1]]
     try:
         stored = json.loads(drawn)
     except (TypeError, ValueError) as exc:
