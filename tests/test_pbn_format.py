@@ -27,7 +27,10 @@ def test_real_file_quirks() -> None:
         '% PBN 1.0\n% EXPORT\n%[Deal "N:not a deal"]\n'
         '{ a comment with [Deal "N:junk"] and\n\nan empty line }\n'
         '[Event"Cap Gemini"]\n[Site "Den Haag ^Holland; NL"]\n[Board "1"]\n[Dealer "N"]\n'
-        '[Vulnerable "Love"]\n[Deal "' + BOARD1 + '"] ; the deal\n[Room "Open"]\n[Result "^7"]\n[Auction "N"]\n1S Pass ;note\n*\n[Play "E"]\nC6 ^R CT S4 SA\n*\n\n'
+        '[Vulnerable "Love"]\n[Deal "'
+        + BOARD1
+        + '"] ; the deal\n[Room "Open"]\n[Result "^7"]\n[Auction "N"]\n1S Pass ;note\n*\n'
+        '[Play "E"]\nC6 ^R CT S4 SA\n*\n\n'
         '[Event "#"]\n[Board "1"]\n[Vulnerable "-"]\n[Deal "#"]\n[Room "Closed"]\n\n'
         '[Board "2"]\n[Dealer "E"]\n[Vulnerable "Both"]\n[Deal "W:' + _from_west(DEAL2) + '"]\n'
     ).encode("latin-1") + '[Note "Jürgen"]\n'.encode("latin-1")

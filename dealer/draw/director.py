@@ -140,7 +140,7 @@ class Director:
         doc = self.commitment(label)["commitment"]
         picks = self._picks(doc, rec.secret, rec.public_value)
         self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
-        return self.drawn_deals(label)
+        return self._with_deals(picks)
 
     @staticmethod
     def _picks(doc: dict[str, Any], secret: bytes, value: str) -> list[tuple[int, int]]:
@@ -152,8 +152,14 @@ class Director:
         if rec.drawn is None:
             raise DrawError(f"draw {label!r} has not been run")
         doc = self.commitment(label)["commitment"]
-        positions = {i: p for p, i in self._picks(doc, rec.secret, rec.public_value or "")}
-        return [DrawnDeal(positions[i], d) for i, d in zip(rec.drawn, self.bank.get_deals(rec.drawn), strict=True)]
+        picks = self._picks(doc, rec.secret, rec.public_value or "")
+        if [i for _, i in picks] != list(rec.drawn):
+            raise DrawError(f"draw {label!r}: the stored result differs from K and V (run dealer bank verify)")
+        return self._with_deals(picks)
+
+    def _with_deals(self, picks: list[tuple[int, int]]) -> list[DrawnDeal]:
+        deals = self.bank.get_deals([i for _, i in picks])
+        return [DrawnDeal(p, d) for (p, _), d in zip(picks, deals, strict=True)]
 
     def reveal(self, label: str) -> dict[str, Any]:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
