@@ -15,7 +15,8 @@ from typing import Any
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
-from dealer.bank.store import Seal, SqliteBank, StoredDeal
+from dealer.bank.repository import BankRepository
+from dealer.bank.store import Seal, StoredDeal
 from dealer.core import Seat
 
 from .bundle import BUNDLE_FORMAT
@@ -40,7 +41,7 @@ class DrawnDeal:
 
 
 class Director:
-    def __init__(self, bank: SqliteBank) -> None:
+    def __init__(self, bank: BankRepository) -> None:
         self.bank = bank
 
     # -- public ------------------------------------------------------------------------------------
