@@ -16,7 +16,7 @@ from typing import Any
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
 from dealer.bank.repository import BankRepository
-from dealer.bank.store import Seal, StoredDeal
+from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat
 
 from .bundle import BUNDLE_FORMAT
@@ -64,7 +64,7 @@ class Director:
             "ledger_size": bank.ledger_size(),
             "ledger_head": bank.ledger_head(),
             "seals": [_seal_dict(s) for s in seals],
-            "draws": [self._draw_public(r.label) for r in bank.draws()],
+            "draws": [self._draw_public(r) for r in bank.draws()],
         }
 
     def commitment(self, label: str) -> dict[str, Any]:
@@ -72,11 +72,10 @@ class Director:
         entry = self.bank.entry(self.bank.get_draw(label).commit_index)
         return {"commitment": entry.data["commitment"], "signature": entry.data["signature"]}
 
-    def _draw_public(self, label: str) -> dict[str, Any]:
-        rec = self.bank.get_draw(label)
+    def _draw_public(self, rec: DrawRecord) -> dict[str, Any]:
         doc = self.bank.entry(rec.commit_index).data["commitment"]
         out: dict[str, Any] = {
-            "label": label,
+            "label": rec.label,
             "state": rec.state,
             "n": doc["n"],
             "eligible": doc["eligible"]["count"],
