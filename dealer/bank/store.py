@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS deals (
     state TEXT NOT NULL,
     session TEXT
 );
+CREATE INDEX IF NOT EXISTS deals_out_of_bank ON deals(deal_id) WHERE state <> 'bank';
 CREATE TABLE IF NOT EXISTS draws (
     label TEXT PRIMARY KEY,
     state TEXT NOT NULL,
@@ -459,23 +460,29 @@ class SqliteBank:
 
     def eligible_ids(self, last_deal: int) -> list[int]:
         """Deals up to ``last_deal`` (a seal's) that were never drawn, in bank order."""
+        return [i for a, b in self.eligible_ranges(last_deal) for i in range(a, b + 1)]
+
+    def _out_of_bank(self, last_deal: int) -> list[int]:
         rows = self._all(
-            "SELECT deal_id FROM deals WHERE deal_id <= ? AND state = ? ORDER BY deal_id", (last_deal, IN_BANK)
-        )
+            "SELECT deal_id FROM deals WHERE state <> 'bank' AND deal_id <= ? ORDER BY deal_id", (last_deal,)
+        )  # served by the small partial index deals_out_of_bank
         return [r[0] for r in rows]
 
     def eligible_ranges(self, last_deal: int) -> list[list[int]]:
-        """``eligible_ids`` as inclusive ranges ``[[first, last], ...]``, computed by SQLite."""
-        rows = self._all(
-            "SELECT MIN(deal_id), MAX(deal_id) FROM (SELECT deal_id, deal_id - ROW_NUMBER() OVER (ORDER BY deal_id)"
-            " AS g FROM deals WHERE deal_id <= ? AND state = ?) GROUP BY g ORDER BY 1",
-            (last_deal, IN_BANK),
-        )
-        return [[a, b] for a, b in rows]
+        """The eligible deal ids as inclusive ranges ``[[first, last], ...]``: 1..last_deal minus drawn deals.
+
+        Deal ids run 1, 2, 3, … without gaps (``verify_bank`` checks it), so only the few drawn ids are read.
+        """
+        ranges: list[list[int]] = []
+        start = 1
+        for i in [*self._out_of_bank(last_deal), last_deal + 1]:
+            if i > start:
+                ranges.append([start, i - 1])
+            start = i + 1
+        return ranges
 
     def eligible_count(self, last_deal: int) -> int:
-        row = self._one("SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (last_deal, IN_BANK))
-        return int(row[0])
+        return last_deal - len(self._out_of_bank(last_deal))
 
     # -- draws (used by dealer.draw) ----------------------------------------------------------------
     def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:
