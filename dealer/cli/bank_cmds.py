@@ -67,9 +67,7 @@ def seal_cmd(bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
 @bank_app.command("verify")
 def verify_cmd(bank: Path = BankOption) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    if not bank.exists():
-        raise fail(f"{bank}: no bank there")
-    with open_bank(bank, bank.parent) as b:
+    with open_bank(bank, None) as b:
         report = verify_bank(b)
     if not report.ok:
         raise fail(f"{bank}: {report.problem}")
@@ -90,7 +88,7 @@ def import_cmd(
     """Import public deals: each deal once, the whole import in one transaction."""
     parsed = read_files(files)  # an unreadable file stops here, before the bank is opened
     total = sum(len(records) for _, records in parsed)
-    with open_bank(bank, keys) as b:
+    with open_bank(bank, keys, create=True) as b:
         if total >= BIG_IMPORT:
             with _progress() as progress:
                 task = progress.add_task("importing", total=total)
