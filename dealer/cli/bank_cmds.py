@@ -68,7 +68,12 @@ def seal_cmd(bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
 def verify_cmd(bank: Path = BankOption) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
     with open_bank(bank, None) as b:
-        report = verify_bank(b)
+        if b.ledger_size() >= 50_000:
+            with _progress() as progress:
+                task = progress.add_task("verifying ledger", total=b.ledger_size())
+                report = verify_bank(b, lambda done, total: progress.update(task, completed=done, total=total))
+        else:
+            report = verify_bank(b)
     if not report.ok:
         raise fail(f"{bank}: {report.problem}")
     out.print(
