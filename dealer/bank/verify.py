@@ -102,6 +102,9 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         if progress is not None and idx % 10000 == 0:
             progress(idx, total)
 
+    if progress is not None:
+        progress(counts["entries"], total)
+
     # 2. the deals: one row per deal entry, commitments recomputed
     states: dict[int, tuple[str, str | None]] = {}
     n_rows = 0
