@@ -77,6 +77,7 @@ RESERVED_KINDS = frozenset(
     {
         EntryKind.GENESIS,
         EntryKind.DEAL,
+        EntryKind.VOID,
         EntryKind.IMPORT,
         EntryKind.SEAL,
         EntryKind.DRAW_COMMIT,
