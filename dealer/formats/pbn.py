@@ -17,8 +17,10 @@ accented letter followed by a symbol in 0x80–0xBF, e.g. "Ã©") is read as UTF
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
 from dealer.core.errors import DealError
@@ -56,7 +58,6 @@ _TOKEN = re.compile(
     re.MULTILINE,
 )
 _TAG = re.compile(r'\[[ \t]*([A-Za-z0-9_]+)[ \t]*"([^"\\\n]*)"[ \t]*\]')
-_TABLE = re.compile(r'\[[ \t]*\w+Table[ \t]*"')  # a tag with a section (e.g. OptimumResultTable)
 _BLANK = re.compile(r"\n[ \t]*\n")
 _SECTION = re.compile(r"(?:\n(?![ \t]*\n|[ \t]*\[|%)[^\n]*)*")
 _ESCAPE = re.compile(r'\\([\\"])')  # PBN strings escape only \\ and \"; "\2R" in a table header stays
@@ -120,6 +121,8 @@ def parse_deal_value(value: str) -> Deal:
 
 
 def _board_number(value: str) -> int | None:
+    if value.isascii() and value.isdigit():
+        return int(value)
     m = _DIGITS.search(value)
     return int(m.group()) if m else None
 
@@ -148,7 +151,7 @@ class PbnFormat:
                     len(tags) != len(pairs)
                     or chunk.count("[") != len(pairs)
                     or any(ch in chunk for ch in ";%\\")
-                    or ("Table" in chunk and _TABLE.search(chunk) is not None)
+                    or chunk.count("Table") > chunk.count("[Table ")  # a …Table section, not the Table tag
                 ):
                     for game in _scan(chunk, line):
                         reader.finish(*game)
@@ -278,18 +281,23 @@ class _Reader:
                 self.result.problems.append(ReadProblem(f"Deal {value!r}: {exc}", board, line))
                 return
             self.deals[value] = deal
-        dealer = vul = None
-        if "Dealer" in tags:
-            try:
-                dealer = Seat.parse(tags["Dealer"])
-            except ValueError:
-                dealer = None
-        if "Vulnerable" in tags:
-            try:
-                vul = Vulnerability.parse(tags["Vulnerable"])
-            except ValueError:
-                vul = None
+        dealer = _parsed(Seat.parse, tags.get("Dealer"))
+        vul = _parsed(Vulnerability.parse, tags.get("Vulnerable"))
         self.result.records.append(BoardRecord(deal, board, dealer, vul, line, None, tags))
+
+
+_T = TypeVar("_T")
+
+
+@functools.cache
+def _parsed(parse: Callable[[str], _T], value: str | None) -> _T | None:
+    """``parse(value)``, or None when the value is absent or not understood (the deal is kept)."""
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except ValueError:
+        return None
 
 
 def _tag(name: str, value: str) -> str:
