@@ -60,7 +60,7 @@ def message_to_json(msg: Message) -> dict[str, Any]:
 
 def message_from_json(data: dict[str, Any]) -> Message:
     cls = MESSAGE_CLASSES[MsgType[data["type"]]]
-    values = {}
+    values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         v = data["fields"][f.name]
         values[f.name] = bytes.fromhex(v) if f.name in ("deal", "record") else v
