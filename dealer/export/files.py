@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from dealer.formats import ExportMeta, by_name, load_all
+from dealer.formats import ExportMeta, ReadResult, by_name, by_path, load_all
 from dealer.formats.base import FormatError
 
 from .boards import SessionBoard, records_of
@@ -56,3 +56,16 @@ def write_session_files(
     for path, data in rendered:
         write_atomic(path, data)
     return [p for p, _ in rendered]
+
+
+def read_deal_file(path: Path, fmt_name: str | None = None) -> ReadResult:
+    """Read any readable deal file; the format from ``fmt_name`` or the file's extension."""
+    load_all()
+    fmt = by_name(fmt_name) if fmt_name else by_path(str(path))
+    if not fmt.can_read:
+        raise FormatError(f"format {fmt.name} can be written but not read")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read: {exc.strerror}") from exc
+    return fmt.read(data, source=str(path))
