@@ -40,12 +40,13 @@ def test_round_trip_keeps_board_numbers(name: str, drawn: list[Deal], first: int
     fmt = by_name(name)
     records = [BoardRecord(d, first + i) for i, d in enumerate(drawn)]
     if name == "dlm" and first + len(drawn) - 1 > 99:
-        with pytest.raises(FormatError, match="1..99"):
+        with pytest.raises(FormatError, match=r"1\.\.99"):
             fmt.write(records)
         return
     back = fmt.read(fmt.write(records)).records
-    assert [(r.board, r.deal, r.dealer) for r in back] == [(first + i, d, board_dealer(first + i)) for i, d in enumerate(drawn)]
-
+    assert [(r.board, r.deal, r.dealer) for r in back] == [
+        (first + i, d, board_dealer(first + i)) for i, d in enumerate(drawn)
+    ]
 
 
 def _records(n: int) -> list[BoardRecord]:
@@ -134,7 +135,7 @@ def test_ber_tolerates_line_breaks_and_rejects_short_record() -> None:
 
 def test_bhg_line_length_checked() -> None:
     data = by_name("bhg").write(_records(2))
-    with pytest.raises(FormatError, match="line 3 .board 2.*51 characters"):
+    with pytest.raises(FormatError, match=r"line 3 .board 2.*51 characters"):
         by_name("bhg").read(data[:-3] + b"\r\n")
 
 

@@ -104,5 +104,10 @@ def test_law2_on_read(name: str) -> None:
     deals = [Deal.from_rank(i * 7919) for i in range(1, 6)]
     back = by_name(name).read(by_name(name).write(records(*deals))).records
     assert [r.board for r in back] == [1, 2, 3, 4, 5]
-    assert [r.vulnerability for r in back][:4] == [Vulnerability.NONE, Vulnerability.NS, Vulnerability.EW, Vulnerability.ALL]
+    assert [r.vulnerability for r in back][:4] == [
+        Vulnerability.NONE,
+        Vulnerability.NS,
+        Vulnerability.EW,
+        Vulnerability.ALL,
+    ]
     assert [r.dealer for r in back] == [Seat.N, Seat.E, Seat.S, Seat.W, Seat.N]

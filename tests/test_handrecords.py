@@ -51,7 +51,9 @@ def test_dd_tables_equal_endplay_single_solver(records: list[BoardRecord], analy
 def test_par_agrees_with_endplay_from_the_deal(records: list[BoardRecord], analyses: list) -> None:  # type: ignore[type-arg]
     for rec, a in zip(records, analyses, strict=True):
         assert rec.board is not None
-        ref = dds.par(EpDeal(rec.deal.to_pbn()), EP_VUL[board_vulnerability(rec.board)], Player(int(board_dealer(rec.board))))
+        ref = dds.par(
+            EpDeal(rec.deal.to_pbn()), EP_VUL[board_vulnerability(rec.board)], Player(int(board_dealer(rec.board)))
+        )
         assert a.par.score == ref.score
         ref_contracts = {(c.level, int(c.denom), "NESW"[int(c.declarer)], int(c.result)) for c in ref}
         ours = {(c.level, c.strain, d, c.result) for c in a.par.contracts for d in c.declarers}

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dealer.core import Seat
-from dealer.formats.base import ExportMeta
+from dealer.formats import by_name, load_all
+from dealer.formats.base import BoardRecord, ExportMeta
 
 from .analysis import STRAIN_LETTERS, BoardAnalysis
 
@@ -43,35 +44,18 @@ def analysis_tags(a: BoardAnalysis) -> dict[str, str]:
     }
 
 
-def _q(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+def result_table(a: BoardAnalysis) -> str:
+    """The ``OptimumResultTable`` tag value: header, then one line per declarer and strain."""
+    rows = [f"{d.letter} {STRAIN_LETTERS[s]} {a.table.get(s, d)}" for d in DD_DECLARERS for s in DD_STRAINS]
+    return "\n".join(["Declarer;Denomination\\2R;Result\\2R", *rows])
+
+
+def handrecord_record(a: BoardAnalysis) -> BoardRecord:
+    tags = analysis_tags(a) | {"OptimumResultTable": result_table(a)}
+    return BoardRecord(a.deal, a.board, a.dealer, a.vulnerability, tags=tags)
 
 
 def handrecords_pbn(analyses: Sequence[BoardAnalysis], meta: ExportMeta = ExportMeta()) -> bytes:
-    out = ["% PBN 2.1", "% EXPORT", ""]
-    for a in analyses:
-        tags = [
-            ("Event", meta.event or "?"),
-            ("Site", meta.site or "?"),
-            ("Date", meta.date or "?"),
-            ("Board", str(a.board)),
-            ("West", "?"),
-            ("North", "?"),
-            ("East", "?"),
-            ("South", "?"),
-            ("Dealer", a.dealer.letter),
-            ("Vulnerable", a.vulnerability.value),
-            ("Deal", a.deal.to_pbn(a.dealer)),
-            ("Scoring", "?"),
-            ("Declarer", "?"),
-            ("Contract", "?"),
-            ("Result", "?"),
-            *analysis_tags(a).items(),
-        ]
-        out += [f'[{name} "{_q(value)}"]' for name, value in tags]
-        out.append('[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]')
-        for d in DD_DECLARERS:
-            for s in DD_STRAINS:
-                out.append(f"{d.letter} {STRAIN_LETTERS[s]} {a.table.get(s, d)}")
-        out.append("")
-    return "\r\n".join(out).encode("latin-1", errors="replace")
+    """PBN export of the hand records through the project's PBN writer (mandatory tags first)."""
+    load_all()
+    return by_name("pbn").write([handrecord_record(a) for a in analyses], meta)
