@@ -139,3 +139,96 @@ def test_interrupted_session_resumes_without_remaking(tmp_path: Path) -> None:
     _correct(second, boards)
     with pytest.raises(JournalError, match="belongs to other boards"):
         BoardMaker(PocketMachine(), journal).run(_boards(2, 2))
+
+
+# -- against the project's simulator, through the real driver over a pseudo-terminal ----------------------
+
+sim = pytest.importorskip("drivers.simulator")
+
+
+def _sim_correct(machine: object, boards: list) -> None:  # type: ignore[type-arg]
+    last: dict[tuple[int, int], object] = {}
+    for truth in machine.history:  # type: ignore[attr-defined]
+        if truth.completed:
+            last[(truth.board, truth.copy)] = truth
+    for b in boards:
+        for c in range(1, b.copies + 1):
+            truth = last[(b.number, c)]
+            seats = [0] * 52
+            for card, pocket in truth.dealt:  # type: ignore[attr-defined]
+                seats[card] = pocket
+            assert bytes(seats) == b.deal.seats
+
+
+def test_simulator_wrong_pocket_and_jam_remade(tmp_path: Path) -> None:
+    from dealer.export.driver import DriverCopyMaker
+    from drivers.machine import MachineDriver
+    from drivers.simulator import FaultPlan, SimFault, SimulatorThread, VirtualMachine
+    from drivers.transport import SerialTransport
+
+    plan = FaultPlan(seed=3)
+    plan.inject(SimFault.WRONG_POCKET, operation=2, position=10)
+    plan.inject(SimFault.JAM, operation=4, position=30)
+    machine = VirtualMachine(pace=0, faults=plan)
+    boards = _boards(2, 2)
+    seen: list[Progress] = []
+
+    async def session(url: str) -> object:
+        driver = MachineDriver(lambda: SerialTransport(url), ack_timeout=0.5)
+        await driver.connect()
+        try:
+            maker = BoardMaker(DriverCopyMaker(driver, settle=0.05), tmp_path / "j.json", on_progress=seen.append)
+            return await maker.run_async(boards)
+        finally:
+            await driver.close()
+
+    with SimulatorThread(machine, "pty") as thread:
+        import asyncio
+
+        report = asyncio.run(session(thread.url))
+    assert [(f.board, f.copy, f.attempt) for f in report.fouls] == [(5, 2, 1), (6, 1, 1)]  # type: ignore[attr-defined]
+    wrong, jam = report.fouls  # type: ignore[attr-defined]
+    assert wrong.card is not None and wrong.pocket is not None and wrong.pocket != wrong.expected
+    assert "wrong_pocket" in wrong.reason and "jam" in jam.reason
+    assert report.made == [(5, 1), (5, 2), (6, 1), (6, 2)]  # type: ignore[attr-defined]
+    assert [p.stage for p in seen].count(Stage.FOUL) == 2
+    _sim_correct(machine, boards)
+
+
+def test_simulator_session_interrupted_and_resumed(tmp_path: Path) -> None:
+    import asyncio
+
+    from dealer.export.driver import DriverCopyMaker
+    from drivers.machine import MachineDriver
+    from drivers.simulator import SimulatorThread, VirtualMachine
+    from drivers.transport import SerialTransport
+
+    boards = _boards(3, 2)
+    journal = tmp_path / "session.journal.json"
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_three(p: Progress) -> None:
+        if p.stage is Stage.DONE and p.copies_done == 3:
+            raise Stop  # the operator pressed Ctrl-C, or the console crashed
+
+    async def session(url: str, progress: object) -> object:
+        driver = MachineDriver(lambda: SerialTransport(url), ack_timeout=0.5)
+        await driver.connect()
+        try:
+            maker = BoardMaker(DriverCopyMaker(driver), journal, on_progress=progress)  # type: ignore[arg-type]
+            return await maker.run_async(boards)
+        finally:
+            await driver.close()
+
+    machine = VirtualMachine(pace=0)
+    with SimulatorThread(machine, "pty") as thread:
+        with pytest.raises(Stop):
+            asyncio.run(session(thread.url, stop_after_three))
+        assert len(machine.history) == 3
+        report = asyncio.run(session(thread.url, None))
+    assert report.skipped == [(5, 1), (5, 2), (6, 1)]  # type: ignore[attr-defined]
+    assert report.made == [(6, 2), (7, 1), (7, 2)]  # type: ignore[attr-defined]
+    assert [(t.board, t.copy) for t in machine.history] == [(5, 1), (5, 2), (6, 1), (6, 2), (7, 1), (7, 2)]
+    _sim_correct(machine, boards)

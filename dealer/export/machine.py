@@ -8,11 +8,12 @@ up to ``max_attempts`` times. Finished copies are journalled, so an interrupted 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from dealer.core import Card, Deal, Seat
 from dealer.core.errors import DealerError
@@ -22,16 +23,38 @@ from .boards import SessionBoard
 from .journal import FoulCopy, Journal
 
 
-class BoardMakingDevice(Protocol):
-    """What the orchestrator needs of a machine driver: make one copy of a board, reporting what it does.
+class CopyMaker(Protocol):
+    """What the orchestrator needs of a machine: make one copy of a board and report what happened.
 
-    The iterator yields the device's events for this copy (cards with pockets, faults) and ends after
-    ``DealEnded``. ``abort`` stops the copy in progress; the machine then waits for the next command.
+    ``make_copy`` returns the device's events of this copy (cards with pockets, faults, the end), which may
+    be a lazy iterator: the orchestrator stops reading at the first wrong card. ``recover`` is called after
+    a foul copy, before it is made again (stop the machine, clear its fault state).
     """
+
+    async def make_copy(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]: ...
+
+    async def recover(self) -> None: ...
+
+
+class BoardMakingDevice(Protocol):
+    """A simple synchronous machine: ``make_board`` yields the events of one copy; ``abort`` stops it."""
 
     def make_board(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]: ...
 
     def abort(self) -> None: ...
+
+
+class SyncDeviceMaker:
+    """``CopyMaker`` over a ``BoardMakingDevice``."""
+
+    def __init__(self, device: BoardMakingDevice) -> None:
+        self.device = device
+
+    async def make_copy(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]:
+        return self.device.make_board(board_number, deal, copy)
+
+    async def recover(self) -> None:
+        self.device.abort()
 
 
 class MachineError(DealerError, RuntimeError):
@@ -133,22 +156,38 @@ ProgressCallback = Callable[[Progress], None]
 class BoardMaker:
     def __init__(
         self,
-        device: BoardMakingDevice,
+        device: CopyMaker | BoardMakingDevice,
         journal_path: Path,
         *,
         max_attempts: int = 3,
         on_progress: ProgressCallback | None = None,
+        before_remake: Callable[[FoulCopy], Awaitable[None]] | None = None,
     ) -> None:
-        self.device = device
+        """``before_remake`` is awaited after a foul copy, e.g. to wait for the operator to clear a jam."""
+        if hasattr(device, "make_copy"):
+            self.maker: CopyMaker = cast(CopyMaker, device)
+        else:
+            self.maker = SyncDeviceMaker(device)
         self.journal_path = journal_path
         self.max_attempts = max_attempts
         self.on_progress = on_progress
+        self.before_remake = before_remake
+
+    async def _make(self, board: SessionBoard, copy: int) -> Iterable[DeviceEvent]:
+        try:
+            return await self.maker.make_copy(board.number, board.deal, copy)
+        except DealerError as exc:  # the driver refused or lost the machine: this copy is foul
+            raise _Foul(f"device error: {exc}") from exc
 
     def _tell(self, progress: Progress) -> None:
         if self.on_progress is not None:
             self.on_progress(progress)
 
     def run(self, boards: Sequence[SessionBoard]) -> MakeReport:
+        """Make every copy of every board (blocking; see ``run_async``)."""
+        return asyncio.run(self.run_async(boards))
+
+    async def run_async(self, boards: Sequence[SessionBoard]) -> MakeReport:
         journal = Journal.open(self.journal_path, boards)
         report = MakeReport()
         total = len(boards)
@@ -164,14 +203,16 @@ class BoardMaker:
                 for attempt in range(1, self.max_attempts + 1):
                     self._tell(Progress(*where, attempt, Stage.MAKING, done_count, copies_total))
                     try:
-                        check_copy(board.deal, self.device.make_board(board.number, board.deal, copy))
+                        check_copy(board.deal, await self._make(board, copy))
                     except _Foul as foul:
-                        self.device.abort()
+                        await self.maker.recover()
                         record = FoulCopy(board.number, copy, attempt, foul.reason, _name(foul.card),
                                           _seat(foul.pocket), _seat(foul.expected))  # fmt: skip
                         journal.foul(record)
                         report.fouls.append(record)
                         self._tell(Progress(*where, attempt, Stage.FOUL, done_count, copies_total, record))
+                        if self.before_remake is not None and attempt < self.max_attempts:
+                            await self.before_remake(record)
                         continue
                     journal.finish(board.number, copy)
                     done_count += 1
