@@ -130,3 +130,17 @@ def test_cli_export_files_and_handrecords(tmp_path: Path) -> None:
     html = (tmp_path / "hr" / "handrecords.html").read_text()
     assert all(f"Сдача {n}" in html for n in (1, 2, 3))
     assert "DoubleDummyTricks" in (tmp_path / "hr" / "handrecords.pbn").read_text()
+
+
+def test_cli_export_boards_on_the_simulator_resumes(tmp_path: Path) -> None:
+    boards = number_deals(_deals(2, seed=8))
+    (tmp_path / "drawn.json").write_bytes(by_name("json").write([b.record() for b in boards]))
+    args = ["export", "boards", "drawn.json", "--simulate", "--copies", "1", "-o", "out"]
+    run = _cli(*args, "--faults", "wrong_pocket@1:7", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "foul board 1 copy 1 try 1" in run.stderr and "belongs in" in run.stderr
+    assert "2 copies made, 0 already made earlier, 1 foul" in run.stdout
+    run = _cli(*args, cwd=tmp_path)
+    assert run.returncode == 0 and "0 copies made, 2 already made earlier" in run.stdout
+    run = _cli("export", "boards", "drawn.json", cwd=tmp_path)
+    assert run.returncode == 2 and "--device or --simulate" in run.stderr

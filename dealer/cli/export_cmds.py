@@ -146,3 +146,89 @@ def export_handrecords(
         )
     for path in paths:
         out.print(f"wrote {path}", markup=False)
+
+
+@export_app.command("boards")
+def export_boards(
+    source: Path = typer.Argument(..., help="The session's deals (any readable deal file)."),
+    device: str | None = typer.Option(
+        None, "--device", "-d", help="Machine: serial port or URL, tcp://HOST:PORT, usb:VID:PID or usb:PROFILE."
+    ),
+    simulate: bool = typer.Option(False, "--simulate", help="Make the boards on the built-in simulator."),
+    faults: str = typer.Option("", "--faults", help="Simulator faults, e.g. 'wrong_pocket@2,jam@4:30'."),
+    out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory of the session output (journal)."),
+    stem: str = typer.Option("session", "--name", help="Session name: the journal is NAME.journal.json."),
+    first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
+    copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
+    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (copies)."),
+    max_attempts: int = typer.Option(3, "--max-attempts", min=1, max=20, help="Tries per copy before stopping."),
+    wait_operator: bool = typer.Option(
+        False, "--wait-operator", help="After a foul copy, wait for Enter (the operator clears the machine)."
+    ),
+    from_fmt: str | None = FromOption,
+    skip_bad: bool = SkipOption,
+) -> None:
+    """Make every copy of every board on a dealing machine, checking every card; resumable."""
+    import asyncio
+
+    from dealer.export.driver import DriverCopyMaker
+    from dealer.export.journal import FoulCopy
+    from dealer.export.machine import BoardMaker, MakeReport, Stage
+    from dealer.export.machine import Progress as MakeProgress
+    from drivers.machine import MachineDriver
+    from drivers.simulator import SimulatorThread, VirtualMachine, parse_faults
+    from drivers.transport import open_transport
+
+    if (device is None) == (not simulate):
+        raise typer.BadParameter("give either --device or --simulate", param_hint="--device")
+    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation))
+    journal = out_dir / f"{stem}.journal.json"
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+    ) as bar:
+        task = bar.add_task("starting", total=sum(b.copies for b in boards))
+
+        def on_progress(p: MakeProgress) -> None:
+            bar.update(
+                task, completed=p.copies_done, description=f"board {p.index} of {p.total}, copy {p.copy} of {p.copies}"
+            )
+            if p.stage is Stage.FOUL and p.foul is not None:
+                f = p.foul
+                where = f" (card {f.card}, pocket {f.pocket}, belongs in {f.expected})" if f.card else ""
+                bar.console.print(
+                    f"[red]foul[/] board {f.board} copy {f.copy} try {f.attempt}: {f.reason}{where}", soft_wrap=True
+                )
+
+        async def before_remake(foul: FoulCopy) -> None:
+            if wait_operator:
+                await asyncio.to_thread(input, f"Clear the machine, then press Enter to re-make board {foul.board} ")
+
+        async def run(url: str) -> MakeReport:
+            driver = MachineDriver(lambda: open_transport(url))
+            await driver.connect()
+            try:
+                maker = BoardMaker(
+                    DriverCopyMaker(driver),
+                    journal,
+                    max_attempts=max_attempts,
+                    on_progress=on_progress,
+                    before_remake=before_remake,
+                )
+                return await maker.run_async(boards)
+            finally:
+                await driver.close()
+
+        if simulate:
+            machine = VirtualMachine(pace=0.5, faults=parse_faults(faults, seed=1))
+            with SimulatorThread(machine, "pty") as sim:
+                report = asyncio.run(run(sim.url))
+        else:
+            assert device is not None
+            report = asyncio.run(run(device))
+    out.print(
+        f"{len(report.made)} copies made, {len(report.skipped)} already made earlier, {len(report.fouls)} foul "
+        f"and re-made; journal {journal}",
+        markup=False,
+    )

@@ -102,7 +102,7 @@ class _Foul(Exception):
 
 
 def _name(card: int | None) -> str | None:
-    return None if card is None else Card(card).name
+    return None if card is None else Card(card).pretty
 
 
 def _seat(seat: int | None) -> str | None:
