@@ -173,3 +173,14 @@ def test_registry_by_path() -> None:
         assert by_path(f"session/file.{ext.upper()}").name == name
     with pytest.raises(FormatError, match="--from/--to"):
         by_path("noext")
+
+
+def test_documented_json_example_reads() -> None:
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text(encoding="utf-8")
+    example = re.search(r"```json\n(.*?)```", doc, re.S)
+    assert example is not None
+    (rec,) = by_name("json").read(example.group(1).encode()).records
+    assert rec.board == 1 and rec.deal.to_pbn().startswith("N:AJ9.K9542.Q.AK93")
