@@ -160,9 +160,12 @@ def test_json_canonical_must_match() -> None:
     import json
 
     doc = json.loads(data)
-    doc["boards"][0]["canonical"] = "00" * 13
+    doc["boards"][0]["canonical"] = Deal.from_rank(1).to_bytes().hex()
     (problem,) = by_name("json").read(json.dumps(doc).encode()).problems
     assert problem.board == 1 and "does not match" in problem.reason
+    doc["boards"][0]["canonical"] = "00" * 13
+    (problem,) = by_name("json").read(json.dumps(doc).encode()).problems
+    assert "is not a deal" in problem.reason and "hand N has 52 cards" in problem.reason
     with pytest.raises(FormatError, match="line 1, column"):
         by_name("json").read(b"{oops")
 

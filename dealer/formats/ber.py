@@ -35,9 +35,9 @@ class BerFormat:
         board = 0
         n = len(data)
         while True:
-            while pos < n and data[pos] in b"\r\n":
+            while pos < n and data[pos] in b"\r\n\x1a":  # line breaks between records, a DOS end-of-file mark
                 pos += 1
-            if pos >= n or data[pos:].strip(b"\r\n\x1a") == b"":
+            if pos >= n:
                 break
             board += 1
             raw = data[pos : pos + RECORD]

@@ -22,6 +22,21 @@ FORMAT_ID = "bridge-dealer/deals"
 VERSION = 1
 
 
+def _deal_of(deal_text: str, canonical: object, i: int) -> Deal:
+    """The deal; when ``canonical`` is given it must be the same deal (fast path: our own writer's output)."""
+    if canonical is None:
+        return Deal.from_pbn(deal_text)
+    if not isinstance(canonical, str) or len(canonical) != 26:
+        raise FormatError(f"boards[{i}].canonical {canonical!r} is not 26 hex digits")
+    try:
+        deal = Deal.from_bytes(bytes.fromhex(canonical))
+    except ValueError as exc:
+        raise FormatError(f"boards[{i}].canonical {canonical!r} is not a deal: {exc}") from exc
+    if deal_text != deal.to_pbn(Seat.N) and Deal.from_pbn(deal_text) != deal:
+        raise FormatError(f"boards[{i}].canonical {canonical!r} does not match its deal")
+    return deal
+
+
 class JsonFormat:
     name = "json"
     extensions: tuple[str, ...] = ("json",)
@@ -78,12 +93,7 @@ class JsonFormat:
                 deal_text = item.get("deal")
                 if not isinstance(deal_text, str):
                     raise FormatError(f"boards[{i}].deal must be a PBN deal string")
-                deal = Deal.from_pbn(deal_text)
-                canonical = item.get("canonical")
-                if canonical is not None and (
-                    not isinstance(canonical, str) or canonical.lower() != deal.to_bytes().hex()
-                ):
-                    raise FormatError(f"boards[{i}].canonical {canonical!r} does not match its deal")
+                deal = _deal_of(deal_text, item.get("canonical"), i)
                 rec = law2_record(deal, board)
                 dealer, vul = rec.dealer, rec.vulnerability
                 if "dealer" in item:
