@@ -14,11 +14,12 @@ from dealer.formats import BoardRecord, ExportMeta, FormatError, by_name, by_pat
 load_all()
 
 OURS = ["dlm", "dup", "bri", "dge", "ber", "bhg", "csv", "json"]
+ALL = [*OURS, "pbn", "lin"]  # pbn and lin come from branch bank
 
 deals = st.integers(min_value=0, max_value=DEAL_COUNT - 1).map(Deal.from_rank)
 
 
-@pytest.mark.parametrize("name", OURS)
+@pytest.mark.parametrize("name", ALL)
 @settings(max_examples=40, deadline=None)
 @given(st.lists(deals, min_size=1, max_size=12))
 def test_round_trip(name: str, drawn: list[Deal]) -> None:
@@ -32,7 +33,7 @@ def test_round_trip(name: str, drawn: list[Deal]) -> None:
     assert [r.vulnerability for r in result.records] == [board_vulnerability(i + 1) for i in range(len(drawn))]
 
 
-@pytest.mark.parametrize("name", ["dlm", "dup", "csv", "json"])
+@pytest.mark.parametrize("name", ["dlm", "dup", "csv", "json", "pbn", "lin"])
 @settings(max_examples=20, deadline=None)
 @given(st.lists(deals, min_size=1, max_size=8), st.integers(min_value=2, max_value=60))
 def test_round_trip_keeps_board_numbers(name: str, drawn: list[Deal], first: int) -> None:
