@@ -96,7 +96,15 @@ def import_files(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Import every deal of ``paths``; ``progress(done, total)`` is called as deals are processed."""
-    parsed = read_files(paths)
+    return import_parsed(bank, read_files(paths), progress)
+
+
+def import_parsed(
+    bank: SqliteBank,
+    parsed: Sequence[tuple[FileReport, list[BoardRecord]]],
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportReport:
+    """Import files already read by ``read_files`` (one transaction)."""
     items: list[ImportItem] = []
     owners: list[tuple[FileReport, BoardRecord]] = []
     for report, records in parsed:

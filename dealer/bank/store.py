@@ -190,13 +190,13 @@ class SqliteBank:
             if statement.strip():
                 self._db.execute(statement)
         with self._tx() as db:
-            row = db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
-            if row is None:
+            if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0:  # a new bank
                 bank_id = str(uuid.uuid4())
                 db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
-        self.bank_id: str = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()[0]
+        row = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
+        self.bank_id: str = str(row[0]) if row else ""  # "" only in a damaged bank (verify reports it)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

@@ -9,7 +9,10 @@ comments and ``%`` lines skipped; UTF-8 or Latin-1; games separated by empty lin
 
 Writer (export format): ``% PBN 2.1``, ``% EXPORT``, the 15 mandatory tags in order (``"?"`` when unknown,
 ``""`` when not applicable to a dealt board), the deal listed from the dealer, then the other tags of
-``BoardRecord.tags`` sorted by name; CRLF line ends; an empty line between games.
+``BoardRecord.tags`` sorted by name; CRLF line ends; an empty line between games. Latin-1 (the standard's
+character set) when every character fits, otherwise UTF-8 with a byte-order mark. The reader takes a file as
+UTF-8 when it decodes as UTF-8, else as Latin-1: Latin-1 text that happens to be valid UTF-8 (a capital
+accented letter followed by a symbol in 0x80–0xBF, e.g. "Ã©") is read as UTF-8.
 """
 
 from __future__ import annotations
@@ -160,7 +163,11 @@ class PbnFormat:
         for rec in boards:
             lines.append("")
             lines.extend(self._game(rec, meta))
-        return ("\r\n".join(lines) + "\r\n").encode("latin-1", errors="replace")
+        text = "\r\n".join(lines) + "\r\n"
+        try:
+            return text.encode("latin-1")  # the standard's character set
+        except UnicodeEncodeError:  # e.g. a Russian event name: UTF-8, marked by a BOM so readers can tell
+            return b"\xef\xbb\xbf" + text.encode("utf-8")
 
     def _game(self, rec: BoardRecord, meta: ExportMeta) -> list[str]:
         tags = rec.tags
