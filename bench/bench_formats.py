@@ -77,7 +77,13 @@ def _dd_rows(n: int, reps: int) -> list[dict[str, Any]]:
     return [
         {"name": "dd.raw_calc_all_tables", "value": round(raw, 2), "unit": "deals/s", "target": None},
         {"name": "dd.handrecord_pipeline", "value": round(ours, 2), "unit": "deals/s", "target": None},
-        {"name": "dd.pipeline_vs_raw", "value": round(100 * ours / raw, 1), "unit": "%", "target": f">= {DD_TARGET:g}"},
+        {
+            "name": "dd.pipeline_vs_raw",
+            "value": round(100 * ours / raw, 1),
+            "unit": "%",
+            "target": f">= {DD_TARGET:g}",
+            "note": "best of interleaved runs; wall time swings with other load on the 2 cores",
+        },
         {
             "name": "dd.pipeline_vs_raw_cpu",
             "value": round(100 * cpu["raw"] / cpu["ours"], 1),

@@ -7,6 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import deals as shared_deals
 
 from dealer.core import DEAL_COUNT, Deal, board_dealer, board_vulnerability
 from dealer.formats import BoardRecord, ExportMeta, FormatError, by_name, by_path, load_all
@@ -16,11 +17,11 @@ load_all()
 OURS = ["dlm", "dup", "bri", "dge", "ber", "bhg", "csv", "json"]
 ALL = [*OURS, "pbn", "lin"]  # pbn and lin come from branch bank
 
-deals = st.integers(min_value=0, max_value=DEAL_COUNT - 1).map(Deal.from_rank)
+deals = shared_deals()
 
 
 @pytest.mark.parametrize("name", ALL)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(deals, min_size=1, max_size=12))
 def test_round_trip(name: str, drawn: list[Deal]) -> None:
     fmt = by_name(name)
