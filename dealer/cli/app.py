@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "dealer.cli.draw_cmds",
     "dealer.cli.audit_cmds",
     "dealer.cli.export_cmds",
+    "dealer.cli.device_cmds",
+    "dealer.cli.simulate_cmds",
 )
 
 
