@@ -18,7 +18,8 @@ from dealer.formats import by_path, load_all
 from dealer.formats.base import BoardRecord, FormatError, ReadProblem
 
 from .api import DealSource
-from .store import ImportItem, SqliteBank
+from .repository import BankRepository
+from .store import ImportItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def read_files(paths: Sequence[Path | str]) -> list[tuple[FileReport, list[Board
 
 
 def import_files(
-    bank: SqliteBank,
+    bank: BankRepository,
     paths: Sequence[Path | str],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
@@ -100,7 +101,7 @@ def import_files(
 
 
 def import_parsed(
-    bank: SqliteBank,
+    bank: BankRepository,
     parsed: Sequence[tuple[FileReport, list[BoardRecord]]],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
@@ -120,13 +121,12 @@ def import_parsed(
     }
     outcome = bank.import_deals(items, batch, None if progress is None else (lambda done: progress(done, total)))
     origin: dict[int, str] = {}
-    by_item = {id(item): k for k, item in enumerate(items)}
-    for item, deal_id in outcome.imported:
-        report, rec = owners[by_item[id(item)]]
+    for position, deal_id in outcome.imported:
+        report, rec = owners[position]
         report.imported += 1
         origin[deal_id] = f"{report.path}:{rec.line}"
-    for item, deal_id in outcome.duplicates:
-        report, rec = owners[by_item[id(item)]]
+    for position, deal_id in outcome.duplicates:
+        report, rec = owners[position]
         report.duplicates.append(Duplicate(report.path, rec.line, rec.board, deal_id, origin.get(deal_id, "bank")))
     ids = [deal_id for _, deal_id in outcome.imported]
     return ImportReport(
