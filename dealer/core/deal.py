@@ -105,8 +105,10 @@ class Deal:
 
     @classmethod
     def from_pbn(cls, text: str) -> Deal:
-        partial = parse_pbn_deal(text, allow_partial=False)
-        return partial.complete()
+        fast = fast_pbn_deal(text)
+        if fast is not None:
+            return fast
+        return parse_pbn_deal(text, allow_partial=False).complete()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Deal:
@@ -221,6 +223,44 @@ class PartialDeal:
 _RANK_INDEX = {ch: i for i, ch in enumerate(RANK_CHARS)}
 _RANK_LOWER = {ch.lower(): i for ch, i in _RANK_INDEX.items()}
 _RANK_INDEX.update(_RANK_LOWER)
+
+
+_SEAT_OF = {"N": 0, "E": 1, "S": 2, "W": 3, "n": 0, "e": 1, "s": 2, "w": 3}
+
+
+def fast_pbn_deal(value: str) -> Deal | None:
+    """The common case ``X:h h h h``: four full, valid hands; None when anything differs.
+
+    A fast path only: on None, ``parse_pbn_deal`` parses again and names what is wrong.
+    """
+    if len(value) < 2 or value[1] != ":":
+        return None
+    first = _SEAT_OF.get(value[0])
+    hands = value[2:].split()
+    if first is None or len(hands) != 4:
+        return None
+    seats = bytearray(b"\x04" * 52)
+    ranks = _RANK_INDEX
+    total = 0
+    for k, hand in enumerate(hands):
+        seat = (first + k) & 3
+        suits = hand.split(".")
+        if len(suits) != 4:
+            return None
+        for suit, holding in enumerate(suits):
+            base = suit * 13
+            total += len(holding)
+            for ch in holding:
+                r = ranks.get(ch)
+                if r is None:
+                    return None
+                seats[base + r] = seat
+    if total != 52 or UNKNOWN in seats:
+        return None
+    raw = bytes(seats)
+    if raw.count(0) != 13 or raw.count(1) != 13 or raw.count(2) != 13:
+        return None
+    return Deal._trusted(raw)
 
 
 def parse_pbn_deal(text: str, *, allow_partial: bool = True) -> PartialDeal:

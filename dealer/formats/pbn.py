@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
+from dealer.core.deal import fast_pbn_deal
 from dealer.core.errors import DealError
 
 from .base import BoardRecord, ExportMeta, ReadProblem, ReadResult, register
@@ -64,10 +65,6 @@ _ESCAPE = re.compile(r'\\([\\"])')  # PBN strings escape only \\ and \"; "\2R" i
 _NEEDS_ESCAPE = re.compile(r'\\(?=[\\"]|$)')  # a backslash the reader would otherwise take as an escape
 _DIGITS = re.compile(r"\d+")
 
-_RANKS = {ch: i for i, ch in enumerate("AKQJT98765432")}
-_RANKS.update({ch.lower(): i for ch, i in _RANKS.items()})
-_SEAT_OF = {"N": 0, "E": 1, "S": 2, "W": 3, "n": 0, "e": 1, "s": 2, "w": 3}
-
 
 def decode_text(data: bytes) -> str:
     """UTF-8 when the bytes are valid UTF-8 (BOM dropped), otherwise Latin-1; newlines normalised to LF."""
@@ -80,41 +77,9 @@ def decode_text(data: bytes) -> str:
     return text
 
 
-def fast_deal(value: str) -> Deal | None:
-    """The common case ``X:h h h h`` with four full hands in upper/lower case; None when anything differs."""
-    if len(value) < 2 or value[1] != ":":
-        return None
-    first = _SEAT_OF.get(value[0])
-    hands = value[2:].split()
-    if first is None or len(hands) != 4:
-        return None
-    seats = bytearray(b"\x04" * 52)
-    ranks = _RANKS
-    total = 0
-    for k, hand in enumerate(hands):
-        seat = (first + k) & 3
-        suits = hand.split(".")
-        if len(suits) != 4:
-            return None
-        for suit, holding in enumerate(suits):
-            base = suit * 13
-            total += len(holding)
-            for ch in holding:
-                r = ranks.get(ch)
-                if r is None:
-                    return None
-                seats[base + r] = seat
-    if total != 52 or 4 in seats:
-        return None
-    raw = bytes(seats)
-    if raw.count(0) != 13 or raw.count(1) != 13 or raw.count(2) != 13:
-        return None
-    return Deal._trusted(raw)
-
-
 def parse_deal_value(value: str) -> Deal:
     """A PBN ``Deal`` tag value as a complete deal (one ``-`` hand is filled in); DealError says why not."""
-    deal = fast_deal(value)
+    deal = fast_pbn_deal(value)
     if deal is not None:
         return deal
     return parse_pbn_deal(value, allow_partial=True).complete()
