@@ -22,6 +22,7 @@ class DealSource:
     file: str | None = None
     board: int | None = None
     dealing_order: bytes | None = None  # card indices in the order dealt, when the device reports it
+    line: int | None = None  # imports: the line (text formats) or byte offset of the record in ``file``
 
 
 @dataclass(frozen=True, slots=True)

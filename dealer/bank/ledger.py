@@ -1,0 +1,76 @@
+"""Ledger entries: their exact bytes, the hash chain and the signed checkpoints (seals). Pure, no I/O.
+
+An entry is the canonical JSON (keys sorted, no spaces, ASCII only) of
+``{"d": payload, "i": index, "k": kind, "prev": hex hash of entry i-1 (64 zeros for entry 0), "ts": time}``;
+its hash is SHA-256 of those bytes. docs/bundle.md describes the same for third-party verifiers.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from hashlib import sha256
+from typing import Any
+
+GENESIS_PREV = "0" * 64
+
+
+class EntryKind:
+    GENESIS = "genesis"
+    DEAL = "deal"
+    VOID = "void"
+    IMPORT = "import"
+    SHOWN = "shown"  # cards shown on the judge console
+    SEAL = "seal"
+    DRAW_COMMIT = "draw-commit"
+    PUBLIC_VALUE = "draw-public-value"
+    DRAW = "draw"
+    EXPORT = "export"
+    REVEAL = "reveal"
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()
+
+
+def commitment(salt: bytes, canonical: bytes) -> bytes:
+    """SHA-256(salt ‖ canonical deal): what the bank publishes for a deal it keeps secret."""
+    return sha256(salt + canonical).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    index: int
+    kind: str
+    ts: str
+    prev: str
+    data: dict[str, Any]
+
+    def encode(self) -> bytes:
+        return canonical_json({"d": self.data, "i": self.index, "k": self.kind, "prev": self.prev, "ts": self.ts})
+
+    @classmethod
+    def decode(cls, body: bytes) -> Entry:
+        """Parse entry bytes; raises ValueError unless they are exactly the canonical form."""
+        obj = json.loads(body)
+        if not isinstance(obj, dict) or set(obj) != {"d", "i", "k", "prev", "ts"}:
+            raise ValueError("entry must be an object with exactly the keys d, i, k, prev, ts")
+        entry = cls(obj["i"], obj["k"], obj["ts"], obj["prev"], obj["d"])
+        if not (isinstance(entry.index, int) and isinstance(entry.kind, str) and isinstance(entry.data, dict)):
+            raise ValueError("entry fields have the wrong types")
+        if entry.encode() != body:
+            raise ValueError("entry bytes are not in canonical form")
+        return entry
+
+
+def entry_hash(body: bytes) -> str:
+    return sha256(body).hexdigest()
+
+
+# -- seals -------------------------------------------------------------------------------------------
+SEAL_FORMAT = "bridge-dealer-seal/1"
+
+
+def checkpoint(bank_id: str, size: int, root: bytes, ts: str, last_deal: int) -> dict[str, Any]:
+    """What a seal signs: the first ``size`` ledger entries have Merkle root ``root``; deals 1..last_deal."""
+    return {"bank": bank_id, "format": SEAL_FORMAT, "last_deal": last_deal, "root": root.hex(), "size": size, "ts": ts}

@@ -1,0 +1,567 @@
+"""The SQLite deal bank: deals, the hash-chained ledger, seals and draw records.
+
+WAL journal with ``synchronous=FULL``: a transaction is on disk (fsynced) when COMMIT returns, so a deal is
+acknowledged only once it would survive a crash. Every write is one ``BEGIN IMMEDIATE`` … ``COMMIT``
+transaction; the ledger head is re-read inside it, so several processes may share one bank file.
+This module is the only place with SQL: other engines can follow by implementing the same methods.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dealer.core import Deal
+from dealer.core.errors import DealerError
+
+from . import keys
+from .api import CommittedDeal, DealSource
+from .ledger import GENESIS_PREV, Entry, EntryKind, canonical_json, checkpoint, commitment
+from .merkle import leaf_hash, merkle_root
+
+SCHEMA_VERSION = 1
+SALT_SIZE = 16
+DEFAULT_BANK_PATH = Path("var/bank.sqlite")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ledger (
+    idx INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    body BLOB NOT NULL,
+    hash BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ledger_kind ON ledger(kind);
+CREATE TABLE IF NOT EXISTS deals (
+    deal_id INTEGER PRIMARY KEY,
+    ledger_index INTEGER NOT NULL,
+    canonical BLOB NOT NULL UNIQUE,
+    salt BLOB NOT NULL,
+    commitment BLOB NOT NULL,
+    source TEXT NOT NULL,
+    dealing_order BLOB,
+    created TEXT NOT NULL,
+    state TEXT NOT NULL,
+    session TEXT
+);
+CREATE TABLE IF NOT EXISTS draws (
+    label TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    commit_index INTEGER NOT NULL,
+    secret BLOB NOT NULL,
+    public_value TEXT,
+    drawn TEXT
+);
+"""
+
+# Deal states
+IN_BANK = "bank"
+DRAWN = "drawn"
+PLAYED = "played"
+DEAL_STATES = (IN_BANK, DRAWN, PLAYED)
+
+RESERVED_KINDS = frozenset(
+    {
+        EntryKind.GENESIS,
+        EntryKind.DEAL,
+        EntryKind.IMPORT,
+        EntryKind.SEAL,
+        EntryKind.DRAW_COMMIT,
+        EntryKind.PUBLIC_VALUE,
+        EntryKind.DRAW,
+        EntryKind.REVEAL,
+    }
+)
+
+
+class BankError(DealerError):
+    """Something the bank refuses, naming what and why."""
+
+
+class DuplicateDealError(BankError):
+    def __init__(self, existing_id: int) -> None:
+        self.existing_id = existing_id
+        super().__init__(f"duplicate deal: it repeats deal {existing_id} already in the bank")
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def source_public(source: DealSource) -> dict[str, Any]:
+    """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret."""
+    out: dict[str, Any] = {"kind": source.kind, "shown": source.shown_cards}
+    for name in ("station", "variant", "file", "board", "line"):
+        value = getattr(source, name)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDeal:
+    """A deal as the bank keeps it (director only: it holds the cards)."""
+
+    deal_id: int
+    ledger_index: int
+    deal: Deal
+    salt: bytes
+    commitment: bytes
+    source: dict[str, Any]
+    dealing_order: bytes | None
+    created: str
+    state: str
+    session: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    ledger_index: int  # where the seal entry itself is
+    size: int  # entries covered: 0 .. size-1
+    root: str
+    ts: str
+    last_deal: int
+    signature: str
+    public_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRecord:
+    """A draw as the bank keeps it; ``secret`` and ``drawn`` are the director's until reveal."""
+
+    label: str
+    state: str  # committed, public-value, drawn, revealed
+    commit_index: int
+    secret: bytes
+    public_value: str | None
+    drawn: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportItem:
+    deal: Deal
+    source: DealSource
+
+
+@dataclass(slots=True)
+class ImportOutcome:
+    imported: list[tuple[ImportItem, int]] = field(default_factory=list)  # with the new deal id
+    duplicates: list[tuple[ImportItem, int]] = field(default_factory=list)  # with the id it repeats
+    batch_index: int = -1
+
+
+class SqliteBank:
+    """The deal bank in one SQLite file, implementing ``dealer.bank.api.BankApi`` and more."""
+
+    def __init__(
+        self,
+        path: Path | str = DEFAULT_BANK_PATH,
+        key_dir: Path | str | None = None,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self.path = Path(path)
+        self.key_dir = Path(key_dir) if key_dir is not None else self.path.parent
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._key: Ed25519PrivateKey | None = None
+        self._leaves: list[bytes] = []
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._init_schema()
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    def _init_schema(self) -> None:
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                self._db.execute(statement)
+        with self._tx() as db:
+            row = db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
+            if row is None:
+                bank_id = str(uuid.uuid4())
+                db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
+        self.bank_id: str = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()[0]
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SqliteBank:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _head(self, db: sqlite3.Connection) -> tuple[int, str]:
+        row = db.execute("SELECT idx, hash FROM ledger ORDER BY idx DESC LIMIT 1").fetchone()
+        return (-1, GENESIS_PREV) if row is None else (row[0], bytes(row[1]).hex())
+
+    def _append(self, db: sqlite3.Connection, kind: str, data: dict[str, Any], ts: str | None = None) -> Entry:
+        last, prev = self._head(db)
+        entry = Entry(last + 1, kind, ts or self._clock(), prev, data)
+        body = entry.encode()
+        db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?)", (entry.index, kind, body, sha256(body).digest()))
+        return entry
+
+    def now(self) -> str:
+        return self._clock()
+
+    @property
+    def signing_key(self) -> Ed25519PrivateKey:
+        if self._key is None:
+            self._key = keys.load_or_create(self.key_dir)
+        return self._key
+
+    def sign(self, message: bytes) -> str:
+        return self.signing_key.sign(message).hex()
+
+    def public_key_hex(self) -> str:
+        return keys.public_hex(self.signing_key)
+
+    def public_key_pem(self) -> bytes:
+        return keys.public_pem(self.signing_key)
+
+    # -- BankApi -----------------------------------------------------------------------------------
+    def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
+        canonical = deal.to_bytes()
+        salt = os.urandom(SALT_SIZE)
+        with self._tx() as db:
+            existing = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
+            if existing is not None:
+                raise DuplicateDealError(existing[0])
+            deal_id, entry = self._insert_deal(db, canonical, salt, source)
+            head = sha256(entry.encode()).hexdigest()
+        return CommittedDeal(deal_id, commitment(salt, canonical).hex(), entry.index, head)
+
+    def _insert_deal(
+        self, db: sqlite3.Connection, canonical: bytes, salt: bytes, source: DealSource
+    ) -> tuple[int, Entry]:
+        row = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()
+        deal_id = row[0] + 1
+        com = commitment(salt, canonical)
+        public = source_public(source)
+        data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
+        if source.dealing_order is not None:
+            data["order"] = sha256(salt + source.dealing_order).hexdigest()
+        entry = self._append(db, EntryKind.DEAL, data)
+        db.execute(
+            "INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (
+                deal_id,
+                entry.index,
+                canonical,
+                salt,
+                com,
+                canonical_json(public).decode(),
+                source.dealing_order,
+                entry.ts,
+                IN_BANK,
+            ),
+        )
+        return deal_id, entry
+
+    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+        if not reason.strip():
+            raise BankError("a voided deal needs a reason")
+        data: dict[str, Any] = {"reason": reason, "station": station}
+        if detail:
+            data["detail"] = detail
+        with self._tx() as db:
+            return self._append(db, EntryKind.VOID, data).index
+
+    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+        if kind in RESERVED_KINDS:
+            raise BankError(f"ledger entry kind {kind!r} is written by the bank itself, not through record_event")
+        with self._tx() as db:
+            return self._append(db, kind, payload).index
+
+    def deal_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM deals").fetchone()[0])
+
+    def ledger_head(self) -> str:
+        return self._head(self._db)[1]
+
+    def ledger_size(self) -> int:
+        return self._head(self._db)[0] + 1
+
+    # -- imports -----------------------------------------------------------------------------------
+    def import_deals(
+        self,
+        items: Iterable[ImportItem],
+        batch: dict[str, Any],
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportOutcome:
+        """Commit many deals in ONE transaction, closed by an ``import`` entry describing the batch.
+
+        A deal already in the bank (or earlier in ``items``) is not committed; it is listed in
+        ``duplicates`` with the id it repeats. Any error rolls the whole import back.
+        """
+        outcome = ImportOutcome()
+        with self._tx() as db:
+            last, prev = self._head(db)
+            first_id = next_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
+            seen: dict[bytes, int] = {}
+            ledger_rows: list[tuple[int, str, bytes, bytes]] = []
+            deal_rows: list[tuple[Any, ...]] = []
+            done = 0
+            for item in items:
+                canonical = item.deal.to_bytes()
+                repeat = seen.get(canonical)
+                if repeat is None:
+                    row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
+                    repeat = None if row is None else row[0]
+                if repeat is not None:
+                    outcome.duplicates.append((item, repeat))
+                else:
+                    salt = os.urandom(SALT_SIZE)
+                    com = commitment(salt, canonical)
+                    public = source_public(item.source)
+                    data: dict[str, Any] = {"c": com.hex(), "id": next_id, "src": public}
+                    if item.source.dealing_order is not None:
+                        data["order"] = sha256(salt + item.source.dealing_order).hexdigest()
+                    last += 1
+                    ts = self._clock()
+                    body = Entry(last, EntryKind.DEAL, ts, prev, data).encode()
+                    digest = sha256(body).digest()
+                    prev = digest.hex()
+                    ledger_rows.append((last, EntryKind.DEAL, body, digest))
+                    order = item.source.dealing_order
+                    deal_rows.append(
+                        (next_id, last, canonical, salt, com, canonical_json(public).decode(), order, ts, IN_BANK)
+                    )
+                    seen[canonical] = next_id
+                    outcome.imported.append((item, next_id))
+                    next_id += 1
+                done += 1
+                if progress is not None and done % 1000 == 0:
+                    progress(done)
+            db.executemany("INSERT INTO ledger VALUES (?, ?, ?, ?)", ledger_rows)
+            db.executemany("INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", deal_rows)
+            summary = {
+                **batch,
+                "imported": len(outcome.imported),
+                "duplicates": len(outcome.duplicates),
+                "first_deal": first_id if outcome.imported else None,
+                "last_deal": next_id - 1 if outcome.imported else None,
+            }
+            outcome.batch_index = self._append(db, EntryKind.IMPORT, summary).index
+        if progress is not None:
+            progress(done)
+        return outcome
+
+    # -- ledger reading ----------------------------------------------------------------------------
+    def entries(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]:
+        """Raw ledger rows (index, kind, body, hash) in order."""
+        end = stop if stop is not None else 1 << 62
+        cur = self._db.execute(
+            "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (start, end)
+        )
+        for idx, kind, body, digest in cur:
+            yield idx, kind, bytes(body), bytes(digest)
+
+    def entry(self, index: int) -> Entry:
+        row = self._db.execute("SELECT body FROM ledger WHERE idx=?", (index,)).fetchone()
+        if row is None:
+            raise BankError(f"ledger entry {index} does not exist")
+        return Entry.decode(bytes(row[0]))
+
+    def entries_of_kind(self, kind: str) -> list[Entry]:
+        rows = self._db.execute("SELECT body FROM ledger WHERE kind=? ORDER BY idx", (kind,)).fetchall()
+        return [Entry.decode(bytes(r[0])) for r in rows]
+
+    def leaves(self, size: int) -> list[bytes]:
+        """Merkle leaf hashes of entries 0..size-1 (cached: entries never change once written)."""
+        with self._lock:
+            have = len(self._leaves)
+            if have < size:
+                rows = self._db.execute("SELECT body FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (have, size))
+                self._leaves.extend(leaf_hash(bytes(r[0])) for r in rows)
+            if len(self._leaves) < size:
+                raise BankError(f"the ledger has {len(self._leaves)} entries, not {size}")
+            return self._leaves[:size]
+
+    # -- seals -------------------------------------------------------------------------------------
+    def seal(self) -> Seal:
+        """Sign a checkpoint of the whole ledger so far; deals committed later go into a later seal."""
+        key = self.signing_key
+        with self._tx() as db:
+            last, _ = self._head(db)
+            size = last + 1
+            root = merkle_root(self.leaves(size))
+            last_deal = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0]
+            ts = self._clock()
+            cp = checkpoint(self.bank_id, size, root, ts, last_deal)
+            signature = key.sign(canonical_json(cp)).hex()
+            pub = keys.public_hex(key)
+            entry = self._append(db, EntryKind.SEAL, {"checkpoint": cp, "public_key": pub, "signature": signature}, ts)
+        return Seal(entry.index, size, root.hex(), ts, last_deal, signature, pub)
+
+    def seals(self) -> list[Seal]:
+        return [seal_from_entry(e) for e in self.entries_of_kind(EntryKind.SEAL)]
+
+    def latest_seal(self) -> Seal | None:
+        row = self._db.execute(
+            "SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,)
+        ).fetchone()
+        return None if row is None else seal_from_entry(Entry.decode(bytes(row[0])))
+
+    # -- deals -------------------------------------------------------------------------------------
+    def get_deal(self, deal_id: int) -> StoredDeal:
+        row = self._db.execute("SELECT * FROM deals WHERE deal_id=?", (deal_id,)).fetchone()
+        if row is None:
+            raise BankError(f"deal {deal_id} is not in the bank")
+        return _stored(row)
+
+    def get_deals(self, deal_ids: Sequence[int]) -> list[StoredDeal]:
+        return [self.get_deal(i) for i in deal_ids]
+
+    def iter_deals(self) -> Iterator[StoredDeal]:
+        for row in self._db.execute("SELECT * FROM deals ORDER BY deal_id"):
+            yield _stored(row)
+
+    def find_deal(self, deal: Deal) -> int | None:
+        row = self._db.execute("SELECT deal_id FROM deals WHERE canonical=?", (deal.to_bytes(),)).fetchone()
+        return None if row is None else int(row[0])
+
+    def state_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(DEAL_STATES, 0)
+        for state, n in self._db.execute("SELECT state, COUNT(*) FROM deals GROUP BY state"):
+            counts[state] = n
+        return counts
+
+    def eligible_ids(self, last_deal: int) -> list[int]:
+        """Deals up to ``last_deal`` (a seal's) that were never drawn, in bank order."""
+        rows = self._db.execute(
+            "SELECT deal_id FROM deals WHERE deal_id <= ? AND state = ? ORDER BY deal_id", (last_deal, IN_BANK)
+        )
+        return [r[0] for r in rows]
+
+    def eligible_count(self, last_deal: int) -> int:
+        row = self._db.execute("SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (last_deal, IN_BANK))
+        return int(row.fetchone()[0])
+
+    # -- draws (used by dealer.draw) ----------------------------------------------------------------
+    def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM draws WHERE label=?", (label,)).fetchone():
+                raise BankError(f"a draw labelled {label!r} exists already: choose another session label")
+            open_draw = db.execute("SELECT label FROM draws WHERE state IN ('committed', 'public-value')").fetchone()
+            if open_draw:
+                raise BankError(f"draw {open_draw[0]!r} is prepared but not run: run it before preparing another")
+            entry = self._append(db, EntryKind.DRAW_COMMIT, data)
+            db.execute("INSERT INTO draws VALUES (?, 'committed', ?, ?, NULL, NULL)", (label, entry.index, secret))
+        return entry
+
+    def draw_public_value(self, label: str, value: str, data: dict[str, Any]) -> Entry:
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("committed",))
+            entry = self._append(db, EntryKind.PUBLIC_VALUE, data)
+            db.execute("UPDATE draws SET state='public-value', public_value=? WHERE label=?", (value, label))
+        return entry
+
+    def draw_result(self, label: str, drawn: Sequence[int], data: dict[str, Any]) -> Entry:
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("public-value",))
+            entry = self._append(db, EntryKind.DRAW, data)
+            db.execute("UPDATE draws SET state='drawn', drawn=? WHERE label=?", (json.dumps(list(drawn)), label))
+            changed = db.executemany(
+                "UPDATE deals SET state=?, session=? WHERE deal_id=? AND state=?",
+                ((DRAWN, label, i, IN_BANK) for i in drawn),
+            ).rowcount
+            if changed != len(drawn):
+                raise BankError(f"draw {label!r}: {len(drawn) - changed} of the drawn deals were no longer in the bank")
+        return entry
+
+    def draw_reveal(self, label: str, data: dict[str, Any]) -> Entry:
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("drawn",))
+            entry = self._append(db, EntryKind.REVEAL, data)
+            db.execute("UPDATE draws SET state='revealed' WHERE label=?", (label,))
+            db.execute("UPDATE deals SET state=? WHERE session=? AND state=?", (PLAYED, label, DRAWN))
+        return entry
+
+    def _expect_draw_state(self, db: sqlite3.Connection, label: str, states: tuple[str, ...]) -> None:
+        row = db.execute("SELECT state FROM draws WHERE label=?", (label,)).fetchone()
+        if row is None:
+            raise BankError(f"no draw labelled {label!r}")
+        if row[0] not in states:
+            raise BankError(f"draw {label!r} is {row[0]}; this step needs it {' or '.join(states)}")
+
+    def get_draw(self, label: str) -> DrawRecord:
+        row = self._db.execute("SELECT * FROM draws WHERE label=?", (label,)).fetchone()
+        if row is None:
+            raise BankError(f"no draw labelled {label!r}")
+        return _draw(row)
+
+    def draws(self) -> list[DrawRecord]:
+        return [_draw(r) for r in self._db.execute("SELECT d.* FROM draws d ORDER BY commit_index")]
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+
+    def raw_connection(self) -> sqlite3.Connection:
+        """For the verifier and tests: the underlying connection (read it, do not write through it)."""
+        return self._db
+
+
+def seal_from_entry(entry: Entry) -> Seal:
+    cp = entry.data["checkpoint"]
+    return Seal(
+        entry.index,
+        cp["size"],
+        cp["root"],
+        cp["ts"],
+        cp["last_deal"],
+        entry.data["signature"],
+        entry.data["public_key"],
+    )
+
+
+def _stored(row: Sequence[Any]) -> StoredDeal:
+    deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
+    return StoredDeal(
+        deal_id,
+        ledger_index,
+        Deal.from_bytes(bytes(canonical)),
+        bytes(salt),
+        bytes(com),
+        json.loads(source),
+        None if order is None else bytes(order),
+        created,
+        state,
+        session,
+    )
+
+
+def _draw(row: Sequence[Any]) -> DrawRecord:
+    label, state, commit_index, secret, public_value, drawn = row
+    return DrawRecord(
+        label, state, commit_index, bytes(secret), public_value, None if drawn is None else tuple(json.loads(drawn))
+    )

@@ -1,0 +1,1 @@
+"""The verifiable draw (DESIGN.md §5): commit, public value, Rivest's sampler, reveal, bundle, verify."""
