@@ -139,7 +139,11 @@ def create_app(service: Service) -> FastAPI:
         try:
             check_role(ws, service.secrets, "judge", state_changing=True)
         except HTTPException as exc:
-            await ws.close(code=4000 + exc.status_code, reason=str(exc.detail)[:120])
+            denial = JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+            try:  # refuse the handshake with the HTTP status itself where the server supports it
+                await ws.send_denial_response(denial)
+            except RuntimeError:
+                await ws.close(code=4000 + exc.status_code, reason=str(exc.detail)[:120])
             return
         await ws.accept()
         queue = service.operator.subscribe()
