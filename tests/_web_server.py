@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import threading
 import time
@@ -29,7 +30,8 @@ def regulation(variant: int = 2, open_cards: int | None = 32, target: int = 50) 
     dealing: dict[str, Any] = {"variant": variant}
     if variant == 2:
         dealing["open_cards"] = open_cards
-    return regulation_from_dict({"dealing": dealing, "bank": {"target": target}, "session": {"boards": 1}})
+    reg = regulation_from_dict({"dealing": dealing, "bank": {"target": 100}, "session": {"boards": 1}})
+    return dataclasses.replace(reg, bank_target=target)  # small banks for tests
 
 
 def service_config(tmp: Path, **over: Any) -> ServiceConfig:
@@ -62,7 +64,11 @@ def running_service(config: ServiceConfig, reg: Regulation, autostart: bool = Tr
     service = Service(config, reg, autostart=autostart)
     app = create_app(service)
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
