@@ -1,0 +1,140 @@
+"""Fault injection for the simulated dealing machine: scripted (this deal, this position) or random with a seed.
+
+CLI syntax (``--faults``), comma separated:
+  ``jam``            the next operation jams at a random position
+  ``jam@3``          the 3rd operation (1-based, counted from start) jams at a random position
+  ``jam@3:17``       … at position 17
+  ``jam~0.05``       every operation jams with probability 0.05
+  ``noise~0.01``     line noise: each frame is corrupted with probability 0.01 (both directions)
+  ``garbage~5``      line noise: on average 5 junk frames inserted per real frame the machine sends
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import Enum
+
+from dealer.core.errors import DealerError
+
+
+class SimFault(Enum):
+    JAM = "jam"
+    MISFEED = "misfeed"
+    UNREADABLE = "unreadable"
+    DUPLICATE_READ = "duplicate_read"
+    MISSING_CARD = "missing_card"
+    WRONG_POCKET = "wrong_pocket"
+    HOPPER_EMPTY = "hopper_empty"
+    COVER_OPEN = "cover_open"
+    POWER_LOSS = "power_loss"
+    CABLE_PULLED = "cable_pulled"
+
+
+class FaultSpecError(DealerError, ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedFault:
+    kind: SimFault
+    operation: int | None = None  # 1-based operation ordinal; None = the next operation
+    position: int | None = None  # 0..51; None = drawn from the seeded RNG
+
+
+@dataclass(slots=True)
+class NoiseConfig:
+    corrupt_rate: float = 0.0  # probability that a real frame is damaged (bit flip, dropped or inserted byte)
+    garbage_per_frame: float = 0.0  # mean number of junk frames inserted after each real frame sent
+    duplicate_rate: float = 0.0  # probability that a real frame is sent twice
+
+    @property
+    def active(self) -> bool:
+        return self.corrupt_rate > 0 or self.garbage_per_frame > 0 or self.duplicate_rate > 0
+
+
+@dataclass(slots=True)
+class FaultPlan:
+    scripted: list[ScriptedFault] = field(default_factory=list)
+    rates: dict[SimFault, float] = field(default_factory=dict)
+    noise: NoiseConfig = field(default_factory=NoiseConfig)
+    seed: int | None = None
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    def inject(self, kind: SimFault, operation: int | None = None, position: int | None = None) -> None:
+        self.scripted.append(ScriptedFault(kind, operation, position))
+
+    def draw(self, operation: int) -> tuple[SimFault, int] | None:
+        """The fault (and position) for the given 1-based operation, if any; consumes scripted entries."""
+        for i, f in enumerate(self.scripted):
+            if f.operation is None or f.operation == operation:
+                del self.scripted[i]
+                return f.kind, f.position if f.position is not None else self._position(f.kind)
+        for kind, rate in self.rates.items():
+            if rate > 0 and self.rng.random() < rate:
+                return kind, self._position(kind)
+        return None
+
+    def _position(self, kind: SimFault) -> int:
+        low = 1 if kind is SimFault.DUPLICATE_READ else 0
+        return self.rng.randint(low, 51)
+
+
+def parse_faults(text: str, seed: int | None = None) -> FaultPlan:
+    plan = FaultPlan(seed=seed)
+    for n, item in enumerate(t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        where = f"--faults item {n + 1} {item!r}"
+        name, _, rest = item.partition("~") if "~" in item else item.partition("@")
+        name = name.strip().lower().replace("-", "_")
+        if name in ("noise", "garbage", "duplicate"):
+            if "~" not in item:
+                raise FaultSpecError(f"{where}: {name} needs a rate, e.g. {name}~0.01")
+            value = _number(rest, where)
+            if name == "noise":
+                plan.noise.corrupt_rate = _probability(value, where)
+            elif name == "duplicate":
+                plan.noise.duplicate_rate = _probability(value, where)
+            else:
+                if value < 0 or value > 1000:
+                    raise FaultSpecError(f"{where}: junk frames per frame {value} not in 0..1000")
+                plan.noise.garbage_per_frame = value
+            continue
+        try:
+            kind = SimFault(name)
+        except ValueError:
+            allowed = ", ".join([k.value for k in SimFault] + ["noise", "garbage", "duplicate"])
+            raise FaultSpecError(f"{where}: unknown fault {name!r}; allowed: {allowed}") from None
+        if "~" in item:
+            plan.rates[kind] = _probability(_number(rest, where), where)
+        elif rest:
+            op_text, _, pos_text = rest.partition(":")
+            op = int(_number(op_text, where))
+            if op < 1:
+                raise FaultSpecError(f"{where}: operation {op} must be ≥ 1")
+            pos = None
+            if pos_text:
+                pos = int(_number(pos_text, where))
+                if not 0 <= pos <= 51:
+                    raise FaultSpecError(f"{where}: position {pos} not in 0..51")
+            plan.inject(kind, op, pos)
+        else:
+            plan.inject(kind)
+    return plan
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise FaultSpecError(f"{where}: {text!r} is not a number") from None
+
+
+def _probability(value: float, where: str) -> float:
+    if not 0 <= value <= 1:
+        raise FaultSpecError(f"{where}: probability {value} not in 0..1")
+    return value
