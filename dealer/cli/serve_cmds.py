@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from types import FrameType
 
 import typer
 
@@ -57,4 +58,12 @@ def serve(
         ),
         err=False,
     )
-    uvicorn.run(web, host=cfg.host, port=cfg.port, log_level="warning", timeout_graceful_shutdown=3)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            service.begin_shutdown()
+            super().handle_exit(sig, frame)
+
+    server = Server(uvicorn.Config(web, host=cfg.host, port=cfg.port, log_level="warning", timeout_graceful_shutdown=3))
+    server.run()
+    typer.echo("stopped")

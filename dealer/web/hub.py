@@ -43,6 +43,13 @@ class PublicHub:
         self._client_buffer = client_buffer
         self.on_emit: Callable[[int, bytes], None] | None = None  # test and benchmark hook
         self.resyncs = 0
+        self.closed = False
+
+    def close(self) -> None:
+        """End every stream (the service is stopping): clients reconnect to the next server."""
+        self.closed = True
+        for sub in self._subscribers:
+            sub.wake.set()
 
     @property
     def clients(self) -> int:
@@ -97,13 +104,15 @@ class PublicHub:
         sub = self.subscribe()
         try:
             yield b"retry: 1000\n\n" + b"".join(self._replay(last_event_id))
-            while True:
+            while not self.closed:
                 try:
                     await asyncio.wait_for(sub.wake.wait(), keepalive)
                 except TimeoutError:
                     yield b": keepalive\n\n"
                     continue
                 sub.wake.clear()
+                if self.closed:
+                    return
                 if sub.overflowed:
                     sub.overflowed = False
                     sub.buffer.clear()

@@ -57,9 +57,16 @@ class Service:
         }
         self.autostart = autostart
         self._ticker: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def begin_shutdown(self) -> None:
+        """Called from a signal handler: end the audience streams so the server can stop at once."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.hub.close)
 
     # -- life cycle ----------------------------------------------------------------------------------------
     async def startup(self) -> None:
+        self._loop = asyncio.get_running_loop()
         formed = await self.bank.call(self.bank.bank.deal_count)
         head = await self.bank.call(self.bank.bank.ledger_head)
         self.hub.publish(bank_message(formed, self.regulation.bank_target, head))
