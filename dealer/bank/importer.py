@@ -18,7 +18,8 @@ from dealer.formats import by_path, load_all
 from dealer.formats.base import BoardRecord, FormatError, ReadProblem
 
 from .api import DealSource
-from .store import ImportItem, SqliteBank
+from .repository import BankRepository
+from .store import ImportItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +92,20 @@ def read_files(paths: Sequence[Path | str]) -> list[tuple[FileReport, list[Board
 
 
 def import_files(
-    bank: SqliteBank,
+    bank: BankRepository,
     paths: Sequence[Path | str],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Import every deal of ``paths``; ``progress(done, total)`` is called as deals are processed."""
-    parsed = read_files(paths)
+    return import_parsed(bank, read_files(paths), progress)
+
+
+def import_parsed(
+    bank: BankRepository,
+    parsed: Sequence[tuple[FileReport, list[BoardRecord]]],
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportReport:
+    """Import files already read by ``read_files`` (one transaction)."""
     items: list[ImportItem] = []
     owners: list[tuple[FileReport, BoardRecord]] = []
     for report, records in parsed:

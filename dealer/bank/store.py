@@ -29,7 +29,7 @@ from dealer.core.errors import DealerError
 from . import keys
 from .api import CommittedDeal, DealSource
 from .ledger import GENESIS_PREV, Entry, EntryKind, canonical_json, checkpoint, commitment
-from .merkle import leaf_hash, merkle_root
+from .merkle import merkle_root
 
 SCHEMA_VERSION = 1
 SALT_SIZE = 16
@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS deals (
     state TEXT NOT NULL,
     session TEXT
 );
+CREATE INDEX IF NOT EXISTS deals_out_of_bank ON deals(deal_id) WHERE state <> 'bank';
 CREATE TABLE IF NOT EXISTS draws (
     label TEXT PRIMARY KEY,
     state TEXT NOT NULL,
@@ -190,13 +191,13 @@ class SqliteBank:
             if statement.strip():
                 self._db.execute(statement)
         with self._tx() as db:
-            row = db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
-            if row is None:
+            if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0:  # a new bank
                 bank_id = str(uuid.uuid4())
                 db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
-        self.bank_id: str = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()[0]
+        row = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
+        self.bank_id: str = str(row[0]) if row else ""  # "" only in a damaged bank (verify reports it)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -208,6 +209,15 @@ class SqliteBank:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """One row of a read, under the lock (the connection is shared by threads)."""
+        with self._lock:
+            return self._db.execute(sql, params).fetchone()
+
+    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
 
     def close(self) -> None:
         with self._lock:
@@ -251,41 +261,16 @@ class SqliteBank:
     # -- BankApi -----------------------------------------------------------------------------------
     def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
         canonical = deal.to_bytes()
-        salt = os.urandom(SALT_SIZE)
         with self._tx() as db:
             existing = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
             if existing is not None:
                 raise DuplicateDealError(existing[0])
-            deal_id, entry = self._insert_deal(db, canonical, salt, source)
-            head = sha256(entry.encode()).hexdigest()
-        return CommittedDeal(deal_id, commitment(salt, canonical).hex(), entry.index, head)
-
-    def _insert_deal(
-        self, db: sqlite3.Connection, canonical: bytes, salt: bytes, source: DealSource
-    ) -> tuple[int, Entry]:
-        row = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()
-        deal_id = row[0] + 1
-        com = commitment(salt, canonical)
-        public = source_public(source)
-        data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
-        if source.dealing_order is not None:
-            data["order"] = sha256(salt + source.dealing_order).hexdigest()
-        entry = self._append(db, EntryKind.DEAL, data)
-        db.execute(
-            "INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (
-                deal_id,
-                entry.index,
-                canonical,
-                salt,
-                com,
-                canonical_json(public).decode(),
-                source.dealing_order,
-                entry.ts,
-                IN_BANK,
-            ),
-        )
-        return deal_id, entry
+            last, prev = self._head(db)
+            deal_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
+            ledger_row, deal_row = _deal_rows(deal_id, last + 1, prev, self._clock(), canonical, source)
+            db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?)", ledger_row)
+            db.execute("INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", deal_row)
+        return CommittedDeal(deal_id, deal_row[4].hex(), last + 1, ledger_row[3].hex())
 
     def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
         if not reason.strip():
@@ -303,13 +288,15 @@ class SqliteBank:
             return self._append(db, kind, payload).index
 
     def deal_count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM deals").fetchone()[0])
+        return int(self._one("SELECT COUNT(*) FROM deals")[0])
 
     def ledger_head(self) -> str:
-        return self._head(self._db)[1]
+        with self._lock:
+            return self._head(self._db)[1]
 
     def ledger_size(self) -> int:
-        return self._head(self._db)[0] + 1
+        with self._lock:
+            return self._head(self._db)[0] + 1
 
     # -- imports -----------------------------------------------------------------------------------
     def import_deals(
@@ -327,36 +314,26 @@ class SqliteBank:
         with self._tx() as db:
             last, prev = self._head(db)
             first_id = next_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
-            seen: dict[bytes, int] = {}
+            seen: dict[Deal, int] = {}
             ledger_rows: list[tuple[int, str, bytes, bytes]] = []
             deal_rows: list[tuple[Any, ...]] = []
+            ts = self._clock()  # one transaction: every deal of the import is committed at the same moment
             done = 0
             for item in items:
-                canonical = item.deal.to_bytes()
-                repeat = seen.get(canonical)
+                repeat = seen.get(item.deal)
                 if repeat is None:
+                    canonical = item.deal.to_bytes()
                     row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
                     repeat = None if row is None else row[0]
                 if repeat is not None:
                     outcome.duplicates.append((item, repeat))
                 else:
-                    salt = os.urandom(SALT_SIZE)
-                    com = commitment(salt, canonical)
-                    public = source_public(item.source)
-                    data: dict[str, Any] = {"c": com.hex(), "id": next_id, "src": public}
-                    if item.source.dealing_order is not None:
-                        data["order"] = sha256(salt + item.source.dealing_order).hexdigest()
                     last += 1
-                    ts = self._clock()
-                    body = Entry(last, EntryKind.DEAL, ts, prev, data).encode()
-                    digest = sha256(body).digest()
-                    prev = digest.hex()
-                    ledger_rows.append((last, EntryKind.DEAL, body, digest))
-                    order = item.source.dealing_order
-                    deal_rows.append(
-                        (next_id, last, canonical, salt, com, canonical_json(public).decode(), order, ts, IN_BANK)
-                    )
-                    seen[canonical] = next_id
+                    ledger_row, deal_row = _deal_rows(next_id, last, prev, ts, canonical, item.source)
+                    prev = ledger_row[3].hex()
+                    ledger_rows.append(ledger_row)
+                    deal_rows.append(deal_row)
+                    seen[item.deal] = next_id
                     outcome.imported.append((item, next_id))
                     next_id += 1
                 done += 1
@@ -380,20 +357,34 @@ class SqliteBank:
     def entries(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]:
         """Raw ledger rows (index, kind, body, hash) in order."""
         end = stop if stop is not None else 1 << 62
-        cur = self._db.execute(
-            "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (start, end)
-        )
-        for idx, kind, body, digest in cur:
-            yield idx, kind, bytes(body), bytes(digest)
+        while start < end:  # in pages, each read under the lock
+            rows = self._all(
+                "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx LIMIT 20000",
+                (start, end),
+            )
+            if not rows:
+                return
+            yield from rows
+            start = rows[-1][0] + 1
+
+    def entry_bodies(self, indices: Sequence[int]) -> dict[int, bytes]:
+        """The exact bytes of several ledger entries, by index (read in batches)."""
+        out: dict[int, bytes] = {}
+        wanted = list(indices)
+        for k in range(0, len(wanted), 500):
+            batch = wanted[k : k + 500]
+            marks = ",".join("?" * len(batch))
+            out.update(self._all(f"SELECT idx, body FROM ledger WHERE idx IN ({marks})", batch))
+        return out
 
     def entry(self, index: int) -> Entry:
-        row = self._db.execute("SELECT body FROM ledger WHERE idx=?", (index,)).fetchone()
+        row = self._one("SELECT body FROM ledger WHERE idx=?", (index,))
         if row is None:
             raise BankError(f"ledger entry {index} does not exist")
         return Entry.decode(bytes(row[0]))
 
     def entries_of_kind(self, kind: str) -> list[Entry]:
-        rows = self._db.execute("SELECT body FROM ledger WHERE kind=? ORDER BY idx", (kind,)).fetchall()
+        rows = self._all("SELECT body FROM ledger WHERE kind=? ORDER BY idx", (kind,))
         return [Entry.decode(bytes(r[0])) for r in rows]
 
     def leaves(self, size: int) -> list[bytes]:
@@ -402,7 +393,7 @@ class SqliteBank:
             have = len(self._leaves)
             if have < size:
                 rows = self._db.execute("SELECT body FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (have, size))
-                self._leaves.extend(leaf_hash(bytes(r[0])) for r in rows)
+                self._leaves.extend(sha256(b"\x00" + r[0]).digest() for r in rows)  # merkle.leaf_hash, inlined
             if len(self._leaves) < size:
                 raise BankError(f"the ledger has {len(self._leaves)} entries, not {size}")
             return self._leaves[:size]
@@ -427,45 +418,71 @@ class SqliteBank:
         return [seal_from_entry(e) for e in self.entries_of_kind(EntryKind.SEAL)]
 
     def latest_seal(self) -> Seal | None:
-        row = self._db.execute(
-            "SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,)
-        ).fetchone()
+        row = self._one("SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,))
         return None if row is None else seal_from_entry(Entry.decode(bytes(row[0])))
 
     # -- deals -------------------------------------------------------------------------------------
     def get_deal(self, deal_id: int) -> StoredDeal:
-        row = self._db.execute("SELECT * FROM deals WHERE deal_id=?", (deal_id,)).fetchone()
+        row = self._one("SELECT * FROM deals WHERE deal_id=?", (deal_id,))
         if row is None:
             raise BankError(f"deal {deal_id} is not in the bank")
         return _stored(row)
 
     def get_deals(self, deal_ids: Sequence[int]) -> list[StoredDeal]:
-        return [self.get_deal(i) for i in deal_ids]
+        """Several deals in the order asked (read in batches)."""
+        found: dict[int, StoredDeal] = {}
+        ids = list(deal_ids)
+        for k in range(0, len(ids), 500):
+            batch = ids[k : k + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self._all(f"SELECT * FROM deals WHERE deal_id IN ({marks})", batch):
+                found[row[0]] = _stored(row)
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise BankError(f"deals {missing[:10]} are not in the bank")
+        return [found[i] for i in ids]
 
     def iter_deals(self) -> Iterator[StoredDeal]:
-        for row in self._db.execute("SELECT * FROM deals ORDER BY deal_id"):
-            yield _stored(row)
+        after = 0
+        while rows := self._all("SELECT * FROM deals WHERE deal_id > ? ORDER BY deal_id LIMIT 20000", (after,)):
+            yield from (_stored(r) for r in rows)
+            after = rows[-1][0]
 
     def find_deal(self, deal: Deal) -> int | None:
-        row = self._db.execute("SELECT deal_id FROM deals WHERE canonical=?", (deal.to_bytes(),)).fetchone()
+        row = self._one("SELECT deal_id FROM deals WHERE canonical=?", (deal.to_bytes(),))
         return None if row is None else int(row[0])
 
     def state_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(DEAL_STATES, 0)
-        for state, n in self._db.execute("SELECT state, COUNT(*) FROM deals GROUP BY state"):
+        for state, n in self._all("SELECT state, COUNT(*) FROM deals GROUP BY state"):
             counts[state] = n
         return counts
 
     def eligible_ids(self, last_deal: int) -> list[int]:
         """Deals up to ``last_deal`` (a seal's) that were never drawn, in bank order."""
-        rows = self._db.execute(
-            "SELECT deal_id FROM deals WHERE deal_id <= ? AND state = ? ORDER BY deal_id", (last_deal, IN_BANK)
-        )
+        return [i for a, b in self.eligible_ranges(last_deal) for i in range(a, b + 1)]
+
+    def _out_of_bank(self, last_deal: int) -> list[int]:
+        rows = self._all(
+            "SELECT deal_id FROM deals WHERE state <> 'bank' AND deal_id <= ? ORDER BY deal_id", (last_deal,)
+        )  # served by the small partial index deals_out_of_bank
         return [r[0] for r in rows]
 
+    def eligible_ranges(self, last_deal: int) -> list[list[int]]:
+        """The eligible deal ids as inclusive ranges ``[[first, last], ...]``: 1..last_deal minus drawn deals.
+
+        Deal ids run 1, 2, 3, … without gaps (``verify_bank`` checks it), so only the few drawn ids are read.
+        """
+        ranges: list[list[int]] = []
+        start = 1
+        for i in [*self._out_of_bank(last_deal), last_deal + 1]:
+            if i > start:
+                ranges.append([start, i - 1])
+            start = i + 1
+        return ranges
+
     def eligible_count(self, last_deal: int) -> int:
-        row = self._db.execute("SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (last_deal, IN_BANK))
-        return int(row.fetchone()[0])
+        return last_deal - len(self._out_of_bank(last_deal))
 
     # -- draws (used by dealer.draw) ----------------------------------------------------------------
     def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:
@@ -475,6 +492,12 @@ class SqliteBank:
             open_draw = db.execute("SELECT label FROM draws WHERE state IN ('committed', 'public-value')").fetchone()
             if open_draw:
                 raise BankError(f"draw {open_draw[0]!r} is prepared but not run: run it before preparing another")
+            doc = data["commitment"]
+            now = db.execute(
+                "SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (doc["seal"]["last_deal"], IN_BANK)
+            ).fetchone()[0]
+            if now != doc["eligible"]["count"]:  # the eligible set only shrinks: same count, same set
+                raise BankError(f"another draw ran while {label!r} was prepared: prepare it again")
             entry = self._append(db, EntryKind.DRAW_COMMIT, data)
             db.execute("INSERT INTO draws VALUES (?, 'committed', ?, ?, NULL, NULL)", (label, entry.index, secret))
         return entry
@@ -515,20 +538,46 @@ class SqliteBank:
             raise BankError(f"draw {label!r} is {row[0]}; this step needs it {' or '.join(states)}")
 
     def get_draw(self, label: str) -> DrawRecord:
-        row = self._db.execute("SELECT * FROM draws WHERE label=?", (label,)).fetchone()
+        row = self._one("SELECT * FROM draws WHERE label=?", (label,))
         if row is None:
             raise BankError(f"no draw labelled {label!r}")
         return _draw(row)
 
     def draws(self) -> list[DrawRecord]:
-        return [_draw(r) for r in self._db.execute("SELECT d.* FROM draws d ORDER BY commit_index")]
+        return [_draw(r) for r in self._all("SELECT * FROM draws ORDER BY commit_index")]
 
     def meta(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        return dict(self._all("SELECT key, value FROM meta"))
 
     def raw_connection(self) -> sqlite3.Connection:
         """For the verifier and tests: the underlying connection (read it, do not write through it)."""
         return self._db
+
+
+def _deal_rows(
+    deal_id: int, index: int, prev: str, ts: str, canonical: bytes, source: DealSource
+) -> tuple[tuple[int, str, bytes, bytes], tuple[Any, ...]]:
+    """The ledger row and the deals row that commit one deal, with a fresh salt."""
+    salt = os.urandom(SALT_SIZE)
+    com = commitment(salt, canonical)
+    public = source_public(source)
+    data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
+    if source.dealing_order is not None:
+        data["order"] = sha256(salt + source.dealing_order).hexdigest()
+    body = Entry(index, EntryKind.DEAL, ts, prev, data).encode()
+    ledger_row = (index, EntryKind.DEAL, body, sha256(body).digest())
+    deal_row = (
+        deal_id,
+        index,
+        canonical,
+        salt,
+        com,
+        canonical_json(public).decode(),
+        source.dealing_order,
+        ts,
+        IN_BANK,
+    )
+    return ledger_row, deal_row
 
 
 def seal_from_entry(entry: Entry) -> Seal:

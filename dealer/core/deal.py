@@ -60,13 +60,6 @@ class Hand:
         return ".".join(self.holding(s) for s in Suit)
 
 
-def _seat_counts(seats: Sequence[int]) -> list[int]:
-    counts = [0, 0, 0, 0, 0]
-    for s in seats:
-        counts[s] += 1
-    return counts
-
-
 class Deal:
     """A complete deal: the seat of each of the 52 cards, in card-index order.
 
@@ -80,8 +73,8 @@ class Deal:
         raw = bytes(seats)
         if len(raw) != 52:
             raise DealError(f"a deal assigns 52 cards, got {len(raw)}")
-        counts = _seat_counts(raw) if max(raw) < 5 else None
-        if counts is None or counts[UNKNOWN] or max(raw) > 3:
+        counts = [raw.count(seat) for seat in range(4)]
+        if sum(counts) != 52:
             bad = next(i for i, s in enumerate(raw) if s > 3)
             raise DealError(f"card {Card(bad).name} has no seat (value {raw[bad]}, allowed 0..3)")
         for seat in Seat:
@@ -201,7 +194,7 @@ class PartialDeal:
 
     @property
     def known_seats(self) -> frozenset[Seat]:
-        return frozenset(Seat(s) for s in self.seats if s != UNKNOWN)
+        return frozenset(Seat(s) for s in set(self.seats) if s != UNKNOWN)
 
     @property
     def is_complete(self) -> bool:
@@ -210,7 +203,10 @@ class PartialDeal:
     def complete(self) -> Deal:
         """The full deal; a single unknown hand is filled with the 13 cards left over."""
         seats = self.seats
-        missing = [seat for seat in Seat if seat not in self.known_seats]
+        if UNKNOWN not in seats:
+            return Deal(seats)
+        known = self.known_seats
+        missing = [seat for seat in Seat if seat not in known]
         if len(missing) == 1:
             seats = bytes(missing[0] if s == UNKNOWN else s for s in seats)
         elif missing:
@@ -272,27 +268,32 @@ def _parse_hand_into(token: str, offset: int, seat: int, seats: bytearray) -> No
     if len(suits) != 4:
         raise CardTokenError(token, offset, f"hand {SEAT_CHARS[seat]} must have 4 suits separated by '.', got")
     count = 0
-    pos = offset
-    for suit, holding in enumerate(suits):
-        i = 0
-        while i < len(holding):
-            ch = holding[i]
-            width = 1
-            rank = _RANK_INDEX.get(ch)
-            if ch == "1" and holding[i + 1 : i + 2] == "0":
-                width, rank = 2, 4
+    base = 0
+    table = _RANK_INDEX
+    for holding in suits:
+        text = holding.replace("10", "T") if "1" in holding else holding
+        for ch in text:
+            rank = table.get(ch)
             if rank is None:
-                card_text = SUIT_SYMBOLS[suit] + ch
-                raise CardTokenError(card_text, pos + i, "unknown card token")
-            card = suit * 13 + rank
+                raise CardTokenError(
+                    SUIT_SYMBOLS[base // 13] + ch, _locate(token, offset, base // 13, ch), "unknown card token"
+                )
+            card = base + rank
             if seats[card] != UNKNOWN:
                 raise DuplicateCardError(Card(card).name, SEAT_CHARS[seats[card]], SEAT_CHARS[seat])
             seats[card] = seat
-            count += 1
-            i += width
-        pos += len(holding) + 1
+        count += len(text)
+        base += 13
     if count != 13:
         raise HandSizeError(SEAT_CHARS[seat], count)
+
+
+def _locate(token: str, offset: int, suit: int, ch: str) -> int:
+    """Character position in the deal text of the first ``ch`` in the given suit of a hand token."""
+    start = 0
+    for _ in range(suit):
+        start = token.index(".", start) + 1
+    return offset + token.index(ch, start)
 
 
 def format_pbn_deal(seats: bytes, first: Seat = Seat.N) -> str:

@@ -17,6 +17,7 @@ from dealer.bank.ledger import SEAL_FORMAT, Entry, EntryKind, canonical_json, co
 from dealer.bank.merkle import leaf_hash, verify_inclusion
 from dealer.core import Deal
 from dealer.core.errors import DealError
+from dealer.formats.pbn import fast_deal
 
 from .protocol import (
     COMMIT_FORMAT,
@@ -26,8 +27,7 @@ from .protocol import (
     PublicValueSpec,
     check_public_value,
     check_ranges,
-    draw_seed,
-    drawn_ids,
+    commitment_picks,
 )
 
 BUNDLE_FORMAT = "bridge-dealer-draw-bundle/1"
@@ -120,8 +120,7 @@ def _checks(b: dict[str, Any]) -> Iterator[Check]:
         yield Check("public value", False, f"V = {value!r}: {exc}")
 
     root = bytes.fromhex(cp["root"])
-    seed = draw_seed(secret, value, root, com["label"])
-    expected = drawn_ids(seed, el["ranges"], total, n)
+    seed, expected = commitment_picks(com, secret, value)
     drawn = b["drawn"]
     got = [(d["position"], d["deal_id"]) for d in drawn]
     yield Check(
@@ -164,7 +163,7 @@ def _opening(d: dict[str, Any]) -> str | None:
     deal = Deal.from_bytes(canonical)  # checks 13 cards a hand
     if commitment(bytes.fromhex(d["salt"]), canonical).hex() != entry.data["c"]:
         return f"SHA-256(salt ‖ deal) is not the commitment {entry.data['c']}"
-    if d.get("pbn") is not None and Deal.from_pbn(d["pbn"]) != deal:
+    if d.get("pbn") is not None and (fast_deal(d["pbn"]) or Deal.from_pbn(d["pbn"])) != deal:
         return f"the PBN {d['pbn']!r} is not the committed deal"
     return None
 

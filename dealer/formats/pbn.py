@@ -9,13 +9,18 @@ comments and ``%`` lines skipped; UTF-8 or Latin-1; games separated by empty lin
 
 Writer (export format): ``% PBN 2.1``, ``% EXPORT``, the 15 mandatory tags in order (``"?"`` when unknown,
 ``""`` when not applicable to a dealt board), the deal listed from the dealer, then the other tags of
-``BoardRecord.tags`` sorted by name; CRLF line ends; an empty line between games.
+``BoardRecord.tags`` sorted by name; CRLF line ends; an empty line between games. Latin-1 (the standard's
+character set) when every character fits, otherwise UTF-8 with a byte-order mark. The reader takes a file as
+UTF-8 when it decodes as UTF-8, else as Latin-1: Latin-1 text that happens to be valid UTF-8 (a capital
+accented letter followed by a symbol in 0x80–0xBF, e.g. "Ã©") is read as UTF-8.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
 from dealer.core.errors import DealError
@@ -160,7 +165,11 @@ class PbnFormat:
         for rec in boards:
             lines.append("")
             lines.extend(self._game(rec, meta))
-        return ("\r\n".join(lines) + "\r\n").encode("latin-1", errors="replace")
+        text = "\r\n".join(lines) + "\r\n"
+        try:
+            return text.encode("latin-1")  # the standard's character set
+        except UnicodeEncodeError:  # e.g. a Russian event name: UTF-8, marked by a BOM so readers can tell
+            return b"\xef\xbb\xbf" + text.encode("utf-8")
 
     def _game(self, rec: BoardRecord, meta: ExportMeta) -> list[str]:
         tags = rec.tags
@@ -271,18 +280,23 @@ class _Reader:
                 self.result.problems.append(ReadProblem(f"Deal {value!r}: {exc}", board, line))
                 return
             self.deals[value] = deal
-        dealer = vul = None
-        if "Dealer" in tags:
-            try:
-                dealer = Seat.parse(tags["Dealer"])
-            except ValueError:
-                dealer = None
-        if "Vulnerable" in tags:
-            try:
-                vul = Vulnerability.parse(tags["Vulnerable"])
-            except ValueError:
-                vul = None
+        dealer = _parsed(Seat.parse, tags.get("Dealer"))
+        vul = _parsed(Vulnerability.parse, tags.get("Vulnerable"))
         self.result.records.append(BoardRecord(deal, board, dealer, vul, line, None, tags))
+
+
+_T = TypeVar("_T")
+
+
+@functools.cache
+def _parsed(parse: Callable[[str], _T], value: str | None) -> _T | None:
+    """``parse(value)``, or None when the value is absent or not understood (the deal is kept)."""
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except ValueError:
+        return None
 
 
 def _tag(name: str, value: str) -> str:

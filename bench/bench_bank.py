@@ -1,0 +1,169 @@
+"""Bank, import and draw: commit latency with fsync, PBN import rate (vs endplay), draw and verify at scale."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dealer.bank.api import DealSource
+from dealer.bank.importer import import_files
+from dealer.bank.store import ImportItem, SqliteBank
+from dealer.core import Deal
+from dealer.draw.bundle import load_bundle, verify_bundle
+from dealer.draw.director import Director
+from dealer.draw.protocol import dice_spec
+from dealer.formats.base import BoardRecord
+from dealer.formats.pbn import PBN
+
+HERE = Path(__file__).resolve().parent
+SAMPLE = HERE.parents[1] / "shared" / "data" / "pbn"
+
+
+def _random_deals(n: int, seed: int) -> list[Deal]:
+    rng = np.random.default_rng(seed)
+    base = np.repeat(np.arange(4, dtype=np.uint8), 13)
+    out: list[Deal] = []
+    while len(out) < n:
+        chunk = rng.permuted(np.tile(base, (min(100_000, n - len(out)), 1)), axis=1)
+        out.extend(Deal(row.tobytes()) for row in chunk)
+    return out
+
+
+def _commit_latency(work: Path, n: int) -> list[dict[str, Any]]:
+    deals = _random_deals(n, 1)
+    source = DealSource("station", station="T1", variant=2, shown_cards=30, dealing_order=bytes(range(52)))
+    with SqliteBank(work / "latency.sqlite") as bank:
+        times = []
+        for deal in deals:
+            t = time.perf_counter()
+            bank.commit_deal(deal, source)
+            times.append(time.perf_counter() - t)
+    times.sort()
+    p50 = times[len(times) // 2] * 1e3
+    p99 = times[int(len(times) * 0.99)] * 1e3
+    return [
+        {"name": "deal commit latency p50 (fsync)", "value": round(p50, 3), "unit": "ms"},
+        {"name": "deal commit latency p99 (fsync)", "value": round(p99, 3), "unit": "ms", "target": "<= 10"},
+    ]
+
+
+def _pbn_files(work: Path) -> tuple[list[Path], str]:
+    if SAMPLE.is_dir():
+        files = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn")
+        if files:
+            return files, f"shared sample, {len(files)} files"
+    path = work / "generated.pbn"
+    deals = _random_deals(6000, 2)
+    path.write_bytes(PBN.write([BoardRecord(d, k % 32 + 1, tags={"Room": "Open"}) for k, d in enumerate(deals)]))
+    return [path], "generated file (../shared absent)"
+
+
+def _import_rates(work: Path) -> list[dict[str, Any]]:
+    files, what = _pbn_files(work)
+    datas = [p.read_bytes() for p in files]
+    t = time.perf_counter()
+    records = sum(len(PBN.read(d, str(p)).records) for p, d in zip(files, datas, strict=True))
+    parse_s = time.perf_counter() - t
+    t = time.perf_counter()
+    with SqliteBank(work / "import.sqlite") as bank:
+        report = import_files(bank, files)
+    import_s = time.perf_counter() - t
+    rows = [
+        {"name": "PBN read", "value": round(records / parse_s), "unit": "deals/s", "note": f"{records} deals, {what}"},
+        {
+            "name": "PBN import into bank",
+            "value": round(report.records / import_s),
+            "unit": "deals/s",
+            "target": ">= 20000",
+            "note": f"{report.imported} new, {report.duplicates} duplicates, {report.problems} unreadable",
+        },
+    ]
+    try:
+        from endplay.parsers import pbn as endplay_pbn
+
+        found = 0
+        failed = 0
+        t = time.perf_counter()
+        for d in datas:
+            try:
+                found += len(endplay_pbn.load(io.StringIO(d.decode("latin-1"))))
+            except Exception:  # endplay gives up on a whole file it cannot parse
+                failed += 1
+        endplay_s = time.perf_counter() - t
+        rows.append(
+            {
+                "name": "endplay PBN parser",
+                "value": round(found / endplay_s) if found else 0,
+                "unit": "deals/s",
+                "note": f"{found} deals found (ours {records}); {failed} files refused; "
+                f"{endplay_s:.2f} s vs ours {parse_s:.2f} s",
+            }
+        )
+    except ImportError:
+        rows.append({"name": "endplay PBN parser", "value": "n/a", "unit": "", "note": "endplay not installed"})
+    return rows
+
+
+def _draw_at_scale(work: Path, n_deals: int) -> list[dict[str, Any]]:
+    path = work / "big.sqlite"
+    source = DealSource("import", file="bench.pbn")
+    t = time.perf_counter()
+    with SqliteBank(path) as bank:
+        for start in range(0, n_deals, 200_000):
+            chunk = _random_deals(min(200_000, n_deals - start), 10 + start)
+            bank.import_deals([ImportItem(d, source) for d in chunk], {"files": []})
+    build_s = time.perf_counter() - t
+    with SqliteBank(path) as bank:
+        bank.raw_connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = path.stat().st_size
+        director = Director(bank)
+        t = time.perf_counter()
+        director.seal()
+        seal_s = time.perf_counter() - t
+        t = time.perf_counter()
+        director.prepare("bench", dice_spec(["A", "B"], 10), share_percent=1)
+        prepare_s = time.perf_counter() - t
+        director.enter_public_value("bench", dice=["1234567890", "0987654321"])
+        t = time.perf_counter()
+        drawn = director.run("bench")
+        draw_s = time.perf_counter() - t
+        director.reveal("bench")
+        t = time.perf_counter()
+        bundle = director.bundle("bench")
+        bundle_s = time.perf_counter() - t
+    data = json.dumps(bundle).encode()
+    t = time.perf_counter()
+    checks = verify_bundle(load_bundle(data))
+    verify_s = time.perf_counter() - t
+    assert all(c.ok for c in checks), checks[-1]
+    label = f"{n_deals:,}-deal bank"
+    return [
+        {"name": f"build {label} (bulk import)", "value": round(build_s, 1), "unit": "s"},
+        {"name": "database size per deal", "value": round(size / n_deals), "unit": "bytes"},
+        {"name": f"seal {label}", "value": round(seal_s, 2), "unit": "s"},
+        {"name": f"draw prepare (commit) {label}", "value": round(prepare_s, 2), "unit": "s"},
+        {
+            "name": f"draw run {label}",
+            "value": round(draw_s, 2),
+            "unit": "s",
+            "target": "<= 2",
+            "note": f"{len(drawn)} deals drawn (1%)",
+        },
+        {"name": f"bundle build {label}", "value": round(bundle_s, 2), "unit": "s", "note": f"{len(data):,} bytes"},
+        {"name": f"bundle verify {label}", "value": round(verify_s, 2), "unit": "s", "target": "<= 2"},
+    ]
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="bench-bank-") as tmp:
+        work = Path(tmp)
+        rows = _commit_latency(work, 200 if quick else 2000)
+        rows += _import_rates(work)
+        rows += _draw_at_scale(work, 100_000 if quick else 1_000_000)
+    return rows

@@ -1,0 +1,226 @@
+"""``dealer bank verify``: recompute the ledger chain, every seal, every commitment and every draw.
+
+Stops at the first thing that does not match and names it (ledger entry index, deal id or draw label).
+Reads the database only; it needs no key (each seal carries its public key, and all must agree).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from hashlib import sha256
+from typing import Any
+
+from dealer.core import Deal
+from dealer.draw.protocol import commitment_picks, to_ranges
+
+from .keys import verify_signature
+from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
+from .merkle import leaf_hash, merkle_root
+from .store import DEAL_STATES, DRAWN, IN_BANK, PLAYED, SqliteBank
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    ok: bool
+    entries: int
+    deals: int
+    seals: int
+    draws: int
+    problem: str | None = None  # the first entry/row that does not match, and why
+
+
+class _Bad(Exception):
+    pass
+
+
+def verify_bank(bank: SqliteBank, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+    counts = {"entries": 0, "deals": 0, "seals": 0, "draws": 0}
+    problem: str | None = None
+    try:
+        _verify(bank, counts, progress)
+    except _Bad as exc:
+        problem = str(exc)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as exc:  # data of the wrong shape
+        problem = f"damaged data after {counts}: {type(exc).__name__}: {exc}"
+    return VerifyReport(problem is None, counts["entries"], counts["deals"], counts["seals"], counts["draws"], problem)
+
+
+def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, int], None] | None) -> None:
+    db = bank.raw_connection()
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    bank_id = meta.get("bank_id")
+    if meta.get("schema") != "1" or set(meta) != {"bank_id", "schema"}:
+        raise _Bad(f"meta table: unexpected contents {sorted(meta)} / schema {meta.get('schema')!r}")
+
+    # 1. the ledger: contiguous indices, canonical bytes, hash column, chain, seals
+    total = db.execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
+    deal_entries: dict[int, Entry] = {}
+    draw_entries: dict[str, dict[str, Entry]] = {}
+    leaves: list[bytes] = []
+    prev = GENESIS_PREV
+    public_key: str | None = None
+    last_deal = 0
+    for expected, (idx, kind, body, digest) in enumerate(bank.entries()):
+        where = f"ledger entry {idx}"
+        if idx != expected:
+            raise _Bad(f"ledger entry {expected} is missing (next is {idx})")
+        if not isinstance(body, bytes) or not isinstance(digest, bytes):
+            raise _Bad(f"{where}: body or hash is not stored as bytes")
+        try:
+            entry = Entry.decode(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise _Bad(f"{where}: bytes do not decode as a canonical entry ({exc})") from exc
+        if entry.index != idx or entry.kind != kind:
+            raise _Bad(f"{where}: its bytes say entry {entry.index} of kind {entry.kind!r}, the row {idx} {kind!r}")
+        if sha256(body).digest() != digest:
+            raise _Bad(f"{where}: stored hash {digest.hex()} is not SHA-256 of its bytes")
+        if entry.prev != prev:
+            raise _Bad(f"{where}: chain broken: prev {entry.prev} but entry {idx - 1} hashes to {prev}")
+        prev = digest.hex()
+        data = entry.data
+        if idx == 0 and (kind != EntryKind.GENESIS or data.get("bank") != bank_id):
+            raise _Bad(f"{where}: the first entry must be the genesis of bank {bank_id}")
+        if kind == EntryKind.DEAL:
+            deal_id = data.get("id")
+            if deal_id != last_deal + 1:
+                raise _Bad(f"{where}: deal id {deal_id} out of sequence (expected {last_deal + 1})")
+            last_deal = deal_id
+            deal_entries[deal_id] = entry
+        elif kind == EntryKind.SEAL:
+            public_key = _check_seal(entry, leaves, bank_id, public_key, last_deal)
+            counts["seals"] += 1
+        elif kind in (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL):
+            label = data["commitment"]["label"] if kind == EntryKind.DRAW_COMMIT else data.get("label")
+            steps = draw_entries.setdefault(str(label), {})
+            if kind in steps:
+                raise _Bad(f"{where}: a second {kind} entry for draw {label!r}")
+            steps[kind] = entry
+        leaves.append(leaf_hash(body))
+        counts["entries"] = idx + 1
+        if progress is not None and idx % 10000 == 0:
+            progress(idx, total)
+
+    # 2. the deals: one row per deal entry, commitments recomputed
+    states: dict[int, tuple[str, str | None]] = {}
+    n_rows = 0
+    for row in db.execute("SELECT * FROM deals ORDER BY deal_id"):
+        n_rows += 1
+        deal_id = row[0]
+        _check_deal_row(row, deal_entries.get(deal_id))
+        states[deal_id] = (row[8], row[9])
+        counts["deals"] = n_rows
+    if n_rows != len(deal_entries):
+        missing = sorted(set(deal_entries) - set(states))[:5]
+        raise _Bad(f"deals table has {n_rows} rows for {len(deal_entries)} deal entries (missing {missing})")
+
+    # 3. the draws: K against its hash, the result recomputed, deal states consistent
+    marked: dict[int, tuple[str, str]] = {}
+    rows = db.execute("SELECT * FROM draws ORDER BY commit_index").fetchall()
+    if {str(r[0]) for r in rows} != set(draw_entries):
+        raise _Bad(f"draws table {sorted(str(r[0]) for r in rows)} does not match the ledger's {sorted(draw_entries)}")
+    for row in rows:
+        doc = draw_entries[str(row[0])][EntryKind.DRAW_COMMIT].data["commitment"]
+        never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
+        if doc["eligible"]["ranges"] != to_ranges(never_drawn):
+            raise _Bad(f"draw {row[0]!r}: its eligible set is not the sealed deals never drawn before")
+        for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key).items():
+            marked[deal_id] = (state, str(row[0]))
+        counts["draws"] += 1
+    for deal_id, (state, session) in states.items():
+        want = marked.get(deal_id)
+        if want is None and (state != IN_BANK or session is not None):
+            raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, but no draw selected it")
+        if want is not None and (state, session) != want:
+            raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, the draws say {want}")
+
+
+def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str | None, last_deal: int) -> str:
+    where = f"ledger entry {entry.index} (seal)"
+    cp = entry.data.get("checkpoint")
+    pub = entry.data.get("public_key")
+    if not isinstance(cp, dict) or not isinstance(pub, str):
+        raise _Bad(f"{where}: no checkpoint or public key")
+    if cp.get("format") != SEAL_FORMAT or cp.get("bank") != bank_id:
+        raise _Bad(f"{where}: checkpoint is not a {SEAL_FORMAT} of bank {bank_id}")
+    if cp.get("size") != len(leaves) or cp.get("last_deal") != last_deal or cp.get("ts") != entry.ts:
+        raise _Bad(f"{where}: checkpoint says {cp.get('size')} entries / deal {cp.get('last_deal')}, "
+                   f"the ledger has {len(leaves)} / {last_deal} before it")  # fmt: skip
+    if merkle_root(leaves).hex() != cp.get("root"):
+        raise _Bad(f"{where}: Merkle root of the first {len(leaves)} entries is not {cp.get('root')}")
+    if not verify_signature(pub, str(entry.data.get("signature")), canonical_json(cp)):
+        raise _Bad(f"{where}: Ed25519 signature does not verify")
+    if key is not None and pub != key:
+        raise _Bad(f"{where}: signed by key {pub}, earlier seals by {key}")
+    return pub
+
+
+def _check_deal_row(row: tuple[Any, ...], entry: Entry | None) -> None:
+    deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
+    where = f"deal {deal_id}"
+    if entry is None:
+        raise _Bad(f"{where}: no ledger entry commits it")
+    if ledger_index != entry.index:
+        raise _Bad(f"{where}: row says ledger entry {ledger_index}, its entry is {entry.index}")
+    if not all(isinstance(x, bytes) for x in (canonical, salt, com)) or len(salt) != 16:
+        raise _Bad(f"{where}: canonical deal, salt or commitment damaged")
+    try:
+        Deal.from_bytes(canonical)
+    except ValueError as exc:
+        raise _Bad(f"{where}: canonical bytes are not a deal ({exc})") from exc
+    if commitment(salt, canonical) != com or com.hex() != entry.data.get("c"):
+        raise _Bad(f"{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {entry.index}")
+    if source != canonical_json(entry.data.get("src")).decode():
+        raise _Bad(f"{where}: source {source!r} differs from ledger entry {entry.index}")
+    if order is not None and not isinstance(order, bytes):
+        raise _Bad(f"{where}: dealing order is not stored as bytes")
+    want_order = entry.data.get("order")
+    got_order = None if order is None else sha256(salt + order).hexdigest()
+    if want_order != got_order:
+        raise _Bad(f"{where}: dealing order does not match its hash in ledger entry {entry.index}")
+    if created != entry.ts:
+        raise _Bad(f"{where}: created {created!r}, ledger entry {entry.index} says {entry.ts!r}")
+    if state not in DEAL_STATES:
+        raise _Bad(f"{where}: unknown state {state!r}")
+    if session is not None and not isinstance(session, str):
+        raise _Bad(f"{where}: session {session!r} is not a label")
+
+
+def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None) -> dict[int, str]:
+    label, state, commit_index, secret, value, drawn = row
+    where = f"draw {label!r}"
+    entry = steps.get(EntryKind.DRAW_COMMIT)
+    if entry is None or entry.index != commit_index:
+        raise _Bad(f"{where}: its commitment is not ledger entry {commit_index}")
+    doc = entry.data["commitment"]
+    if key is None or not verify_signature(key, str(entry.data.get("signature")), canonical_json(doc)):
+        raise _Bad(f"{where}: commitment signature does not verify with the bank's key")
+    if not isinstance(secret, bytes) or sha256(secret).hexdigest() != doc["k_hash"]:
+        raise _Bad(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
+    order = ["committed", "public-value", "drawn", "revealed"]
+    kinds = [EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL]
+    if state not in order:
+        raise _Bad(f"{where}: unknown state {state!r}")
+    reached = order.index(state)
+    for k, kind in enumerate(kinds):
+        if (kind in steps) != (k <= reached):
+            raise _Bad(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
+    pv = steps.get(EntryKind.PUBLIC_VALUE)
+    if (pv.data.get("value") if pv else None) != value:
+        raise _Bad(f"{where}: public value {value!r} differs from the ledger's")
+    if reached < 2:
+        if drawn is not None:
+            raise _Bad(f"{where}: has a result before it was run")
+        return {}
+    ids = [i for _, i in commitment_picks(doc, secret, str(value))[1]]
+    try:
+        stored = json.loads(drawn)
+    except (TypeError, ValueError) as exc:
+        raise _Bad(f"{where}: stored result is damaged") from exc
+    if stored != ids:
+        raise _Bad(f"{where}: stored result differs from the draw recomputed from K and V")
+    reveal = steps.get(EntryKind.REVEAL)
+    if reveal is not None and (reveal.data.get("drawn") != ids or reveal.data.get("secret") != secret.hex()):
+        raise _Bad(f"{where}: the reveal entry {reveal.index} does not match K and the result")
+    return dict.fromkeys(ids, PLAYED if reveal is not None else DRAWN)

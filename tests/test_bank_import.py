@@ -1,0 +1,112 @@
+"""Import of public deals: each deal once, every deal imported or reported, one transaction."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from bank_support import random_deal, station_source
+
+from dealer.bank.importer import import_files
+from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank.verify import verify_bank
+from dealer.core import Deal
+from dealer.formats.base import BoardRecord, FormatError
+from dealer.formats.lin import LIN
+from dealer.formats.pbn import PBN
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SAMPLE = SHARED / "data" / "pbn"
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> SqliteBank:
+    b = SqliteBank(tmp_path / "bank.sqlite")
+    yield b
+    b.close()
+
+
+def _deals(n: int, seed: int) -> list[Deal]:
+    rng = random.Random(seed)
+    return [random_deal(rng) for _ in range(n)]
+
+
+def test_duplicates_inside_and_across_files_and_bank_are_reported(bank: SqliteBank, tmp_path: Path) -> None:
+    a, b, c, d = _deals(4, 1)
+    bank.commit_deal(d, station_source())  # deal 1, already in the bank
+    f1 = tmp_path / "one.pbn"
+    f1.write_bytes(PBN.write([BoardRecord(a, 1), BoardRecord(b, 2), BoardRecord(a, 3)]))
+    f2 = tmp_path / "two.lin"
+    f2.write_bytes(LIN.write([BoardRecord(b, 1), BoardRecord(c, 2), BoardRecord(d, 3)]))
+    report = import_files(bank, [f1, f2])
+    assert report.records == 6 and report.imported == 3 and report.duplicates == 3 and report.problems == 0
+    one, two = report.files
+    assert [(x.board, x.repeats) for x in one.duplicates] == [(3, 2)]
+    assert one.duplicates[0].first_seen.endswith("one.pbn:" + str(PBN.read(f1.read_bytes()).records[0].line))
+    assert [(x.board, x.repeats, x.first_seen) for x in two.duplicates][1] == (3, 1, "bank")
+    assert bank.get_deal(4).deal == c
+    assert bank.get_deal(4).source == {"board": 2, "file": str(f2), "kind": "import", "line": 2, "shown": 0}
+    batch = bank.entry(report.batch_index)
+    assert batch.kind == "import" and batch.data["imported"] == 3 and batch.data["duplicates"] == 3
+    assert verify_bank(bank).ok
+
+
+def test_unreadable_records_are_reported_with_line_and_reason(bank: SqliteBank, tmp_path: Path) -> None:
+    good = _deals(1, 2)[0]
+    text = (
+        PBN.write([BoardRecord(good, 1)]).decode() + '\r\n[Board "2"]\r\n[Deal "N:AKQ.. - - -"]\r\n\r\n[Board "3"]\r\n'
+    )
+    path = tmp_path / "bad.pbn"
+    path.write_text(text)
+    report = import_files(bank, [path])
+    f = report.files[0]
+    assert f.imported == 1
+    lines = text.replace("\r\n", "\n").split("\n")
+    board2, board3 = lines.index('[Board "2"]') + 1, lines.index('[Board "3"]') + 1
+    reasons = {(p.board, p.line): p.reason for p in f.problems}
+    assert set(reasons) == {(2, board2), (3, board3)}
+    assert "N:AKQ.. - - -" in reasons[(2, board2)]
+    assert "no Deal tag" in reasons[(3, board3)]
+
+
+def test_import_is_all_or_nothing(bank: SqliteBank, tmp_path: Path) -> None:
+    path = tmp_path / "many.pbn"
+    path.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(_deals(50, 3))]))
+    before = (bank.deal_count(), bank.ledger_size())
+    calls = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append(done)
+        raise KeyboardInterrupt  # the operator stops it after the first deals were processed
+
+    with pytest.raises(KeyboardInterrupt):
+        bank.import_deals(
+            [ImportItem(d, station_source()) for d in _deals(2000, 4)],
+            {"files": []},
+            lambda done: progress(done, 2000),
+        )
+    assert calls == [1000]
+    assert (bank.deal_count(), bank.ledger_size()) == before
+    missing = tmp_path / "missing.pbn"
+    with pytest.raises(FormatError, match=r"missing\.pbn"):
+        import_files(bank, [path, missing])
+    assert (bank.deal_count(), bank.ledger_size()) == before
+    with pytest.raises(FormatError, match="extension"):
+        import_files(bank, [path, tmp_path / "deals.xyz"])
+    assert verify_bank(bank).ok
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
+def test_the_shared_sample_imports_completely(bank: SqliteBank) -> None:
+    files = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn")
+    report = import_files(bank, files)
+    assert report.problems == 0, [(f.path, p) for f in report.files for p in f.problems][:5]
+    assert report.imported + report.duplicates == report.records
+    # every Deal tag in the files was read as a record
+    deal_tags = sum(p.read_bytes().count(b"[Deal ") for p in files)
+    assert report.records == deal_tags
+    assert bank.deal_count() == report.imported
+    distinct = {r.deal for p in files for r in PBN.read(p.read_bytes()).records}
+    assert len(distinct) == report.imported
+    assert verify_bank(bank).ok

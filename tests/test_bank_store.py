@@ -1,0 +1,240 @@
+"""The SQLite bank: commits, duplicates, ledger chain, seals, keys, and tamper detection by ``verify_bank``."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import stat
+from hashlib import sha256
+from pathlib import Path
+
+import pytest
+from bank_support import fill, random_deal, station_source
+
+from dealer.bank.api import BankApi, DealSource
+from dealer.bank.keys import verify_signature
+from dealer.bank.ledger import Entry, EntryKind, canonical_json, commitment
+from dealer.bank.store import BankError, DuplicateDealError, ImportItem, SqliteBank
+from dealer.bank.verify import verify_bank
+from dealer.draw.director import Director
+from dealer.draw.protocol import dice_spec
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> SqliteBank:
+    b = SqliteBank(tmp_path / "var" / "bank.sqlite")
+    yield b
+    b.close()
+
+
+def test_implements_bank_api(bank: SqliteBank) -> None:
+    api: BankApi = bank
+    assert api.deal_count() == 0
+    assert len(api.ledger_head()) == 64
+
+
+def test_commit_stores_salted_commitment_and_ledger_entry(bank: SqliteBank) -> None:
+    deal = random_deal(random.Random(5))
+    c = bank.commit_deal(deal, station_source(shown=28))
+    stored = bank.get_deal(c.deal_id)
+    assert stored.deal == deal
+    assert len(stored.salt) == 16
+    assert c.commitment == sha256(stored.salt + deal.to_bytes()).hexdigest()
+    entry = bank.entry(c.ledger_index)
+    assert entry.kind == EntryKind.DEAL
+    assert entry.data["c"] == c.commitment
+    assert entry.data["src"] == {"kind": "station", "shown": 28, "station": "T1", "variant": 2}
+    # the dealing order is secret: only its salted hash is in the ledger
+    assert entry.data["order"] == sha256(stored.salt + bytes(range(52))).hexdigest()
+    assert bank.ledger_head() == c.ledger_head == sha256(entry.encode()).hexdigest()
+    assert stored.state == "bank" and stored.session is None
+
+
+def test_same_deal_gets_different_salts_in_two_banks(tmp_path: Path) -> None:
+    deal = random_deal(random.Random(9))
+    with SqliteBank(tmp_path / "a.sqlite") as a, SqliteBank(tmp_path / "b.sqlite") as b:
+        assert a.commit_deal(deal, station_source()).commitment != b.commit_deal(deal, station_source()).commitment
+
+
+def test_duplicate_deal_refused_naming_the_deal_it_repeats(bank: SqliteBank) -> None:
+    rng = random.Random(2)
+    deals = [random_deal(rng) for _ in range(3)]
+    for d in deals:
+        bank.commit_deal(d, station_source())
+    with pytest.raises(DuplicateDealError) as info:
+        bank.commit_deal(deals[1], DealSource("import", file="x.pbn", board=4))
+    assert info.value.existing_id == 2
+    assert "deal 2" in str(info.value)
+    assert bank.deal_count() == 3
+    assert verify_bank(bank).ok
+
+
+def test_void_and_events_are_chained(bank: SqliteBank) -> None:
+    fill(bank, 2)
+    i = bank.void_deal("card misread", "T1", {"cards": 51})
+    j = bank.record_event("shown", {"station": "T1", "deal": 2, "cards": 13})
+    assert (i, j) == (3, 4)
+    assert bank.entry(i).data == {"reason": "card misread", "station": "T1", "detail": {"cards": 51}}
+    assert bank.entry(j).prev == sha256(bank.entry(i).encode()).hexdigest()
+    with pytest.raises(BankError, match="reason"):
+        bank.void_deal("  ", "T1")
+    for kind in ("deal", "seal", "draw", "reveal", "draw-commit"):
+        with pytest.raises(BankError, match="written by the bank"):
+            bank.record_event(kind, {})
+    assert verify_bank(bank).ok
+
+
+def test_thousands_of_deals_verify(bank: SqliteBank) -> None:
+    rng = random.Random(11)
+    items = [ImportItem(random_deal(rng), DealSource("import", file="big.pbn", board=k, line=k)) for k in range(2500)]
+    bank.import_deals(items, {"files": []})
+    bank.seal()
+    fill(bank, 100, seed=12)
+    bank.seal()
+    report = verify_bank(bank)
+    assert report.ok, report.problem
+    assert (report.deals, report.seals, report.entries) == (2600, 2, 2604)
+
+
+def test_seal_is_signed_checkpoint_and_later_deals_wait_for_a_later_seal(bank: SqliteBank, tmp_path: Path) -> None:
+    fill(bank, 30)
+    seal = bank.seal()
+    assert (seal.size, seal.last_deal) == (31, 30)
+    cp = bank.entry(seal.ledger_index).data["checkpoint"]
+    assert verify_signature(seal.public_key, seal.signature, canonical_json(cp))
+    assert not verify_signature(seal.public_key, seal.signature, canonical_json({**cp, "size": 30}))
+    fill(bank, 10, seed=3)
+    assert bank.eligible_count(bank.latest_seal().last_deal) == 30
+    assert bank.seal().last_deal == 40
+    assert bank.eligible_count(bank.latest_seal().last_deal) == 40
+    key = tmp_path / "var" / "bank-ed25519.pem"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert bank.public_key_pem().startswith(b"-----BEGIN PUBLIC KEY-----")
+
+
+def test_key_readable_by_others_is_refused(tmp_path: Path) -> None:
+    with SqliteBank(tmp_path / "b.sqlite") as b:
+        b.seal()
+    (tmp_path / "bank-ed25519.pem").chmod(0o644)
+    with SqliteBank(tmp_path / "b.sqlite") as b, pytest.raises(Exception, match="readable by others"):
+        b.seal()
+
+
+def test_entries_are_canonical_and_decode_refuses_other_forms(bank: SqliteBank) -> None:
+    fill(bank, 1)
+    body = next(bank.entries(1, 2))[2]
+    entry = Entry.decode(body)
+    assert entry.encode() == body
+    spaced = json.dumps(json.loads(body), sort_keys=True).encode()
+    with pytest.raises(ValueError, match="canonical"):
+        Entry.decode(spaced)
+
+
+def _small_bank_with_everything(path: Path) -> SqliteBank:
+    bank = SqliteBank(path)
+    rng = random.Random(4)
+    for k in range(60):
+        src = station_source() if k % 2 else DealSource("import", file="f.pbn", board=k, line=k * 10)
+        bank.commit_deal(random_deal(rng), src)
+    bank.void_deal("misdeal", "T2")
+    bank.record_event("shown", {"deal": 3})
+    director = Director(bank)
+    director.seal()
+    director.prepare("one", dice_spec(["A"], 3), count=3)
+    director.enter_public_value("one", dice=["123"])
+    director.run("one")
+    director.reveal("one")
+    director.prepare("two", dice_spec(["A", "B"], 2), count=2)
+    director.enter_public_value("two", dice=["12", "34"])
+    director.run("two")
+    return bank
+
+
+def _tamper_values(value: object) -> list[object]:
+    """Changed versions of a stored value: every byte position flipped (sampled for long values)."""
+    if isinstance(value, int):
+        return [value + 1, value - 1]
+    if value is None:
+        return ["x"]
+    raw = value.encode() if isinstance(value, str) else bytes(value)  # type: ignore[arg-type]
+    positions = sorted(
+        {0, len(raw) - 1, len(raw) // 2, *random.Random(len(raw)).sample(range(len(raw)), min(2, len(raw)))}
+    )
+    out: list[object] = []
+    for p in positions:
+        flipped = bytearray(raw)
+        flipped[p] ^= 0x01
+        out.append(flipped.decode("latin-1") if isinstance(value, str) else bytes(flipped))
+    return out
+
+
+def test_changing_any_byte_of_any_row_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "bank.sqlite"
+    _small_bank_with_everything(path).close()
+    with SqliteBank(path) as b:
+        assert verify_bank(b).ok
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA synchronous=OFF")  # the tampering itself need not be durable
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    assert set(tables) == {"meta", "ledger", "deals", "draws"}
+    tried = 0
+    for table in tables:
+        info = db.execute(f"PRAGMA table_info({table})").fetchall()
+        columns = [r[1] for r in info]
+        rowid_alias = next((r[1] for r in info if r[5] == 1 and r[2].upper() == "INTEGER"), None)
+        rows = db.execute(f"SELECT rowid, * FROM {table}").fetchall()
+        # every row of the small tables, a spread of rows of the big ones
+        picked = (
+            rows
+            if len(rows) <= 12
+            else [rows[i] for i in sorted({0, 1, 2, len(rows) // 2, len(rows) - 3, len(rows) - 2, len(rows) - 1})]
+        )
+        for row in picked:
+            rowid, values = row[0], row[1:]
+            for column, value in zip(columns, values, strict=True):
+                for changed in _tamper_values(value):
+                    try:
+                        db.execute(f"UPDATE {table} SET {column}=? WHERE rowid=?", (changed, rowid))
+                    except sqlite3.IntegrityError:
+                        continue  # the schema itself refuses this change (unique key)
+                    db.commit()
+                    with SqliteBank(path) as b:
+                        report = verify_bank(b)
+                    new_rowid = changed if column == rowid_alias else rowid
+                    db.execute(f"UPDATE {table} SET {column}=? WHERE rowid=?", (value, new_rowid))
+                    db.commit()
+                    assert not report.ok, f"{table}.{column} of row {rowid} changed to {changed!r}: not detected"
+                    tried += 1
+    assert tried > 300
+    with SqliteBank(path) as b:
+        assert verify_bank(b).ok
+
+
+def test_deleting_a_ledger_row_or_a_deal_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "bank.sqlite"
+    _small_bank_with_everything(path).close()
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM ledger WHERE idx = (SELECT MAX(idx) FROM ledger)")
+    db.commit()
+    with SqliteBank(path) as b:
+        report = verify_bank(b)
+    assert not report.ok and "draw 'two'" in (report.problem or "")
+    db.execute("DELETE FROM deals WHERE deal_id = 7")
+    db.commit()
+    with SqliteBank(path) as b:
+        assert not verify_bank(b).ok
+
+
+def test_verify_names_the_first_bad_entry(bank: SqliteBank) -> None:
+    fill(bank, 20)
+    db = bank.raw_connection()
+    body = bytes(db.execute("SELECT body FROM ledger WHERE idx=7").fetchone()[0])
+    db.execute("UPDATE ledger SET body=? WHERE idx=7", (body.replace(b'"shown":30', b'"shown":31'),))
+    report = verify_bank(bank)
+    assert not report.ok
+    assert report.problem is not None and report.problem.startswith("ledger entry 7:")
+
+
+def test_commitment_function_is_salt_then_deal() -> None:
+    assert commitment(b"s" * 16, b"d" * 13) == sha256(b"s" * 16 + b"d" * 13).digest()

@@ -1,0 +1,121 @@
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dealer.regulation import (
+    DealingVariant,
+    RegulationError,
+    load_regulation,
+    parse_regulation,
+    regulation_from_dict,
+)
+
+
+def reg(**sections: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {"dealing": {"variant": 2, "open_cards": 32}}
+    data.update(sections)
+    return data
+
+
+def test_default_file_loads() -> None:
+    r = load_regulation()
+    assert r.variant is DealingVariant.PARTIALLY_OPEN
+    assert r.open_cards == 32 and r.open_count() == 32
+    assert r.bank_target == 480  # 24 boards at 5 %
+    assert r.is_open(31) and not r.is_open(32)
+
+
+@pytest.mark.parametrize(("k", "ok"), [(27, False), (28, True), (29, True), (39, True), (40, True), (41, False)])
+def test_open_cards_bounds(k: int, ok: bool) -> None:
+    data = {"dealing": {"variant": 2, "open_cards": k}}
+    if ok:
+        assert regulation_from_dict(data).open_cards == k
+    else:
+        with pytest.raises(RegulationError, match=rf"dealing.open_cards = {k} is out of range: allowed 28..40"):
+            regulation_from_dict(data)
+
+
+def test_open_cards_required_for_variant_2_refused_for_others() -> None:
+    with pytest.raises(RegulationError, match="open_cards is required for variant 2"):
+        regulation_from_dict({"dealing": {"variant": 2}})
+    for variant in (1, 3):
+        with pytest.raises(RegulationError, match="only allowed with variant 2"):
+            regulation_from_dict({"dealing": {"variant": variant, "open_cards": 32}})
+    assert regulation_from_dict({"dealing": {"variant": 3}}).open_count() == 52
+    assert regulation_from_dict({"dealing": {"variant": 1}}).open_count() == 0
+
+
+@pytest.mark.parametrize("variant", [0, 4, "2", 2.0, True])
+def test_variant_bounds(variant: Any) -> None:
+    with pytest.raises(RegulationError, match="dealing.variant"):
+        regulation_from_dict({"dealing": {"variant": variant}})
+
+
+@pytest.mark.parametrize(
+    ("share", "ok"), [(0.99, False), (1, True), (1.01, True), (9.99, True), (10, True), (10.01, False)]
+)
+def test_share_bounds(share: float, ok: bool) -> None:
+    data = reg(draw={"share_percent": share}, session={"boards": 1})
+    if ok:
+        assert regulation_from_dict(data).share_percent == share
+    else:
+        with pytest.raises(RegulationError, match=r"draw.share_percent = .* is out of range: allowed 1..10"):
+            regulation_from_dict(data)
+
+
+@pytest.mark.parametrize(("deals", "ok"), [(4, False), (5, True), (6, True), (49, True), (50, True), (51, False)])
+def test_number_of_deals_share_checked(deals: int, ok: bool) -> None:
+    data = reg(draw={"deals": deals}, bank={"target": 500}, session={"boards": 4})
+    if ok:
+        r = regulation_from_dict(data)
+        assert r.deals_per_session == deals and r.share_percent == pytest.approx(deals / 5)
+    else:
+        with pytest.raises(
+            RegulationError, match=rf"draw.deals = {deals} is .*% of bank.target = 500: allowed 1%..10%"
+        ):
+            regulation_from_dict(data)
+
+
+def test_deals_needs_target_and_not_both() -> None:
+    with pytest.raises(RegulationError, match="needs bank.target"):
+        regulation_from_dict(reg(draw={"deals": 10}))
+    with pytest.raises(RegulationError, match="either"):
+        regulation_from_dict(reg(draw={"deals": 10, "share_percent": 5}, bank={"target": 200}))
+
+
+@pytest.mark.parametrize(("key", "lo", "hi"), [("boards", 1, 200), ("copies", 1, 50)])
+def test_session_bounds(key: str, lo: int, hi: int) -> None:
+    for value, ok in ((lo - 1, False), (lo, True), (lo + 1, True), (hi - 1, True), (hi, True), (hi + 1, False)):
+        data = reg(session={key: value}, draw={"share_percent": 10})
+        if ok:
+            regulation_from_dict(data)
+        else:
+            with pytest.raises(RegulationError, match=rf"session.{key} = {value} is out of range: allowed {lo}..{hi}"):
+                regulation_from_dict(data)
+
+
+def test_bank_target_derived_and_checked() -> None:
+    assert regulation_from_dict(reg(session={"boards": 30}, draw={"share_percent": 4})).bank_target == 750
+    with pytest.raises(RegulationError, match="bank.target = 100 at 5% gives 5 deals, fewer than session.boards = 24"):
+        regulation_from_dict(reg(bank={"target": 100}))
+    with pytest.raises(RegulationError, match="bank.target = 0 is out of range"):
+        regulation_from_dict(reg(bank={"target": 0}))
+
+
+def test_unknown_keys_refused() -> None:
+    with pytest.raises(RegulationError, match=r"unknown key dealing.open_card \(allowed in \[dealing\]"):
+        regulation_from_dict({"dealing": {"variant": 2, "open_card": 30}})
+    with pytest.raises(RegulationError, match="unknown key 'shuffle'"):
+        regulation_from_dict(reg(shuffle={}))
+
+
+def test_file_errors_name_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "reg.toml"
+    bad.write_text("[dealing]\nvariant = 2\nopen_cards = 50\n")
+    with pytest.raises(RegulationError, match=rf"^{bad}: dealing.open_cards = 50"):
+        load_regulation(bad)
+    with pytest.raises(RegulationError, match="not valid TOML.*line 1"):
+        parse_regulation("[dealing\n")
+    with pytest.raises(RegulationError, match="cannot read"):
+        load_regulation(tmp_path / "missing.toml")
