@@ -144,3 +144,44 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
         page.wait_for_function("document.getElementById('d-deals').textContent !== '—'")
         page.screenshot(path=str(ARTIFACTS / "director.png"), full_page=True)
         page.close()
+
+
+def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
+    with running_service(cfg, regulation(3, None, target=40)) as server:
+        deadline = time.monotonic() + 60
+        while server.service.stations["A"].status != "target_reached":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        errors = page_errors(page)
+        page.goto(f"{server.base}/director?token={server.director}&lang=en")
+        page.wait_for_function("document.getElementById('d-deals').textContent.startsWith('40')")
+        page.get_by_role("button", name="Seal the bank").click()
+        page.wait_for_function("document.getElementById('d-eligible').textContent === '40'")
+        page.fill("input[name=label]", "round-1")
+        page.fill("input[name=witnesses]", "Ann, Boris")
+        page.fill("input[name=digits]", "3")
+        page.get_by_role("button", name="Prepare the draw (commit)").click()
+        draw = page.locator(".draw[data-label='round-1']")
+        draw.wait_for()
+        draw.get_by_role("button", name="Show the commitment on the audience display").click()
+        page.wait_for_function("document.getElementById('message').textContent === 'Done'")
+        audience = browser.new_page()
+        audience.goto(server.base + "/")
+        audience.wait_for_selector("#commitment:not([hidden])")
+        assert "round-1" in audience.locator("#commitment").inner_text()
+        draw.locator("input[name=public_value]").fill("123/456")
+        draw.get_by_role("button", name="Run the draw").click()
+        page.wait_for_selector(".draw[data-label='round-1'][data-state='drawn'] .drawnlist .drawn")
+        assert page.locator(".drawnlist .drawn").count() == 2
+        assert page.locator(".drawnlist .card").count() == 2 * 52  # the director sees the drawn deals
+        audience.reload()
+        audience.wait_for_selector("#commitment:not([hidden])")
+        assert audience.locator(".drawn").count() == 0  # the audience does not
+        page.screenshot(path=str(ARTIFACTS / "director-drawn.png"), full_page=True)
+        page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
+        page.wait_for_selector(".draw[data-label='round-1'][data-state='revealed'] a[download]")
+        assert errors == []
+        page.close()
+        audience.close()
