@@ -63,13 +63,20 @@ def test_audience_page_shows_cards_live_and_hidden_ones_as_backs(browser: Any, d
         f" return ({seen})(s) !== {first!r}; }})()",
         timeout=20000,
     )  # more cards arrived while we watched
-    # wait for a moment past the 32nd card of a deal: backs appear, and no more than 32 faces show
-    page.wait_for_selector("section.station[data-station='A'] .back", timeout=30000)
-    faces, hidden = station.evaluate(
-        "s => [s.querySelectorAll('.card').length,"
-        " [...s.querySelectorAll('.backs')].reduce((n, e) => n + Number(e.dataset.hidden), 0)]"
-    )
-    assert faces == 32 and 1 <= hidden <= 20  # the open part of the deal, then backs only
+    # a moment past the 32nd card of a deal: the 32 open cards show, the rest are backs only
+    counts = page.wait_for_function(
+        """() => {
+            const s = document.querySelector("section.station[data-station='A']");
+            const faces = s.querySelectorAll('.card').length;
+            const hidden = [...s.querySelectorAll('.backs')].reduce((n, e) => n + Number(e.dataset.hidden), 0);
+            return hidden > 0 ? [faces, hidden] : null;
+        }""",
+        timeout=30000,
+    ).json_value()
+    assert counts[0] == 32 and 1 <= counts[1] <= 20
+    for _ in range(20):  # and never more than 32 faces, whenever we look
+        assert station.locator(".card").count() <= 32
+        page.wait_for_timeout(25)
     assert page.locator("section.station").count() == 2
     assert page.locator("#conn.live").count() == 1
     assert int(page.locator("#target").inner_text()) == 200
