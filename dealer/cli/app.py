@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "dealer.cli.export_cmds",
     "dealer.cli.device_cmds",
     "dealer.cli.simulate_cmds",
+    "dealer.cli.serve_cmds",
 )
 
 
