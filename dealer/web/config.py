@@ -29,7 +29,7 @@ class StationConfig:
     name: str
     kind: str = "simulator"
     url: str | None = None
-    cards_per_second: float = 2.0
+    cards_per_second: float = 8.7
     fault_rate: float = 0.0
     auto_redeal: bool = False
     first_seat: Seat = Seat.N
@@ -100,7 +100,7 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
         name=name,
         kind=kind,
         url=url,
-        cards_per_second=_num(data.get("cards_per_second", 2.0), f"{where}.cards_per_second", 0.01, 1e6, source),
+        cards_per_second=_num(data.get("cards_per_second", 8.7), f"{where}.cards_per_second", 0.01, 1e6, source),
         fault_rate=_num(data.get("fault_rate", 0.0), f"{where}.fault_rate", 0.0, 1.0, source),
         auto_redeal=auto,
         first_seat=Seat.parse(first),
