@@ -49,6 +49,8 @@ class ErrorReason(Enum):
     BAD_PAYLOAD = "bad_payload"  # payload size does not fit the message's layout
     BAD_FIELD = "bad_field"  # a field value out of its range
 
+    __hash__ = object.__hash__  # members are singletons; identity hashing keeps error counting cheap
+
 
 # Errors after which the header can be trusted (the CRC matched): the receiver may NAK these.
 TRUSTED_HEADER = frozenset(
@@ -154,13 +156,30 @@ def _from_wire(kind: str, value: Any) -> tuple[Any, str | None]:
 # -- encoding --------------------------------------------------------------------------------------------
 
 
+def _encoder(spec: MessageSpec) -> tuple[tuple[str, ...], tuple[tuple[int, str, str], ...]]:
+    """Names of the fixed fields, and (index, type, name) of those needing more than a range check by struct."""
+    fixed = [f for f in spec.fields if f.type != "text"]
+    special = tuple((i, f.type, f.name) for i, f in enumerate(fixed) if f.type not in ("u8", "u16", "u32"))
+    return tuple(f.name for f in fixed), special
+
+
+_ENCODERS = {t: _encoder(spec) for t, spec in _SPECS.items()}
+
+
 def encode_payload(message: Message) -> bytes:
     spec = _SPECS[message.TYPE]
-    values = [_to_wire(f.type, f.name, getattr(message, f.name)) for f in spec.fields if f.type != "text"]
-    payload = spec.fixed.pack(*values)
+    names, special = _ENCODERS[spec.type]
+    values = [getattr(message, n) for n in names]
+    for i, kind, name in special:
+        values[i] = _to_wire(kind, name, values[i])
+    try:
+        payload = spec.fixed.pack(*values)
+    except struct.error:  # an integer out of its range: say which
+        for f, v in zip(spec.fields, values, strict=False):
+            _to_wire(f.type, f.name, v)
+        raise
     if spec.has_text:
-        text_field = spec.fields[-1].name
-        payload += str(getattr(message, text_field)).encode("utf-8")
+        payload += str(getattr(message, spec.fields[-1].name)).encode("utf-8")
     if len(payload) > MAX_PAYLOAD:
         raise EncodeError(f"{spec.name}: payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
     return payload
@@ -243,8 +262,9 @@ def decode_frame(encoded: bytes, versions: frozenset[int] = frozenset({PROTOCOL_
     if len(raw) < HEADER_SIZE + CRC_SIZE:
         return FrameError(ErrorReason.TOO_SHORT, f"{len(raw)} bytes after COBS", encoded)
     body, (crc,) = raw[:-CRC_SIZE], CRC.unpack_from(raw, len(raw) - CRC_SIZE)
-    if zlib.crc32(body) != crc:
-        return FrameError(ErrorReason.BAD_CRC, f"CRC {crc:#010x} != {zlib.crc32(body):#010x}", encoded)
+    computed = zlib.crc32(body)
+    if computed != crc:
+        return FrameError(ErrorReason.BAD_CRC, f"CRC {crc:#010x}, computed {computed:#010x}", encoded)
     version, msg_type, seq, length = HEADER.unpack_from(body)
     payload = body[HEADER_SIZE:]
     if length != len(payload):

@@ -101,14 +101,14 @@ def test_no_session_before_hello_over_raw_serial() -> None:
         port = serial.serial_for_url(sim.url, timeout=0.5)
         try:
             decoder = Decoder()
-            boot = decoder.feed(port.read(64))
-            assert [type(e.message).__name__ for e in boot if isinstance(e, Received)] == ["Boot"]
+            # (the BOOT sent at power-up may be gone: opening a serial port flushes its input buffer)
             port.write(encode(StartDeal(5), 0))
-            got: list[object] = []
+            naks: list[Nak] = []
             deadline = time.monotonic() + 5
-            while not got and time.monotonic() < deadline:
+            while not naks and time.monotonic() < deadline:
                 got = [e.message for e in decoder.feed(port.read(64)) if isinstance(e, Received)]
-            assert got and isinstance(got[0], Nak) and got[0].reason == NakReason.NO_SESSION
+                naks = [m for m in got if isinstance(m, Nak)]
+            assert naks and naks[0].reason == NakReason.NO_SESSION and naks[0].nacked_seq == 0
         finally:
             port.close()
 
@@ -122,14 +122,18 @@ def test_silent_device_is_detected_by_heartbeat_and_deal_reported_lost() -> None
         with simulator("pty", plan, power_outage=1.0) as sim:
             async with driver(sim) as drv:
                 deal_id = await drv.start_deal()
-                events = []
-                while not any(isinstance(e, Reconnected) for e in events):
+                events = [await drv.next_event(10)]
+                while not isinstance(events[-1], Disconnected | DeviceFault):
                     events.append(await drv.next_event(10))
-                lost = next(e for e in events if isinstance(e, Disconnected | DeviceFault))
+                lost = events[-1]
                 if isinstance(lost, Disconnected):
                     assert lost.deal_in_progress == deal_id
-                else:
+                    while not isinstance(events[-1], Reconnected):
+                        events.append(await drv.next_event(10))
+                else:  # a stalled host may see the restart itself before giving the link up
                     assert lost.kind is FaultKind.POWER and lost.deal_id == deal_id
+                    while not drv.connected:
+                        await asyncio.sleep(0.01)
                 assert not any(isinstance(e, DealEnded) for e in events)
                 assert len([e for e in events if isinstance(e, CardSeen)]) <= 5
                 out = await run_deal(drv)
