@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "dealer.cli.draw_cmds",
     "dealer.cli.serve_cmds",
     "dealer.cli.export_cmds",
+    "dealer.cli.audit_cmds",
 )
 
 
