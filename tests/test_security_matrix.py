@@ -379,3 +379,13 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
     assert json.dumps(sorted(drawn_ids)).encode() not in public_bytes
     # the judge's pages say nothing of which deals were drawn
     assert b'"drawn"' not in judge_bytes and b"drawn" not in public_bytes
+
+
+@pytest.mark.parametrize("body", [b"\xff\xfe\x00", b"\x80", b'{"label": "\xac"}', b"[1, 2]", b"nul"])
+def test_bodies_that_are_not_json_text_are_refused_not_crashed(live: Live, body: bytes) -> None:
+    """Found by the fuzz: a body that is not UTF-8 made every POST answer 500 (UnicodeDecodeError)."""
+    posts = [e for e in endpoints(live.app) if e.method == "POST"]
+    assert posts
+    for ep in posts:
+        r = httpx.post(live.base + ep.path, content=body, headers={"Authorization": f"Bearer {live.secret(ep.area)}"})
+        assert r.status_code == 400 and "JSON" in r.json()["detail"], (ep.path, r.status_code, r.text)
