@@ -1,6 +1,7 @@
 """Calibration (fair deals pass at about the nominal rate) and power (weak shuffles and rigged deals fail)."""
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from dealer.audit import AuditRecord, audit_dealset, deal_from_order, run_audit
@@ -90,6 +91,9 @@ def test_stations_are_audited_apart_and_consecutive_pairs_stay_inside_a_station(
     by_station = {s.station: s for s in result.stations}
     assert by_station["A"].passed
     assert not by_station["B"].passed and "pair_repeat" in by_station["B"].failed
+    for s in result.stations:  # Bonferroni over the two stations
+        assert s.alpha == 0.005
+        assert s.min_p_holm is not None and s.passed == (s.min_p_holm >= 0.005)
 
 
 def test_too_few_deals_skip_tests_with_a_reason() -> None:
@@ -113,3 +117,41 @@ def test_consecutive_deals_follow_time_order_within_a_station() -> None:
     result = run_audit(shuffled, 0.01)
     assert result.check("pair_repeat").status == "fail"
     assert result.dealset is not None and list(result.dealset.ids) == list(range(300))
+
+
+def test_position_against_seat_runs_when_the_machine_chooses_pockets() -> None:
+    fair = FairShuffler(b"pockets")
+    decks = fair.orders(200)
+    deals = [deal_from_order(o) for o in fair.orders(200)]
+    # a machine that reads the cards in deck order and puts each in its pocket of an independent random deal
+    free = [AuditRecord(d, i, "M", order=tuple(map(int, o))) for i, (d, o) in enumerate(zip(deals, decks, strict=True))]
+    result = run_audit(free, 0.01)
+    assert result.check("position_seat").status == "pass"
+    # a machine whose first 13 cards always go to North (deal and order built together)
+    biased = []
+    for i, o in enumerate(decks):
+        seats = bytearray(52)
+        for t, card in enumerate(o):
+            seats[int(card)] = 0 if t < 13 else 1 + (t - 13) % 3
+        biased.append(AuditRecord(type(deals[0])(bytes(seats)), i, "M", order=tuple(map(int, o))))
+    result = run_audit(biased, 0.01)
+    assert result.check("position_seat").status == "fail"
+
+
+def test_clockwise_dealing_skips_position_against_seat_with_the_reason() -> None:
+    orders = FairShuffler(b"clockwise").orders(40)
+    records = [AuditRecord(deal_from_order(o), i, order=tuple(map(int, o))) for i, o in enumerate(orders)]
+    check = run_audit(records).check("position_seat")
+    assert check.status == "skipped" and "clockwise" in check.verdict_en and "часовой" in check.verdict_ru
+
+
+def test_results_do_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dealer.audit import checks
+
+    orders = simulate("gsr:3", 300, 12)
+    whole = audit_dealset(DealSet.from_arrays(seats_from_orders(orders), orders), 0.01)
+    monkeypatch.setattr(checks, "CHUNK", 64)  # 64-row chunks, 8-pair chunks for the inversions
+    chunked = audit_dealset(DealSet.from_arrays(seats_from_orders(orders), orders), 0.01)
+    assert [(c.id, c.statistic, c.p_value) for c in whole.checks] == [
+        (c.id, c.statistic, c.p_value) for c in chunked.checks
+    ]

@@ -59,6 +59,7 @@ def test_json_schema_is_stable(result: AuditResult) -> None:
     assert doc["duplicates"] == [["W3", "W3-again"]]
     assert [s["station"] for s in doc["stations"]] == ["weak", "fair"]
     assert doc["stations"][0]["passed"] is False
+    assert set(doc["stations"][0]) == {"station", "deals", "passed", "failed", "min_p_holm", "alpha"}
     patterns = next(t for t in doc["tests"] if t["id"] == "patterns")
     assert {"pattern", "probability", "observed", "expected"} == set(patterns["details"]["table"][0])
     assert sum(row["observed"] for row in patterns["details"]["table"]) == 4 * 401

@@ -21,7 +21,6 @@ from .records import DealSet
 from .stats import aggregate, pool_ordered, pool_unordered, sum_tails, two_sided
 
 HCP_OF_CARD = np.array([max(0, 4 - (c % 13)) for c in range(52)], dtype=np.int64)
-SUIT_OF_CARD = np.arange(52, dtype=np.int64) // 13
 MIN_DEALS_CARD_SEAT = 20  # n/4 ≥ 5 in every cell
 MIN_PAIRS_SAME_SEAT = 10
 
@@ -53,14 +52,17 @@ def skipped(check_id: str, sample: int, en: str, ru: str, details: dict[str, Any
 # -- from the hands alone ------------------------------------------------------------------------------
 
 
-def hand_lengths(seats: NDArray[np.int64]) -> NDArray[np.int64]:
+def hand_lengths(seats: NDArray[np.uint8]) -> NDArray[np.int64]:
     """(n, 4 seats, 4 suits) suit lengths."""
-    n = seats.shape[0]
-    flat = (np.arange(n)[:, None] * 16 + seats * 4 + SUIT_OF_CARD[None, :]).ravel()
-    return np.bincount(flat, minlength=n * 16).reshape(n, 4, 4)
+    out = np.empty((seats.shape[0], 4, 4), dtype=np.int64)
+    for suit in range(4):
+        block = seats[:, 13 * suit : 13 * suit + 13]
+        for seat in range(4):
+            out[:, seat, suit] = (block == seat).sum(axis=1)
+    return out
 
 
-def pattern_counts(seats: NDArray[np.int64]) -> NDArray[np.int64]:
+def pattern_counts(seats: NDArray[np.uint8]) -> NDArray[np.int64]:
     lengths = hand_lengths(seats)
     idx = exact.pattern_lookup_table()[lengths[..., 0], lengths[..., 1], lengths[..., 2]]
     return np.bincount(idx.ravel(), minlength=len(exact.pattern_list()))
@@ -110,13 +112,24 @@ def check_patterns(ds: DealSet) -> Check:
     )  # fmt: skip
 
 
-def hcp_matrix(seats: NDArray[np.int64]) -> NDArray[np.int64]:
+HONOURS = np.flatnonzero(HCP_OF_CARD)
+HONOUR_POINTS = HCP_OF_CARD[HONOURS]
+
+
+def hcp_matrix(seats: NDArray[np.uint8]) -> NDArray[np.int64]:
     """(n, 4) HCP of each seat."""
-    n = seats.shape[0]
-    flat = (np.arange(n)[:, None] * 4 + seats).ravel()
-    return np.bincount(flat, weights=np.broadcast_to(HCP_OF_CARD, seats.shape).ravel(), minlength=4 * n).reshape(
-        n, 4
-    ).astype(np.int64)  # fmt: skip
+    honours = seats[:, HONOURS]
+    out = np.empty((seats.shape[0], 4), dtype=np.int64)
+    for seat in range(4):
+        out[:, seat] = (honours == seat).astype(np.int64) @ HONOUR_POINTS
+    return out
+
+
+def hcp_of(ds: DealSet) -> NDArray[np.int64]:
+    if "hcp" not in ds.cache:
+        ds.cache["hcp"] = hcp_matrix(ds.seats)
+    hcp: NDArray[np.int64] = ds.cache["hcp"]
+    return hcp
 
 
 def check_hcp(ds: DealSet, seat: int) -> Check:
@@ -124,7 +137,7 @@ def check_hcp(ds: DealSet, seat: int) -> Check:
     check_id = f"hcp_{'NESW'[seat]}"
     n = ds.n
     probs = exact.hcp_distribution()
-    hcp = hcp_matrix(ds.seats)[:, seat] if n else np.zeros(0, dtype=np.int64)
+    hcp = hcp_of(ds)[:, seat]
     observed = np.bincount(hcp, minlength=38).astype(np.float64)
     expected = n * probs
     groups = pool_ordered(expected)
@@ -146,10 +159,12 @@ def check_hcp(ds: DealSet, seat: int) -> Check:
     return Check(check_id, stat, "χ²", df, float(stats.chi2.sf(stat, df)), "pearson", n, details=details)
 
 
-def assignment_table(cards_by_row: NDArray[np.int64], seats_by_row: NDArray[np.int64]) -> NDArray[np.int64]:
-    """(52, 4) counts of (row index, seat) over deals; rows are cards or dealing positions."""
-    flat = (cards_by_row * 4 + seats_by_row).ravel()
-    return np.bincount(flat, minlength=208).reshape(52, 4)
+def assignment_table(seats_by_row: NDArray[np.uint8]) -> NDArray[np.int64]:
+    """(52, 4) counts of (column, seat) over deals; the 52 columns are cards or dealing positions."""
+    table = np.empty((52, 4), dtype=np.int64)
+    for seat in range(4):
+        table[:, seat] = (seats_by_row == seat).sum(axis=0)
+    return table
 
 
 def assignment_chi2(table: NDArray[np.int64], n: int) -> tuple[float, int, float]:
@@ -166,7 +181,7 @@ def assignment_chi2(table: NDArray[np.int64], n: int) -> tuple[float, int, float
 def check_card_seat(ds: DealSet) -> Check:
     """Every card equally likely in every seat (52 × 4)."""
     n = ds.n
-    table = assignment_table(np.broadcast_to(np.arange(52), ds.seats.shape), ds.seats)
+    table = assignment_table(ds.seats)
     details = {"observed": table.astype(int).tolist(), "expected": n / 4}
     if n < MIN_DEALS_CARD_SEAT:
         return skipped(
@@ -182,7 +197,7 @@ def check_card_seat(ds: DealSet) -> Check:
 def check_duplicates(ds: DealSet) -> Check:
     """Identical deals, reported by id. By chance two equal deals among n have probability ≤ C(n,2)/D."""
     seen: dict[bytes, list[Any]] = {}
-    for row, deal_id in zip(ds.seats.astype(np.uint8), ds.ids, strict=True):
+    for row, deal_id in zip(ds.seats, ds.ids, strict=True):
         seen.setdefault(row.tobytes(), []).append(deal_id)
     groups = [ids for ids in seen.values() if len(ids) > 1]
     extra = sum(len(g) - 1 for g in groups)
@@ -196,14 +211,24 @@ def check_duplicates(ds: DealSet) -> Check:
 # -- consecutive deals -------------------------------------------------------------------------------
 
 
+CHUNK = 1 << 15  # rows processed at once where intermediate arrays grow with 52 × rows
+
+
 def overlap_tables(ds: DealSet) -> NDArray[np.int64]:
     """(m, 4, 4) for each pair of consecutive deals: n_ij = cards in hand i of the first and hand j of the next."""
-    if not len(ds.pairs):
-        return np.zeros((0, 4, 4), dtype=np.int64)
-    a, b = ds.seats[ds.pairs[:, 0]], ds.seats[ds.pairs[:, 1]]
-    m = a.shape[0]
-    flat = (np.arange(m)[:, None] * 16 + a * 4 + b).ravel()
-    return np.bincount(flat, minlength=16 * m).reshape(m, 4, 4)
+    if "overlap" in ds.cache:
+        cached: NDArray[np.int64] = ds.cache["overlap"]
+        return cached
+    m = len(ds.pairs)
+    out = np.empty((m, 16), dtype=np.int64)
+    for start in range(0, m, CHUNK):
+        pairs = ds.pairs[start : start + CHUNK]
+        code = ds.seats[pairs[:, 0]] * 4 + ds.seats[pairs[:, 1]]  # uint8, 0..15
+        for v in range(16):
+            out[start : start + len(pairs), v] = (code == v).sum(axis=1)
+    tables = out.reshape(m, 4, 4)
+    ds.cache["overlap"] = tables
+    return tables
 
 
 def check_pair_repeat(ds: DealSet) -> Check:
@@ -258,8 +283,12 @@ def check_same_seat(ds: DealSet) -> Check:
 
 def _round_robin(ds: DealSet, rows: NDArray[np.int64]) -> bool:
     """True when every deal gives card t of its order to seat (first + t) mod 4: position fixes the seat."""
-    seats = np.take_along_axis(ds.seats[rows], ds.order[rows], axis=1)
-    return bool(((seats - seats[:, :1] - np.arange(52)[None, :]) % 4 == 0).all())
+    for start in range(0, rows.size, CHUNK):
+        part = rows[start : start + CHUNK]
+        seats = np.take_along_axis(ds.seats[part], ds.order[part].astype(np.int64), axis=1).astype(np.int64)
+        if not ((seats - seats[:, :1] - np.arange(52)[None, :]) % 4 == 0).all():
+            return False
+    return True
 
 
 def check_position_seat(ds: DealSet) -> Check:
@@ -276,8 +305,10 @@ def check_position_seat(ds: DealSet) -> Check:
             "position_seat", k, "cards are dealt one at a time clockwise, so the position fixes the seat",
             "карты раздаются по одной по часовой стрелке, место определяется позицией",
         )  # fmt: skip
-    seats = np.take_along_axis(ds.seats[rows], ds.order[rows], axis=1)
-    table = assignment_table(np.broadcast_to(np.arange(52), seats.shape), seats)
+    table = np.zeros((52, 4), dtype=np.int64)
+    for start in range(0, k, CHUNK):
+        part = rows[start : start + CHUNK]
+        table += assignment_table(np.take_along_axis(ds.seats[part], ds.order[part].astype(np.int64), axis=1))
     x2, df, p = assignment_chi2(table, k)
     return Check("position_seat", x2, "χ² × 51/52", df, p, "pearson-scaled", k, details={"observed": table.tolist()})
 
@@ -285,17 +316,21 @@ def check_position_seat(ds: DealSet) -> Check:
 def hand_inversions(ds: DealSet, pairs: NDArray[np.int64]) -> NDArray[np.int64]:
     """(m, 4): for each previous hand, the inversions between the order its 13 cards were dealt in the previous
     deal and the order they came out in the next deal."""
-    prev, nxt = pairs[:, 0], pairs[:, 1]
-    m = pairs.shape[0]
-    prev_order = ds.order[prev]  # card at each position
-    prev_seat_by_pos = np.take_along_axis(ds.seats[prev], prev_order, axis=1)
-    grouped = np.take_along_axis(prev_order, np.argsort(prev_seat_by_pos, axis=1, kind="stable"), axis=1)
-    new_pos = np.empty((m, 52), dtype=np.int64)
-    np.put_along_axis(new_pos, ds.order[nxt], np.broadcast_to(np.arange(52), (m, 52)), axis=1)
-    seq = np.take_along_axis(new_pos, grouped, axis=1).reshape(m, 4, 13)
+    out = np.empty((len(pairs), 4), dtype=np.int64)
     upper = np.triu(np.ones((13, 13), dtype=bool), 1)
-    inversions: NDArray[np.int64] = ((seq[..., :, None] > seq[..., None, :]) & upper).sum(axis=(2, 3))
-    return inversions
+    for start in range(0, len(pairs), CHUNK // 8):
+        part = pairs[start : start + CHUNK // 8]
+        m = len(part)
+        prev_order = ds.order[part[:, 0]].astype(np.int64)  # card at each position
+        prev_seat_by_pos = np.take_along_axis(ds.seats[part[:, 0]], prev_order, axis=1)
+        grouped = np.take_along_axis(prev_order, np.argsort(prev_seat_by_pos, axis=1, kind="stable"), axis=1)
+        new_pos = np.empty((m, 52), dtype=np.int8)
+        np.put_along_axis(
+            new_pos, ds.order[part[:, 1]].astype(np.int64), np.broadcast_to(np.arange(52, dtype=np.int8), (m, 52)), 1
+        )
+        seq = np.take_along_axis(new_pos, grouped, axis=1).reshape(m, 4, 13)
+        out[start : start + m] = ((seq[..., :, None] > seq[..., None, :]) & upper).sum(axis=(2, 3))
+    return out
 
 
 def check_order_kept(ds: DealSet) -> Check:

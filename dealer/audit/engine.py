@@ -80,6 +80,7 @@ class StationSummary:
     passed: bool
     failed: list[str]
     min_p_holm: float | None
+    alpha: float  # the level this station was judged at: alpha / number of stations
 
 
 @dataclass
@@ -165,18 +166,29 @@ def audit_dealset(ds: DealSet, alpha: float = DEFAULT_ALPHA) -> AuditResult:
 def run_audit(
     records: Sequence[AuditRecord], alpha: float = DEFAULT_ALPHA, scope: dict[str, Any] | None = None
 ) -> AuditResult:
-    """Audit all the records together and, when they come from several stations, each station alone."""
+    """Audit all the records together and, when they come from several stations, each station alone.
+
+    A station's verdict uses alpha / (number of stations), so that scanning many stations does not by itself
+    make one of them look guilty. The stations' ``min_p_holm`` are Holm-adjusted within the station only.
+    """
     ds = DealSet.build(records)
     result = audit_dealset(ds, alpha)
     result.scope = dict(scope or {})
     stations = list(dict.fromkeys(ds.stations))
     if len(stations) > 1:
+        # Bonferroni over the stations: the whole station table keeps its false-alarm rate at most alpha
+        per_station = alpha / len(stations)
         for station in stations:
-            sub = audit_dealset(DealSet.build([r for r in records if r.station == station]), alpha)
+            sub = audit_dealset(DealSet.build([r for r in records if r.station == station]), per_station)
             p_values = [c.p_holm for c in sub.checks if c.p_holm is not None]
             result.stations.append(
                 StationSummary(
-                    station, sub.deals, sub.passed, [c.id for c in sub.failed], min(p_values) if p_values else None
+                    station,
+                    sub.deals,
+                    sub.passed,
+                    [c.id for c in sub.failed],
+                    min(p_values) if p_values else None,
+                    per_station,
                 )
             )
     return result

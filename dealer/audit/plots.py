@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from dealer.core.cards import RANK_CHARS, SUIT_SYMBOLS
 
 from . import exact
-from .checks import hcp_matrix, overlap_tables
+from .checks import hcp_of, overlap_tables
 from .engine import AuditResult
 
 LABELS = {
@@ -81,7 +81,7 @@ def hcp_svg(result: AuditResult, lang: str = "en") -> str:
     text = LABELS[lang]
     ds = result.dealset
     n = result.deals
-    observed = np.bincount(hcp_matrix(ds.seats).ravel(), minlength=38) if ds is not None and n else np.zeros(38)
+    observed = np.bincount(hcp_of(ds).ravel(), minlength=38) if ds is not None and n else np.zeros(38)
     expected = 4 * n * exact.hcp_distribution()
     fig, ax = plt.subplots(figsize=(9, 3.4))
     x = np.arange(38)

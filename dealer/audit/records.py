@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -48,10 +49,11 @@ class DealSet:
 
     ids: tuple[int | str, ...]
     stations: tuple[str | None, ...]
-    seats: NDArray[np.int64]  # (n, 52) seat of each card
-    order: NDArray[np.int64]  # (n, 52) card dealt at each position, -1 rows where unknown
+    seats: NDArray[np.uint8]  # (n, 52) seat of each card
+    order: NDArray[np.int8]  # (n, 52) card dealt at each position, -1 rows where unknown
     has_order: NDArray[np.bool_]  # (n,)
     pairs: NDArray[np.int64]  # (m, 2) indices (k, k') of consecutive deals of the same station
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # arrays several checks share
 
     @property
     def n(self) -> int:
@@ -64,19 +66,21 @@ class DealSet:
         """One station's deals straight from arrays (simulations, benchmarks); ids are 1..n."""
         n = seats.shape[0]
         has = np.full(n, order is not None, dtype=np.bool_)
-        order_arr = order if order is not None else np.full((n, 52), -1, dtype=np.int64)
+        order_arr = order.astype(np.int8) if order is not None else np.full((n, 52), -1, dtype=np.int8)
         pairs = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1) if n > 1 else np.zeros((0, 2), np.int64)
-        return cls(tuple(range(1, n + 1)), (station,) * n, seats.astype(np.int64), order_arr, has, pairs)
+        return cls(tuple(range(1, n + 1)), (station,) * n, seats.astype(np.uint8), order_arr, has, pairs)
 
     @classmethod
     def build(cls, records: Sequence[AuditRecord]) -> DealSet:
         ordered = _audit_order(records)
         n = len(ordered)
         if not n:
-            empty = np.zeros((0, 52), dtype=np.int64)
-            return cls((), (), empty, empty.copy(), np.zeros(0, np.bool_), np.zeros((0, 2), np.int64))
-        seats = np.frombuffer(b"".join(r.deal.seats for r in ordered), dtype=np.uint8).reshape(n, 52).astype(np.int64)
-        order = np.full((n, 52), -1, dtype=np.int64)
+            return cls(
+                (), (), np.zeros((0, 52), np.uint8), np.zeros((0, 52), np.int8), np.zeros(0, np.bool_),
+                np.zeros((0, 2), np.int64),
+            )  # fmt: skip
+        seats = np.frombuffer(b"".join(r.deal.seats for r in ordered), dtype=np.uint8).reshape(n, 52).copy()
+        order = np.full((n, 52), -1, dtype=np.int8)
         has = np.zeros(n, dtype=np.bool_)
         for i, r in enumerate(ordered):
             if r.order is not None:

@@ -98,6 +98,7 @@ def to_json(result: AuditResult, generated_at: datetime | None = None) -> dict[s
                 "passed": s.passed,
                 "failed": s.failed,
                 "min_p_holm": s.min_p_holm,
+                "alpha": s.alpha,
             }
             for s in result.stations
         ],
