@@ -389,3 +389,27 @@ def test_bodies_that_are_not_json_text_are_refused_not_crashed(live: Live, body:
     for ep in posts:
         r = httpx.post(live.base + ep.path, content=body, headers={"Authorization": f"Bearer {live.secret(ep.area)}"})
         assert r.status_code == 400 and "JSON" in r.json()["detail"], (ep.path, r.status_code, r.text)
+
+
+def test_bundle_downloads_for_a_russian_label(tmp_path: Path) -> None:
+    """Found in review: a session label outside Latin-1 (e.g. 'Тур 1') made the bundle download a 500."""
+    label = 'Тур 1 "финал"'
+    with serve(tmp_path, target=20) as live:
+        judge = {"Authorization": f"Bearer {live.secret('judge')}"}
+        director = {"Authorization": f"Bearer {live.secret('director')}"}
+        for action, body in (("connect", {"device": "simulator"}), ("start", {})):
+            assert httpx.post(f"{live.base}/api/judge/stations/A/{action}", json=body, headers=judge).is_success
+        wait_for(lambda: live.service.stations["A"].status == "target_reached")
+        for path, body in [
+            ("/api/director/seal", {}),
+            ("/api/director/draws", {"label": label, "share": 10}),
+            (f"/api/director/draws/{label}/value", {"named": "42"}),
+            (f"/api/director/draws/{label}/run", {}),
+            (f"/api/director/draws/{label}/reveal", {}),
+        ]:
+            assert httpx.post(live.base + path, json=body, headers=director, timeout=30).status_code == 200, path
+        r = httpx.get(f"{live.base}/api/director/draws/{label}/bundle", headers=director)
+    assert r.status_code == 200 and r.json()["commitment"]["label"] == label
+    disposition = r.headers["content-disposition"]
+    assert disposition.startswith('attachment; filename="bundle-___ 1 _______.json"')
+    assert "filename*=UTF-8''bundle-%D0%A2%D1%83%D1%80%201%20%22" in disposition
