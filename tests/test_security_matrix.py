@@ -413,3 +413,31 @@ def test_bundle_downloads_for_a_russian_label(tmp_path: Path) -> None:
     disposition = r.headers["content-disposition"]
     assert disposition.startswith('attachment; filename="bundle-___ 1 _______.json"')
     assert "filename*=UTF-8''bundle-%D0%A2%D1%83%D1%80%201%20%22" in disposition
+
+
+def test_judge_websocket_answers_malformed_commands_and_stays_open(live: Live) -> None:
+    """Found in review: a WebSocket message that was not a JSON object ended the handler with an exception."""
+
+    async def talk() -> list[dict[str, Any]]:
+        url = f"ws://127.0.0.1:{live.port}/judge/ws"
+        headers = {"Authorization": f"Bearer {live.secret('judge')}"}
+        async with websockets.connect(url, additional_headers=headers) as ws:
+            await asyncio.wait_for(ws.recv(), 5)  # the state on connect
+            replies = []
+            for bad in ("not json", "[1, 2]", '"text"', "{"):
+                await ws.send(bad)
+                replies.append(await _next_reply(ws))
+            await ws.send(json.dumps({"cmd": "state"}))
+            replies.append(await _next_reply(ws, "state"))
+            return replies
+
+    replies = asyncio.run(talk())
+    assert [r["type"] for r in replies] == ["error"] * 4 + ["state"]
+    assert all("JSON object" in r["message"] for r in replies[:4])
+
+
+async def _next_reply(ws: Any, want: str = "error") -> dict[str, Any]:
+    while True:  # skip heartbeats and station updates broadcast to every console
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        if msg["type"] == want:
+            return dict(msg)

@@ -160,8 +160,15 @@ def create_app(service: Service) -> FastAPI:
         sender = asyncio.create_task(pump())
         try:
             while True:
-                data = await ws.receive_json()
+                text = await ws.receive_text()
                 reply: dict[str, Any]
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    data = None
+                if not isinstance(data, dict):  # answer, and keep the console connected
+                    await ws.send_text(json.dumps({"type": "error", "message": "a command must be a JSON object"}))
+                    continue
                 try:
                     if data.get("cmd") == "devices":
                         reply = {"type": "devices", "devices": service.devices()}
