@@ -229,3 +229,20 @@ def test_superscript_digits_in_a_deal_number_or_port_are_dealer_errors() -> None
         parse_deal_number("12²")
     with pytest.raises(DealerError, match="PORT in 1..65535"):
         open_transport("tcp://localhost:8²")
+
+
+def test_a_new_bank_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    """Found in review: the bank file (every deal's cards, the draw secrets) was created world-readable."""
+    b = SqliteBank(tmp_path / "shared" / "bank.sqlite")
+    try:
+        import_files(b, [_write(tmp_path / "x.pbn", valid_file("pbn", n=2))])
+    finally:
+        b.close()
+    for f in (tmp_path / "shared").iterdir():
+        if f.name.startswith("bank.sqlite"):
+            assert f.stat().st_mode & 0o077 == 0, f"{f.name} is {oct(f.stat().st_mode)}"
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
