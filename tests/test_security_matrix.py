@@ -441,3 +441,19 @@ async def _next_reply(ws: Any, want: str = "error") -> dict[str, Any]:
         msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
         if msg["type"] == want:
             return dict(msg)
+
+
+JUDGE_ACTIONS = ("connect", "disconnect", "start", "resume", "pause", "stop", "redeal", "show", "hide", "inject")
+
+
+@pytest.mark.parametrize("action", JUDGE_ACTIONS)
+def test_every_judge_action_is_refused_to_everyone_else(live: Live, action: str) -> None:
+    url = f"{live.base}/api/judge/stations/A/{action}"
+    before = live.service.stations["A"].state()
+    for role, want in (("none", 401), ("wrong", 403), ("director", 403)):
+        secret = live.secret(role)
+        headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+        assert httpx.post(url, json={"device": "simulator"}, headers=headers).status_code == want, (action, role)
+        cookie = {"Cookie": f"dealer_judge={secret}"} if secret else {}
+        assert httpx.post(url, json={}, headers={**cookie, "Origin": live.base}).status_code == want, (action, role)
+    assert live.service.stations["A"].state() == before
