@@ -315,7 +315,8 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
         watcher = threading.Thread(target=watch_judge, daemon=True)
         watcher.start()
         with Capture(f"{live.base}/api/public/events") as cap:
-            for action in ("connect", "start"):
+            # the judge even chooses to see the cards: the audience must still get only the first K of each deal
+            for action in ("connect", "show", "start"):
                 body = {"device": "simulator"} if action == "connect" else {}
                 assert httpx.post(f"{live.base}/api/judge/stations/A/{action}", json=body, headers=judge).is_success
             wait_for(lambda: live.service.stations["A"].status == "target_reached")
@@ -361,6 +362,8 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
         order = [Card(c) for c in stored[deal_id - 1].dealing_order or b""]
         assert len(order) == 52
         assert seen[attempt] == [int(c) for c in order[:K]]
+    judge_hidden = [m for m in map(json.loads, judge_ws) if m.get("open") is False and "card" in m]
+    assert len(judge_hidden) >= DEALS * (52 - K)  # the judge did see the hidden cards: the filter is the session's
     # 2. the draw: after the session, the public stream and snapshot only got the published commitment
     last_commit = max(i for i, (_, m) in enumerate(messages) if m["type"] == "deal_committed")
     after = [m for _, m in messages[last_commit + 1 :]]
