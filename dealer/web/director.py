@@ -35,14 +35,6 @@ def _body(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def _attachment(filename: str) -> str:
-    """A Content-Disposition for any label (RFC 6266): headers are Latin-1, labels are often Russian."""
-    from urllib.parse import quote
-
-    plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in filename)
-    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename, safe='')}"
-
-
 def install_director_routes(app: FastAPI, service: Service) -> None:
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
@@ -197,5 +189,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         return Response(
             json.dumps(bundle, indent=2, sort_keys=True),
             media_type="application/json",
-            headers={"Content-Disposition": _attachment(f"bundle-{label}.json")},
+            headers={
+                "Content-Disposition": f'attachment; filename="bundle-{re.sub(r"[^A-Za-z0-9._-]", "_", label)}.json"'
+            },
         )
