@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealer.core import Card, Deal, Seat
 from dealer.core.events import (
@@ -64,7 +64,7 @@ from firmware_protocol.messages import (
     Status,
 )
 
-from .device import BoardResult, CommandRefused, DeviceBusy, DeviceError, LinkLost, MachineInfo
+from .device import BoardResult, CommandRefused, DealingDevice, DeviceBusy, DeviceError, LinkLost, MachineInfo
 from .transport import Transport, TransportClosed
 
 HOST_MIN_VERSION = 1
@@ -700,3 +700,9 @@ class MachineDriver:
 
     def _emit(self, ev: DeviceEvent) -> None:
         self._events.put_nowait(ev)
+
+
+if TYPE_CHECKING:  # mypy proves the driver satisfies the interface the service uses
+
+    def _is_dealing_device(driver: MachineDriver) -> DealingDevice:
+        return driver
