@@ -324,7 +324,7 @@ def open_transport(spec: str, *, baudrate: int = 115200, usb_backend: Any = None
     """A transport from a string (see the module docstring). Raises TransportSpecError naming the problem."""
     if spec.startswith("tcp://"):
         host, sep, port = spec[len("tcp://") :].rpartition(":")
-        if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        if not sep or not port.isdecimal() or not 0 < int(port) < 65536:
             raise TransportSpecError(f"{spec!r}: expected tcp://HOST:PORT with PORT in 1..65535")
         return TcpTransport(host or "127.0.0.1", int(port))
     if spec.startswith("usb:"):

@@ -180,6 +180,9 @@ class SqliteBank:
         self._key: Ed25519PrivateKey | None = None
         self._leaves: list[bytes] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if str(self.path) != ":memory:" and not self.path.exists():
+            # the bank holds every deal's cards and the draw secrets: owner-only, as SQLite's WAL files then are
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")

@@ -31,6 +31,8 @@ COMMAND_MODULES = (
     "dealer.cli.device_cmds",
     "dealer.cli.simulate_cmds",
     "dealer.cli.serve_cmds",
+    "dealer.cli.export_cmds",
+    "dealer.cli.audit_cmds",
 )
 
 

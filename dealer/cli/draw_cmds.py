@@ -70,10 +70,42 @@ def run_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Pat
 
 
 @draw_app.command("show")
-def show_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
-    """Show the drawn deals of a draw (director only)."""
+def show_cmd(
+    label: str = typer.Argument(...),
+    output: Path | None = typer.Option(
+        None, "--out", "-o", help="Also write the drawn deals as boards 1..n to this deal file (format by extension)."
+    ),
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+) -> None:
+    """Show the drawn deals of a draw (director only); --out writes them for `dealer export`."""
     with open_bank(bank, keys) as b:
-        _print_drawn(Director(b).drawn_deals(label))
+        drawn = Director(b).drawn_deals(label)
+    _print_drawn(drawn)
+    if output is not None:
+        _write_drawn(drawn, output, label)
+
+
+def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
+    """The drawn deals in pick order as boards 1..n (Law 2), in a file only its owner can read (it is secret)."""
+    import os
+
+    from dealer.core import board_dealer, board_vulnerability
+    from dealer.formats import by_path, load_all
+    from dealer.formats.base import BoardRecord, ExportMeta
+
+    load_all()
+    fmt = by_path(str(output))
+    boards = [
+        BoardRecord(item.deal.deal, board=n, dealer=board_dealer(n), vulnerability=board_vulnerability(n))
+        for n, item in enumerate(drawn, start=1)
+    ]
+    data = fmt.write(boards, ExportMeta(event=label))
+    fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.chmod(output, 0o600)
+    out.print(f"{len(boards)} boards written to {output} (owner-only: keep it secret until play)", markup=False)
 
 
 @draw_app.command("reveal")

@@ -86,7 +86,7 @@ def format_deal_number(number: int) -> str:
 
 def parse_deal_number(text: str) -> int:
     cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
-    if not cleaned.isdigit():
+    if not cleaned.isdecimal():
         raise DealNumberError(f"deal number {text!r} is not a whole number")
     value = int(cleaned)
     if value >= DEAL_COUNT:

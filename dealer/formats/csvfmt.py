@@ -80,10 +80,10 @@ class CsvFormat:
                     f"{source}: line {lineno} has {len(row)} fields, a CSV board has 16 holdings and more"
                 )
             board_text = row[16].strip() if len(row) > 16 else ""
-            if position == 0 and board_text and not board_text.isdigit():
+            if position == 0 and board_text and not board_text.isdecimal():
                 continue  # a header line
             position += 1
-            board = int(board_text) if board_text.isdigit() and int(board_text) >= 1 else position
+            board = int(board_text) if board_text.isdecimal() and int(board_text) >= 1 else position
             try:
                 seats = bytearray([4] * 52)
                 for k in range(16):

@@ -102,7 +102,7 @@ class DlmFormat:
                 continue
             key, value = (part.strip() for part in line.split("=", 1))
             low = key.lower()
-            if low.startswith("board ") and low[6:].strip().isdigit():
+            if low.startswith("board ") and low[6:].strip().isdecimal():
                 nn = int(low[6:])
                 if nn in board_lines:
                     raise FormatError(
@@ -116,7 +116,7 @@ class DlmFormat:
             if key not in header:
                 raise FormatError(f"{source}: the [Document] header has no {key!r} line")
             value, lineno = header[key]
-            if not value.lstrip("-").isdigit():
+            if not value.lstrip("-").isdecimal():
                 raise FormatError(f"{source}: line {lineno}: {key} = {value!r} is not a number")
             return int(value), lineno
 
@@ -149,7 +149,7 @@ class DlmFormat:
             value, lineno = board_lines[nn]
             letters, digits = value[:26], value[26:]
             try:
-                if len(letters) != 26 or not digits.isdigit():
+                if len(letters) != 26 or not digits.isdecimal():
                     raise FormatError(f"'{value}' is not 26 letters and a checksum")
                 want = board_checksum(nn, letters)
                 if int(digits) != want:

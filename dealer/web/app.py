@@ -160,8 +160,15 @@ def create_app(service: Service) -> FastAPI:
         sender = asyncio.create_task(pump())
         try:
             while True:
-                data = await ws.receive_json()
+                text = await ws.receive_text()
                 reply: dict[str, Any]
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    data = None
+                if not isinstance(data, dict):  # answer, and keep the console connected
+                    await ws.send_text(json.dumps({"type": "error", "message": "a command must be a JSON object"}))
+                    continue
                 try:
                     if data.get("cmd") == "devices":
                         reply = {"type": "devices", "devices": service.devices()}
@@ -194,7 +201,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(body)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # not JSON, or not even UTF-8 text (UnicodeDecodeError)
         raise HTTPException(400, f"request body is not JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise HTTPException(400, "request body must be a JSON object")

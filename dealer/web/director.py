@@ -28,7 +28,7 @@ def _body(raw: bytes) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(raw)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # not JSON, or not even UTF-8 text (UnicodeDecodeError)
         raise HTTPException(400, f"request body is not JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise HTTPException(400, "request body must be a JSON object")
