@@ -43,7 +43,7 @@ class CalibrationError(DealerError):
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
-    face: float = 0.6  # best similarity below this: not a face of this deck (a back, a joker, a hand): ignored
+    face: float = 0.7  # best similarity below this: not a face of this deck (a back, a joker, a hand): ignored
     accept: float = 0.8  # best similarity below this: unreadable
     margin: float = 0.15  # normalised margin to every other card below this: unreadable
 
@@ -334,22 +334,22 @@ def _check_pass(views: list[_View], rank: Vectors, suit: Vectors) -> None:
 
 
 def _order_problem(rank: Vectors, suit: Vectors) -> str | None:
-    """The first position whose suit symbol or rank does not match the sorted deck's pattern, described."""
-    n = min(len(rank), 52)
+    """Where the views stop following the sorted deck, judged by where the suit changes.
+
+    Adjacent views of one suit share the suit symbol; the three least alike adjacent pairs are where the
+    suit changed. In a sorted pass that is after positions 13, 26 and 39; the first change seen elsewhere
+    names the position where a card is missing, extra or out of order.
+    """
+    n = min(len(suit), 52)
     if n < 14:
         return None
-    suit_sim = suit[:n] @ suit[:n].T
-    rank_sim = rank[:n] @ rank[:n].T
-    positions = np.arange(n)
-    for i in range(n):
-        groups_s = [positions[(positions // 13 == k) & (positions != i)] for k in range(4)]
-        scores_s = [float(suit_sim[i, grp].mean()) if len(grp) else -1.0 for grp in groups_s]
-        if int(np.argmax(scores_s)) != i // 13:
-            other = int(np.argmax(scores_s))
-            return f"{_name(i)} shows a {Card(other * 13).suit.symbol} suit symbol"
-        groups_r = [positions[(positions % 13 == r) & (positions != i)] for r in range(13)]
-        scores_r = [float(rank_sim[i, grp].mean()) if len(grp) else -1.0 for grp in groups_r]
-        if int(np.argmax(scores_r)) != i % 13:
-            other = int(np.argmax(scores_r))
-            return f"{_name(i)} shows the rank of {Card(other).rank.char}"
+    adjacent = np.einsum("ij,ij->i", suit[: n - 1], suit[1:n])
+    changes = sorted(int(k) + 1 for k in np.argsort(adjacent)[:3])  # first view of each new suit
+    for seen, expected in zip(changes, (13, 26, 39), strict=True):
+        if seen != expected:
+            at = min(seen, expected)
+            return (
+                f"{_name(at)}: the suit changes after position {seen} instead of after position {expected} "
+                f"(a card missing, extra or out of order near {_name(at)})"
+            )
     return None

@@ -3,7 +3,7 @@
 A card counts once it has been read the same over ``stable_frames`` consecutive frames while lying still
 (moving frames, partial views at the frame edge and anything that is not a face break the run). It stays
 "the card in view" until ``gap_frames`` frames show no card, or another card is read stably (a replacement
-without a gap: a new event). A card that lay still for ``unreadable_frames`` frames without ever being read
+without a gap: a new event). An object that lay still for ``unreadable_frames`` frames (whatever each frame read) without being read stably
 becomes one unreadable event when it goes (or is replaced): reported late, but never followed by a second
 event for the same card, since the dealing session voids a deal on an unreadable card.
 """
@@ -23,7 +23,7 @@ from .recognise import Reading, Seen
 class TrackerSettings:
     stable_frames: int = 3
     gap_frames: int = 2
-    unreadable_frames: int = 8
+    unreadable_frames: int = 4
     still: bool = False  # frames are independent photographs: no motion test, one frame is enough
 
     @classmethod
@@ -46,6 +46,8 @@ class CardTracker:
         self._run_start: tuple[float, int] = (0.0, 0)
         self._run_conf = 0.0
         self._last_quad: Quad | None = None
+        self._still_run = 0  # frames the object in view has lain still, whatever they read
+        self._still_start: tuple[float, int, float] = (0.0, 0, 0.0)
         self._absent = 0
         self._emitted: int | None = None  # card reported for what is in view
         self._emitted_quad: Quad | None = None
@@ -57,13 +59,18 @@ class CardTracker:
         quad = reading.quad
         if reading.seen in (Seen.NOTHING, Seen.OTHER) or quad is None:
             self._absent += 1
-            self._key, self._run, self._last_quad = None, 0, None
+            self._key, self._run, self._last_quad, self._still_run = None, 0, None, 0
             if self._absent >= self.s.gap_frames:
                 self._end_presence(out)
             return out
         self._absent = 0
         key = int(reading.card) if reading.seen is Seen.CARD and reading.card is not None else -1
         steady = self.s.still or (self._last_quad is not None and _still(self._last_quad, quad))
+        if steady and not self.s.still:
+            self._still_run += 1
+        else:
+            self._still_run = 1
+            self._still_start = (timestamp, frame, reading.confidence)
         if key == self._key and steady:
             self._run += 1
             self._run_conf = min(self._run_conf, reading.confidence)
@@ -81,10 +88,10 @@ class CardTracker:
                 self._flush_pending(out)
                 out.append(self._event(Card(key), self._run_start[0], self._run_start[1], self._run_conf))
                 self._emitted, self._emitted_quad = key, quad
-        elif self._run >= self.s.unreadable_frames and self._pending is None:
+        if self._emitted != key and self._still_run >= self.s.unreadable_frames and self._pending is None:
             same_as_read = not self.s.still and self._emitted_quad is not None and _still(self._emitted_quad, quad)
             if not same_as_read:  # not the card already reported, dimmed by a glare
-                self._pending = (self._run_start[0], self._run_start[1], self._run_conf, quad)
+                self._pending = (self._still_start[0], self._still_start[1], 0.0, quad)
         return out
 
     def finish(self) -> list[CardSeen]:

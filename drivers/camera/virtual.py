@@ -122,6 +122,10 @@ class VirtualCamera:
     def close(self) -> None:
         pass
 
+    def random_pose(self, item: Item) -> Pose:
+        """A resting pose drawn from the perturbation ranges (position, rotation, upside down, scale)."""
+        return self._rest_pose(self._art(item) if item != "blank" else self.deck.back)
+
     def render(self, item: Item, pose: Pose | None = None) -> Image:
         """One still frame of ``item`` at rest (a random pose unless given)."""
         if item == "blank":
@@ -202,11 +206,12 @@ class VirtualCamera:
 
     # -- rendering ------------------------------------------------------------------------------------------------
 
-    def _make_background(self) -> Image:
-        small = self.rng.normal(0, 1, (self.height // 16 + 1, self.width // 16 + 1)).astype(np.float32)
-        texture = cv2.resize(cv2.GaussianBlur(small, (0, 0), 2.0), (self.width, self.height))
-        base = np.array([38, 44, 40], np.float32) + 6.0 * texture[..., None]
-        return np.clip(base, 0, 255).astype(np.uint8)
+    def _make_background(self) -> Floats:
+        """A dark cloth at an eighth of the frame's size (it is smooth; lit and enlarged per shown object)."""
+        small = self.rng.normal(0, 1, (self.height // 8, self.width // 8)).astype(np.float32)
+        texture = cv2.GaussianBlur(small, (0, 0), 1.0)
+        base: Floats = (np.array([38, 44, 40], np.float32) + 6.0 * texture[..., None]).astype(np.float32)
+        return base
 
     def _make_noise(self) -> tuple[Image, Image]:
         sigma = self.p.noise
@@ -238,8 +243,8 @@ class VirtualCamera:
         size = (self.width, self.height)
         gain_full = np.asarray(cv2.resize(gain, size), np.float32)
         glare_full = np.asarray(cv2.resize(glare, size), np.float32)
-        lit = self._background.astype(np.float32) * gain_full[..., None] + glare_full[..., None] * 0.3
-        background = np.clip(lit, 0, 255).astype(np.uint8)
+        lit = np.clip(self._background * gain[..., None] + glare[..., None] * 0.3, 0, 255).astype(np.uint8)
+        background = np.asarray(cv2.resize(lit, size, interpolation=cv2.INTER_LINEAR), np.uint8)
         blur = float(self.rng.uniform(0, p.blur)) * self.height / 720.0
         return Lighting(gain_full, glare_full, blur, background)
 
