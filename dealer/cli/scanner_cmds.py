@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from dealer.core.events import CardSeen
 from drivers.camera import Calibration, CameraScanner, calibrate, open_source
@@ -32,7 +32,7 @@ def _progress(console: Console) -> Progress:
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console)
 
 
-def _counted(frames: Iterator[Frame], progress: Progress | None, task: int | None) -> Iterator[Frame]:
+def _counted(frames: Iterator[Frame], progress: Progress | None, task: TaskID | None) -> Iterator[Frame]:
     for frame in frames:
         if progress is not None and task is not None:
             progress.update(task, description=f"frame {frame.number}")

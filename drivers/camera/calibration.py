@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
 
-from dealer.core.cards import ALL_CARDS, Card
+from dealer.core.cards import ALL_CARDS
 from dealer.core.errors import DealerError
 
 from .blas import single_thread_blas

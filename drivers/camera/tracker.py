@@ -3,9 +3,10 @@
 A card counts once it has been read the same over ``stable_frames`` consecutive frames while lying still
 (moving frames, partial views at the frame edge and anything that is not a face break the run). It stays
 "the card in view" until ``gap_frames`` frames show no card, or another card is read stably (a replacement
-without a gap: a new event). An object that lay still for ``unreadable_frames`` frames (whatever each frame read) without being read stably
-becomes one unreadable event when it goes (or is replaced): reported late, but never followed by a second
-event for the same card, since the dealing session voids a deal on an unreadable card.
+without a gap: a new event). An object that lay still for ``unreadable_frames`` frames (whatever each frame
+read) without being read stably becomes one unreadable event when it goes (or is replaced): reported late,
+but never followed by a second event for the same card, since the dealing session voids a deal on an
+unreadable card.
 """
 
 from __future__ import annotations
