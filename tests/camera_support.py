@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -10,7 +11,8 @@ from drivers.camera import Calibration, calibrate
 from drivers.camera.virtual import LEVELS, VirtualCamera, named_deck
 
 VARIANTS = ("synthetic-2c-en", "synthetic-4c-en", "synthetic-2c-fr", "synthetic-4c-de")
-REAL_DECK = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "decks" / "standard"
+SHARED = Path(os.environ.get("DEALER_TEST_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
+REAL_DECK = SHARED / "data" / "decks" / "standard"
 
 
 def calibration_pass(deck_name: str, seed: int = 1) -> VirtualCamera:
