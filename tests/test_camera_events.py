@@ -18,7 +18,7 @@ def _shuffled(seed: int) -> list[Card]:
 
 
 def _scan(variant: str, items: list[Item], seed: int, gap: int) -> list[CardSeen]:
-    cam = VirtualCamera(named_deck(variant), items, LEVELS["strong"], seed=seed, hold=5, slide=3, gap=gap)
+    cam = VirtualCamera(named_deck(variant), items, LEVELS["strong"], seed=seed, hold=4, slide=2, gap=gap)
     return list(CameraScanner(cam, calibration_for(variant), deal_id=7).events())
 
 

@@ -46,9 +46,10 @@ class Thresholds:
     face: float = 0.7  # best similarity below this: not a face of this deck (a back, a joker, a hand): ignored
     accept: float = 0.8  # best similarity below this: unreadable
     margin: float = 0.15  # normalised margin to every other card below this: unreadable
+    corner: float = -0.1  # one corner's own margin below this (it clearly prefers another card): unreadable
 
     def as_dict(self) -> dict[str, float]:
-        return {"face": self.face, "accept": self.accept, "margin": self.margin}
+        return {"face": self.face, "accept": self.accept, "margin": self.margin, "corner": self.corner}
 
 
 @dataclass(slots=True)
@@ -149,7 +150,9 @@ class Calibration:
                     raise CalibrationError(f"calibration file {path}: field {key!r} holds non-finite values")
             th = meta.get("thresholds", {})
             try:
-                thresholds = Thresholds(float(th["face"]), float(th["accept"]), float(th["margin"]))
+                thresholds = Thresholds(
+                    float(th["face"]), float(th["accept"]), float(th["margin"]), float(th.get("corner", -0.1))
+                )
             except (KeyError, TypeError, ValueError):
                 raise CalibrationError(f"calibration file {path}: field 'meta.thresholds' is incomplete") from None
             return cls(

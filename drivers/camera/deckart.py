@@ -96,11 +96,11 @@ def draw_pip(img: Image, suit: Suit, cx: float, cy: float, size: float, colour: 
         poly([(-0.84, 0.12), (0.84, 0.12), (0, -1.05)])
         poly([(0, 0.2), (0.34, 1.0), (-0.34, 1.0)])
     else:
-        circle(0, -0.52, 0.4)
-        circle(-0.5, 0.1, 0.4)
-        circle(0.5, 0.1, 0.4)
-        poly([(0, -0.2), (0.12, 0.1), (-0.12, 0.1)])
-        poly([(0, 0.0), (0.3, 1.0), (-0.3, 1.0)])
+        circle(0, -0.55, 0.4)
+        circle(-0.56, 0.12, 0.4)
+        circle(0.56, 0.12, 0.4)
+        poly([(0, -0.3), (0.14, 0.12), (-0.14, 0.12)])
+        poly([(0, 0.0), (0.26, 1.0), (-0.26, 1.0)])
 
 
 def _put_text_centered(
@@ -169,9 +169,9 @@ def _face(card: Card, ink: tuple[int, int, int], index_set: str, width: int, hei
     img[:] = PAPER
     label = _rank_label(card.rank, index_set)
     for _ in range(2):  # draw the top-left index, turn half a turn, draw it again: both corners
-        cx = width * 0.11
-        _put_text_centered(img, label, cx, height * 0.035, height * 0.085, ink)
-        draw_pip(img, card.suit, cx, height * 0.19, height * 0.085, ink)
+        cx = width * 0.115
+        _put_text_centered(img, label, cx, height * 0.03, height * 0.095, ink)
+        draw_pip(img, card.suit, cx, height * 0.2, height * 0.095, ink)
         img = np.ascontiguousarray(img[::-1, ::-1])
     fx0, fx1, fy0, fy1 = width * 0.24, width * 0.76, height * 0.14, height * 0.86
     if card.rank <= Rank.JACK and card.rank is not Rank.ACE:

@@ -5,7 +5,7 @@ its own), averaged over both corners. The decision never guesses:
 
 - best score below ``face``: whatever is there is no face of this deck (a back, a joker, a hand) - ignored;
 - best score below ``accept``, or a normalised margin to any other card below ``margin``, or one corner
-  preferring another card: unreadable.
+  clearly preferring another card (its own margin below ``corner``): unreadable.
 
 The normalised margin to card b is (s_best - s_b) / (1 - sim(best, b)): the share of the way from b's template
 to the best one that the observation has gone, so near twins (♠5 and ♣5 differ only in a small symbol) need
@@ -80,7 +80,11 @@ class Recogniser:
         margins = (score - scores) / self._distance[best]
         margins[best] = np.inf
         confidence = float(min(1.0, margins.min()))
-        corners_agree = all(int(c.argmax()) == best for c in per_corner)
-        if score < th.accept or confidence < th.margin or not corners_agree:
+        corner_margins = []
+        for corner in per_corner:
+            own = (corner[best] - corner) / self._distance[best]
+            own[best] = np.inf
+            corner_margins.append(float(own.min()))
+        if score < th.accept or confidence < th.margin or min(corner_margins) < th.corner:
             return Reading(Seen.UNREADABLE, confidence=max(0.0, confidence), score=score, quad=quad)
         return Reading(Seen.CARD, Card(best), confidence, score, quad)
