@@ -63,10 +63,18 @@ class Pose:
 
 @dataclass(frozen=True, slots=True)
 class Lighting:
-    gain: Floats  # frame-sized multiplicative light field
-    glare: Floats  # frame-sized additive glare (grey levels)
+    gain: Floats  # multiplicative light field, at an eighth of the frame's size
+    glare: Floats  # additive glare (grey levels), at an eighth of the frame's size
     blur: float
-    background: Image  # the table under this light
+    background: Image  # the table under this light, full size
+
+    def fields(self, x0: int, y0: int, width: int, height: int) -> tuple[Floats, Floats]:
+        """Gain and glare over one region of the frame, enlarged from the small fields for that region only."""
+        m = np.array([[1 / 8, 0, (x0 + 0.5) / 8 - 0.5], [0, 1 / 8, (y0 + 0.5) / 8 - 0.5]], np.float64)
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        gain = cv2.warpAffine(self.gain, m, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        glare = cv2.warpAffine(self.glare, m, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(gain, np.float32), np.asarray(glare, np.float32)
 
 
 class VirtualCamera:
@@ -241,12 +249,10 @@ class VirtualCamera:
             strength = self.rng.uniform(0.2, 1.0) * p.glare * 255.0
             glare = (strength * np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * radius**2))).astype(np.float32)
         size = (self.width, self.height)
-        gain_full = np.asarray(cv2.resize(gain, size), np.float32)
-        glare_full = np.asarray(cv2.resize(glare, size), np.float32)
         lit = np.clip(self._background * gain[..., None] + glare[..., None] * 0.3, 0, 255).astype(np.uint8)
         background = np.asarray(cv2.resize(lit, size, interpolation=cv2.INTER_LINEAR), np.uint8)
         blur = float(self.rng.uniform(0, p.blur)) * self.height / 720.0
-        return Lighting(gain_full, glare_full, blur, background)
+        return Lighting(gain.astype(np.float32), glare.astype(np.float32), blur, background)
 
     def _compose(self, objects: list[tuple[CardArt, Pose]], lighting: Lighting, moving: bool = False) -> Image:
         frame = lighting.background.copy()
@@ -289,7 +295,8 @@ class VirtualCamera:
         m[1, 2] -= y0
         size = (x1 - x0, y1 - y0)
         face = cv2.warpAffine(art.image, m, size, flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-        lit = face.astype(np.float32) * lighting.gain[y0:y1, x0:x1, None] + lighting.glare[y0:y1, x0:x1, None]
+        gain, glare = lighting.fields(x0, y0, x1 - x0, y1 - y0)
+        lit = face.astype(np.float32) * gain[..., None] + glare[..., None]
         face = np.clip(lit, 0, 255).astype(np.uint8)
         alpha = cv2.warpAffine(art.mask, m, size, flags=cv2.INTER_LINEAR).astype(np.float32) * (1.0 / 255.0)
         roi = frame[y0:y1, x0:x1]
