@@ -16,7 +16,7 @@ DECKS_PER_VARIANT = 20
 @pytest.mark.parametrize("variant", VARIANTS[:3])
 def test_twenty_shuffled_decks_under_all_perturbations_have_no_misread(variant: str) -> None:
     rec = Recogniser(calibration_for(variant))
-    cam = VirtualCamera(named_deck(variant), [], LEVELS["strong"], seed=hash(variant) % 1000)
+    cam = VirtualCamera(named_deck(variant), [], LEVELS["strong"], seed=100 + VARIANTS.index(variant))
     rng = np.random.default_rng(7)
     misreads: list[tuple[str, str]] = []
     unreadable = upside_down_read = 0
