@@ -30,9 +30,8 @@ COMMAND_MODULES = (
     "dealer.cli.export_cmds",
     "dealer.cli.device_cmds",
     "dealer.cli.simulate_cmds",
+    "dealer.cli.scanner_cmds",
     "dealer.cli.serve_cmds",
-    "dealer.cli.export_cmds",
-    "dealer.cli.audit_cmds",
 )
 
 

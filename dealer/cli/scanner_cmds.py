@@ -1,0 +1,112 @@
+"""``dealer scanner calibrate`` and ``dealer scanner read``: the camera card scanner from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from dealer.core.events import CardSeen
+from drivers.camera import Calibration, CameraScanner, calibrate, open_source
+from drivers.camera.sources import Frame, FrameSource
+
+from .app import app
+
+scanner_app = typer.Typer(
+    help="Camera card scanner: calibrate on the deck in use, then read cards.", no_args_is_help=True
+)
+app.add_typer(scanner_app, name="scanner")
+
+SOURCE_HELP = (
+    "Camera index (0), video file, stream URL, directory or glob of images, or "
+    "virtual:deck=synthetic-4c-fr,order=sorted|shuffled,seed=N,level=clean|mild|strong"
+)
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console)
+
+
+def _counted(frames: Iterator[Frame], progress: Progress | None, task: TaskID | None) -> Iterator[Frame]:
+    for frame in frames:
+        if progress is not None and task is not None:
+            progress.update(task, description=f"frame {frame.number}")
+        yield frame
+
+
+@scanner_app.command("calibrate")
+def calibrate_cmd(
+    source: str = typer.Option(..., "--source", help=SOURCE_HELP),
+    out: Path = typer.Option(..., "--out", help="Calibration file to write (NPZ)."),
+    deck: str = typer.Option("", "--deck", help="A name for the deck, kept in the file."),
+    stable_frames: int | None = typer.Option(None, "--stable-frames", min=1, help="Frames a view must stay still."),
+) -> None:
+    """Calibrate on one pass of the sorted deck (♠A ♠K … ♠2 ♥A … ♣2), one card at a time."""
+    src: FrameSource = open_source(source)
+    console = Console(highlight=False)
+    try:
+        if sys.stdout.isatty():
+            with _progress(console) as progress:
+                task = progress.add_task("calibrating", total=None)
+                cal = calibrate(
+                    _counted(src.frames(), progress, task),
+                    still=src.still,
+                    stable_frames=stable_frames,
+                    deck=deck,
+                    source=source,
+                )
+        else:
+            cal = calibrate(src.frames(), still=src.still, stable_frames=stable_frames, deck=deck, source=source)
+    finally:
+        src.close()
+    cal.save(out)
+    console.print(f"calibrated on 52 cards from {source}; written to {out}", markup=False, soft_wrap=True)
+
+
+@scanner_app.command("read")
+def read_cmd(
+    source: str = typer.Option(..., "--source", help=SOURCE_HELP),
+    calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `dealer scanner calibrate`."),
+    deal_id: int = typer.Option(0, "--deal-id", help="Deal id carried by the events."),
+) -> None:
+    """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``)."""
+    cal = Calibration.load(calibration)
+    src = open_source(source)
+    scanner = CameraScanner(src, cal, deal_id=deal_id)
+    tty = sys.stdout.isatty()
+    console = Console(highlight=False)
+    try:
+        if tty:
+            with _progress(console) as progress:
+                task = progress.add_task("reading", total=None)
+                for event in scanner.events():
+                    console.print(_line(event), markup=False, soft_wrap=True)
+                    s = scanner.stats
+                    progress.update(
+                        task,
+                        description=f"{s.frames} frames, {s.cards} cards, {s.unreadable} unreadable, "
+                        f"{s.ms_per_frame:.1f} ms/frame",
+                    )
+        else:
+            for event in scanner.events():
+                sys.stdout.write(_line(event) + "\n")
+                sys.stdout.flush()
+    finally:
+        src.close()
+
+
+def _line(event: CardSeen) -> str:
+    return json.dumps(
+        {
+            "card": event.card.code if event.card is not None else "unreadable",
+            "position": event.position,
+            "time": round(event.timestamp, 4),
+            "confidence": event.confidence,
+            "frame": event.frame,
+        }
+    )

@@ -1,0 +1,358 @@
+"""Calibration for the deck in use: one pass of the sorted deck (♠A ♠K … ♣2) becomes the templates recognition
+compares with, saved as a versioned NPZ file.
+
+The pass is cut into stable views (a card outlined in the same place over ``stable_frames`` frames, with the
+same index); consecutive views of one card are merged. Anything but exactly 52 distinct views, or views out of
+the sorted order, is refused with the position that failed.
+
+Each view gives two templates per card: the rank part of the corner index and the suit part below it, each
+aligned on its own at reading time (a small misalignment of the rank glyph must not drown the suit symbol).
+Where the index splits is found from the pass itself: the emptiest row between the rank and the suit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
+
+from dealer.core.cards import ALL_CARDS
+from dealer.core.errors import DealerError
+
+from .blas import single_thread_blas
+from .detect import Geometry, Quad, corner_patches, find_card
+from .match import Vectors, flatten_light, unit_rows
+from .sources import Frame
+
+FORMAT = "bridge-dealer camera calibration"
+DUPLICATE_SIMILARITY = 0.99
+VERSION = 1
+
+
+class CalibrationError(DealerError):
+    """The calibration pass or file is not usable; the message says where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    face: float = 0.7  # best similarity below this: not a face of this deck (a back, a joker, a hand): ignored
+    accept: float = 0.8  # best similarity below this: unreadable
+    margin: float = 0.15  # normalised margin to every other card below this: unreadable
+    corner: float = -0.1  # one corner's own margin below this (it clearly prefers another card): unreadable
+
+    def as_dict(self) -> dict[str, float]:
+        return {"face": self.face, "accept": self.accept, "margin": self.margin, "corner": self.corner}
+
+
+@dataclass(slots=True)
+class Calibration:
+    geometry: Geometry
+    split: int  # first row of the suit part within the index region
+    rank_templates: Vectors  # (52, split * region_w), unit rows
+    suit_templates: Vectors  # (52, (region_h - split) * region_w), unit rows
+    aspect: float  # short / long side of the card
+    card_height: float  # long side, share of the frame height, in the calibration pass
+    deck: str = ""
+    created: str = ""
+    source: str = ""
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    @property
+    def parts(self) -> tuple[tuple[int, int, Vectors], tuple[int, int, Vectors]]:
+        g = self.geometry
+        return (0, self.split, self.rank_templates), (self.split, g.region_h, self.suit_templates)
+
+    def similarity(self) -> Vectors:
+        """Mean template similarity of every pair of cards over both parts (52 x 52)."""
+        r, s = self.rank_templates, self.suit_templates
+        return ((r @ r.T + s @ s.T) / 2).astype(np.float32)
+
+    def save(self, path: Path) -> None:
+        """Write the file atomically (a temporary file renamed over the target)."""
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "deck": self.deck,
+            "created": self.created,
+            "source": self.source,
+            "thresholds": self.thresholds.as_dict(),
+        }
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp.npz", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez_compressed(
+                    fh,
+                    meta=np.array(json.dumps(meta)),
+                    geometry=self.geometry.as_array(),
+                    split=np.array(self.split, np.int32),
+                    rank_templates=self.rank_templates,
+                    suit_templates=self.suit_templates,
+                    aspect=np.array(self.aspect, np.float64),
+                    card_height=np.array(self.card_height, np.float64),
+                )
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path) -> Calibration:
+        path = Path(path)
+        try:
+            data = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            raise CalibrationError(f"calibration file {path}: not found") from None
+        except (OSError, ValueError) as exc:
+            raise CalibrationError(f"calibration file {path}: not an NPZ calibration file ({exc})") from None
+        with data:
+            needed = ("meta", "geometry", "split", "rank_templates", "suit_templates", "aspect", "card_height")
+            for key in needed:
+                if key not in data.files:
+                    raise CalibrationError(f"calibration file {path}: field {key!r} is missing")
+            try:
+                meta = json.loads(str(data["meta"]))
+            except json.JSONDecodeError as exc:
+                raise CalibrationError(f"calibration file {path}: field 'meta' is not JSON ({exc})") from None
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise CalibrationError(f"calibration file {path}: field 'meta.format' is not {FORMAT!r}")
+            if meta.get("version") != VERSION:
+                raise CalibrationError(
+                    f"calibration file {path}: field 'meta.version' is {meta.get('version')!r}; this reader knows "
+                    f"version {VERSION} (calibrate again)"
+                )
+            geometry = Geometry.from_array(data["geometry"])
+            split = int(data["split"])
+            if not 1 <= split < geometry.region_h:
+                raise CalibrationError(
+                    f"calibration file {path}: field 'split' = {split} not in 1..{geometry.region_h - 1}"
+                )
+            rank = np.asarray(data["rank_templates"], np.float32)
+            suit = np.asarray(data["suit_templates"], np.float32)
+            for key, arr, rows in (
+                ("rank_templates", rank, split),
+                ("suit_templates", suit, geometry.region_h - split),
+            ):
+                want = (52, rows * geometry.region_w)
+                if arr.shape != want:
+                    raise CalibrationError(
+                        f"calibration file {path}: field {key!r} has shape {arr.shape}, expected {want}"
+                    )
+                if not np.all(np.isfinite(arr)):
+                    raise CalibrationError(f"calibration file {path}: field {key!r} holds non-finite values")
+            th = meta.get("thresholds", {})
+            try:
+                thresholds = Thresholds(
+                    float(th["face"]), float(th["accept"]), float(th["margin"]), float(th.get("corner", -0.1))
+                )
+            except (KeyError, TypeError, ValueError):
+                raise CalibrationError(f"calibration file {path}: field 'meta.thresholds' is incomplete") from None
+            return cls(
+                geometry,
+                split,
+                rank,
+                suit,
+                float(data["aspect"]),
+                float(data["card_height"]),
+                str(meta.get("deck", "")),
+                str(meta.get("created", "")),
+                str(meta.get("source", "")),
+                thresholds,
+            )
+
+
+def part_windows(flat: npt.NDArray[np.float32], g: Geometry, top: int, bottom: int) -> Vectors:
+    """All alignment windows of rows ``top..bottom`` of the index region, as unit rows."""
+    sub = flat[top : bottom + 2 * g.search, :]
+    view = sliding_window_view(sub, (bottom - top, g.region_w))
+    return unit_rows(view.reshape(-1, (bottom - top) * g.region_w))
+
+
+@dataclass(slots=True)
+class _View:
+    """One stable view of a card in the pass: its flattened corner patches, frame after frame."""
+
+    first_frame: int
+    last_frame: int
+    flats: list[npt.NDArray[np.float32]]
+    quads: list[Quad]
+    reference: Vectors  # full-region unit vector of its first frame, to compare views
+
+    def similar(self, flat: npt.NDArray[np.float32], g: Geometry) -> float:
+        return float((part_windows(flat, g, 0, g.region_h) @ self.reference).max())
+
+
+def _stable_geometry(a: Quad, b: Quad) -> bool:
+    dx, dy = a.center[0] - b.center[0], a.center[1] - b.center[1]
+    return (dx * dx + dy * dy) ** 0.5 < 0.03 * a.height and abs(a.height - b.height) < 0.04 * a.height
+
+
+def collect_views(
+    frames: Iterable[Frame], g: Geometry, *, still: bool = False, stable_frames: int = 3
+) -> tuple[list[_View], int]:
+    """Cut a pass into stable views; returns them and the frame height."""
+    views: list[_View] = []
+    current: _View | None = None
+    frame_h = 0
+
+    def close() -> None:
+        nonlocal current
+        if current is not None and len(current.flats) >= 2 * stable_frames:
+            views.append(current)
+        current = None
+
+    for frame in frames:
+        frame_h = frame.image.shape[0]
+        quad = find_card(frame.image)
+        if quad is None or quad.partial:
+            close()
+            continue
+        tl, br = corner_patches(frame.image, quad, g)
+        flats = [flatten_light(tl), flatten_light(br)]
+        if current is not None and not still:
+            same = _stable_geometry(current.quads[-1], quad) and current.similar(flats[0], g) >= 0.95
+            if not same:
+                close()
+        elif current is not None:
+            close()
+        if current is None:
+            ref = part_windows(flats[0], g, 0, g.region_h)
+            side = 2 * g.search + 1
+            current = _View(frame.number, frame.number, [], [], ref[g.search * side + g.search])
+        current.flats.extend(flats)
+        current.quads.append(quad)
+        current.last_frame = frame.number
+    close()
+    return views, frame_h
+
+
+def _template(view: _View, g: Geometry, top: int, bottom: int) -> Vectors:
+    """Average of the view's windows for one part, each aligned on the first."""
+    side = 2 * g.search + 1
+    ref: Vectors | None = None
+    total: Vectors | None = None
+    for flat in view.flats:
+        win = part_windows(flat, g, top, bottom)
+        pick = win[g.search * side + g.search] if ref is None else win[int((win @ ref).argmax())]
+        if ref is None:
+            ref = pick
+        total = pick.copy() if total is None else total + pick
+    assert total is not None
+    out: Vectors = unit_rows(total[None, :])[0]
+    return out
+
+
+def find_split(views: list[_View], g: Geometry) -> int:
+    """The emptiest row between the rank glyph and the suit symbol, from the ink profile of all views."""
+    s = g.search
+    ink = np.mean([1.0 - v.flats[0][s : s + g.region_h, s : s + g.region_w] for v in views], axis=0).mean(axis=1)
+    lo, hi = round(g.region_h * 0.22), round(g.region_h * 0.62)
+    return lo + int(np.argmin(ink[lo:hi]))
+
+
+def calibrate(
+    frames: Iterable[Frame],
+    *,
+    still: bool = False,
+    stable_frames: int | None = None,
+    deck: str = "",
+    source: str = "",
+    geometry: Geometry | None = None,
+) -> Calibration:
+    """Calibrate on one pass of the sorted deck. Raises :class:`CalibrationError` naming the failing position."""
+    single_thread_blas()
+    g = geometry or Geometry()
+    views, frame_h = collect_views(frames, g, still=still, stable_frames=stable_frames or (1 if still else 3))
+    if not views:
+        raise CalibrationError("calibration pass: no stable card view found (is the camera on the cards?)")
+    split = find_split(views, g)
+    rank = np.array([_template(v, g, 0, split) for v in views], np.float32)
+    suit = np.array([_template(v, g, split, g.region_h) for v in views], np.float32)
+    views, rank, suit = _merge_repeats(views, rank, suit, g, split)
+    _check_pass(views, rank, suit)
+    quads = [q for v in views for q in v.quads]
+    return Calibration(
+        g,
+        split,
+        rank,
+        suit,
+        float(np.median([q.aspect for q in quads])),
+        float(np.median([q.height for q in quads])) / max(1, frame_h),
+        deck,
+        datetime.now(UTC).isoformat(timespec="seconds"),
+        source,
+    )
+
+
+def _merge_repeats(
+    views: list[_View], rank: Vectors, suit: Vectors, g: Geometry, split: int
+) -> tuple[list[_View], Vectors, Vectors]:
+    """Consecutive views of the same card (it was nudged, or a hand passed over it) become one view."""
+    keep = [0]
+    for i in range(1, len(views)):
+        j = keep[-1]
+        if min(float(rank[i] @ rank[j]), float(suit[i] @ suit[j])) > DUPLICATE_SIMILARITY:
+            views[j].flats.extend(views[i].flats)
+            views[j].quads.extend(views[i].quads)
+            views[j].last_frame = views[i].last_frame
+            rank[j] = _template(views[j], g, 0, split)
+            suit[j] = _template(views[j], g, split, g.region_h)
+        else:
+            keep.append(i)
+    return [views[i] for i in keep], rank[keep], suit[keep]
+
+
+def _name(position: int) -> str:
+    return f"position {position + 1} ({ALL_CARDS[position].pretty})" if position < 52 else f"position {position + 1}"
+
+
+def _where(view: _View) -> str:
+    return f"frames {view.first_frame}-{view.last_frame}"
+
+
+def _check_pass(views: list[_View], rank: Vectors, suit: Vectors) -> None:
+    n = len(views)
+    if n != 52:
+        order_problem = _order_problem(rank, suit)
+        hint = f"; the first view out of the deck's pattern is {order_problem}" if order_problem else ""
+        last = f"; the last view is {_where(views[-1])}"
+        raise CalibrationError(f"calibration pass: found {n} distinct stable card views, expected 52{hint}{last}")
+    sim = np.minimum(rank @ rank.T, suit @ suit.T)  # the same card: both parts alike
+    np.fill_diagonal(sim, -1.0)
+    i, j = np.unravel_index(int(sim.argmax()), sim.shape)
+    if sim[i, j] > DUPLICATE_SIMILARITY:
+        a, b = sorted((int(i), int(j)))
+        raise CalibrationError(
+            f"calibration pass: {_name(a)} and {_name(b)} show the same card ({_where(views[a])} and "
+            f"{_where(views[b])}); every card must be shown once, in order"
+        )
+
+
+def _order_problem(rank: Vectors, suit: Vectors) -> str | None:
+    """Where the views stop following the sorted deck, judged by where the suit changes.
+
+    Adjacent views of one suit share the suit symbol; the three least alike adjacent pairs are where the
+    suit changed. In a sorted pass that is after positions 13, 26 and 39; the first change seen elsewhere
+    names the position where a card is missing, extra or out of order.
+    """
+    n = min(len(suit), 52)
+    if n < 14:
+        return None
+    adjacent = np.einsum("ij,ij->i", suit[: n - 1], suit[1:n])
+    changes = sorted(int(k) + 1 for k in np.argsort(adjacent)[:3])  # first view of each new suit
+    for seen, expected in zip(changes, (13, 26, 39), strict=True):
+        if seen != expected:
+            at = min(seen, expected)
+            return (
+                f"{_name(at)}: the suit changes after position {seen} instead of after position {expected} "
+                f"(a card missing, extra or out of order near {_name(at)})"
+            )
+    return None

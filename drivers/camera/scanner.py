@@ -1,0 +1,63 @@
+"""The camera scanner: a frame source, a calibration and the tracker, yielding ``CardSeen`` events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from dealer.core.events import CardSeen
+
+from .calibration import Calibration
+from .recognise import Recogniser
+from .sources import FrameSource
+from .tracker import CardTracker, TrackerSettings
+
+
+@dataclass(slots=True)
+class ScanStats:
+    frames: int = 0
+    cards: int = 0
+    unreadable: int = 0
+    seconds: float = 0.0  # time spent recognising
+    last_seen: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ms_per_frame(self) -> float:
+        return 1000.0 * self.seconds / self.frames if self.frames else 0.0
+
+
+class CameraScanner:
+    """Reads cards from ``source``; manual dealing: no pocket, positions count the cards in dealing order."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        calibration: Calibration,
+        *,
+        deal_id: int = 0,
+        settings: TrackerSettings | None = None,
+    ) -> None:
+        self.source = source
+        self.recogniser = Recogniser(calibration)
+        default = TrackerSettings.for_stills() if source.still else TrackerSettings()
+        self.tracker = CardTracker(deal_id, settings or default)
+        self.stats = ScanStats()
+
+    def events(self) -> Iterator[CardSeen]:
+        for frame in self.source.frames():
+            start = time.perf_counter()
+            reading = self.recogniser.read(frame.image)
+            self.stats.seconds += time.perf_counter() - start
+            self.stats.frames += 1
+            self.stats.last_seen[reading.seen.value] = frame.number
+            yield from self._count(self.tracker.feed(reading, frame.timestamp, frame.number))
+        yield from self._count(self.tracker.finish())
+
+    def _count(self, events: list[CardSeen]) -> Iterator[CardSeen]:
+        for event in events:
+            if event.card is None:
+                self.stats.unreadable += 1
+            else:
+                self.stats.cards += 1
+            yield event

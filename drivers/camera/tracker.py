@@ -1,0 +1,118 @@
+"""From per-frame readings to card events: one event per card shown.
+
+A card counts once it has been read the same over ``stable_frames`` consecutive frames while lying still
+(moving frames, partial views at the frame edge and anything that is not a face break the run). It stays
+"the card in view" until ``gap_frames`` frames show no card, or another card is read stably (a replacement
+without a gap: a new event). An object that lay still for ``unreadable_frames`` frames (whatever each frame
+read) without being read stably becomes one unreadable event when it goes (or is replaced): reported late,
+but never followed by a second event for the same card, since the dealing session voids a deal on an
+unreadable card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dealer.core.cards import Card
+from dealer.core.events import CardSeen
+
+from .detect import Quad
+from .recognise import Reading, Seen
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerSettings:
+    stable_frames: int = 3
+    gap_frames: int = 2
+    unreadable_frames: int = 4
+    still: bool = False  # frames are independent photographs: no motion test, one frame is enough
+
+    @classmethod
+    def for_stills(cls) -> TrackerSettings:
+        return cls(1, 1, 1, True)
+
+
+def _still(a: Quad, b: Quad) -> bool:
+    dx, dy = a.center[0] - b.center[0], a.center[1] - b.center[1]
+    return (dx * dx + dy * dy) ** 0.5 < 0.03 * a.height and abs(a.height - b.height) < 0.04 * a.height
+
+
+class CardTracker:
+    def __init__(self, deal_id: int = 0, settings: TrackerSettings | None = None) -> None:
+        self.deal_id = deal_id
+        self.s = settings or TrackerSettings()
+        self.position = 0
+        self._key: int | None = None  # what the current run reads: card index, -1 unreadable
+        self._run = 0
+        self._run_start: tuple[float, int] = (0.0, 0)
+        self._run_conf = 0.0
+        self._last_quad: Quad | None = None
+        self._still_run = 0  # frames the object in view has lain still, whatever they read
+        self._still_start: tuple[float, int, float] = (0.0, 0, 0.0)
+        self._absent = 0
+        self._emitted: int | None = None  # card reported for what is in view
+        self._emitted_quad: Quad | None = None
+        self._pending: tuple[float, int, float, Quad] | None = None  # a still object never read
+
+    def feed(self, reading: Reading, timestamp: float, frame: int) -> list[CardSeen]:
+        """Take one frame's reading; return the events it completes (usually none)."""
+        out: list[CardSeen] = []
+        quad = reading.quad
+        if reading.seen in (Seen.NOTHING, Seen.OTHER) or quad is None:
+            self._absent += 1
+            self._key, self._run, self._last_quad, self._still_run = None, 0, None, 0
+            if self._absent >= self.s.gap_frames:
+                self._end_presence(out)
+            return out
+        self._absent = 0
+        key = int(reading.card) if reading.seen is Seen.CARD and reading.card is not None else -1
+        steady = self.s.still or (self._last_quad is not None and _still(self._last_quad, quad))
+        if steady and not self.s.still:
+            self._still_run += 1
+        else:
+            self._still_run = 1
+            self._still_start = (timestamp, frame, reading.confidence)
+        if key == self._key and steady:
+            self._run += 1
+            self._run_conf = min(self._run_conf, reading.confidence)
+        else:
+            self._key, self._run = key, 1
+            self._run_start = (timestamp, frame)
+            self._run_conf = reading.confidence
+        self._last_quad = quad
+        if key >= 0:
+            if key == self._emitted:
+                self._emitted_quad = quad
+            elif self._run >= self.s.stable_frames:
+                if self._pending is not None and not self.s.still and _still(self._pending[3], quad):
+                    self._pending = None  # the unread object is this card, read at last
+                self._flush_pending(out)
+                out.append(self._event(Card(key), self._run_start[0], self._run_start[1], self._run_conf))
+                self._emitted, self._emitted_quad = key, quad
+        if self._emitted != key and self._still_run >= self.s.unreadable_frames and self._pending is None:
+            same_as_read = not self.s.still and self._emitted_quad is not None and _still(self._emitted_quad, quad)
+            if not same_as_read:  # not the card already reported, dimmed by a glare
+                self._pending = (self._still_start[0], self._still_start[1], 0.0, quad)
+        return out
+
+    def finish(self) -> list[CardSeen]:
+        """The stream ended: report a still, unread object in view, if any."""
+        out: list[CardSeen] = []
+        self._end_presence(out)
+        return out
+
+    def _end_presence(self, out: list[CardSeen]) -> None:
+        self._flush_pending(out)
+        self._emitted = None
+        self._emitted_quad = None
+
+    def _flush_pending(self, out: list[CardSeen]) -> None:
+        if self._pending is not None:
+            stamp, frame, conf, _ = self._pending
+            out.append(self._event(None, stamp, frame, conf))
+            self._pending = None
+
+    def _event(self, card: Card | None, stamp: float, frame: int, confidence: float) -> CardSeen:
+        event = CardSeen(self.deal_id, self.position, card, None, round(confidence, 4), stamp, frame)
+        self.position += 1
+        return event

@@ -1,0 +1,130 @@
+"""Card events from frame streams: one event per card, in order; slides, gaps, replacements and extras."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from camera_support import VARIANTS, calibration_for
+
+from dealer.core.cards import ALL_CARDS, Card
+from dealer.core.events import CardSeen
+from drivers.camera import CameraScanner, CardTracker, Reading, Seen, TrackerSettings
+from drivers.camera.detect import Quad
+from drivers.camera.virtual import LEVELS, Item, VirtualCamera, named_deck
+
+
+def _shuffled(seed: int) -> list[Card]:
+    return [ALL_CARDS[i] for i in np.random.default_rng(seed).permutation(52)]
+
+
+def _scan(variant: str, items: list[Item], seed: int, gap: int) -> list[CardSeen]:
+    cam = VirtualCamera(named_deck(variant), items, LEVELS["strong"], seed=seed, hold=4, slide=2, gap=gap)
+    return list(CameraScanner(cam, calibration_for(variant), deal_id=7).events())
+
+
+@pytest.mark.parametrize(("variant", "gap"), [(VARIANTS[0], 2), (VARIANTS[1], 0), (VARIANTS[3], 1)])
+def test_a_dealt_deck_gives_one_event_per_card_in_dealing_order(variant: str, gap: int) -> None:
+    order = _shuffled(len(variant) + gap)
+    events = _scan(variant, list(order), seed=gap + 40, gap=gap)
+    cards = [e.card for e in events]
+    assert len(events) == 52  # one event per card: read, or (rarely) unreadable in its place
+    read = [c for c in cards if c is not None]
+    assert read == [c for c in order if c in read]  # never a wrong or repeated card
+    assert [c if c in read else None for c in order] == cards
+    assert cards.count(None) <= 2
+    assert [e.position for e in events] == list(range(len(events)))
+    assert all(e.pocket is None and e.deal_id == 7 for e in events)
+    frames = [e.frame for e in events]
+    assert frames == sorted(frames) and all(f is not None for f in frames)
+    stamps = [e.timestamp for e in events]
+    assert stamps == sorted(stamps)
+
+
+def test_blank_frames_hand_back_and_joker_between_cards_give_no_event() -> None:
+    variant = VARIANTS[2]
+    cards = _shuffled(3)[:8]
+    items: list[Item] = ["blank", cards[0], "hand", cards[1], "back", cards[2], "joker", cards[3], "hand"]
+    items += ["back", "blank", cards[4], "joker", cards[5], cards[6], "blank", cards[7]]
+    events = _scan(variant, items, seed=9, gap=2)
+    assert len(events) == len(cards)  # one per card, none for the extras
+    assert all(e.card in (None, c) for e, c in zip(events, cards, strict=True))  # an unreadable at worst
+    assert sum(e.card is None for e in events) <= 1
+
+
+def test_only_extras_give_no_event() -> None:
+    variant = VARIANTS[0]
+    items: list[Item] = ["blank", "hand", "back", "joker", "hand", "blank", "back", "joker"]
+    assert _scan(variant, items, seed=12, gap=1) == []
+
+
+# -- the tracker on its own, fed readings frame by frame ---------------------------------------------------
+
+
+def _quad(x: float, y: float = 300.0) -> Quad:
+    c = np.array([[x - 100, y - 140], [x + 100, y - 140], [x + 100, y + 140], [x - 100, y + 140]], np.float32)
+    return Quad(c, (x, y), 200.0, 280.0, False)
+
+
+def _feed(tracker: CardTracker, readings: list[Reading]) -> list[CardSeen]:
+    out: list[CardSeen] = []
+    for n, reading in enumerate(readings):
+        out += tracker.feed(reading, n / 30, n)
+    return out + tracker.finish()
+
+
+def card(c: Card, x: float = 500.0) -> Reading:
+    return Reading(Seen.CARD, c, 0.9, 0.97, _quad(x))
+
+
+def unreadable(x: float = 500.0) -> Reading:
+    return Reading(Seen.UNREADABLE, None, 0.05, 0.9, _quad(x))
+
+
+NOTHING = Reading(Seen.NOTHING)
+
+
+def test_tracker_needs_a_card_still_for_several_frames() -> None:
+    sliding = [card(Card.SA, x) for x in (100.0, 200.0, 300.0, 400.0)]  # moving: never still
+    assert _feed(CardTracker(), [NOTHING, *sliding, NOTHING, NOTHING]) == []
+    events = _feed(CardTracker(), [*sliding, card(Card.SA), card(Card.SA), card(Card.SA), NOTHING, NOTHING])
+    assert [(e.card, e.frame) for e in events] == [(Card.SA, 4)]
+
+
+def test_tracker_replacement_without_gap_is_a_new_event_and_a_flicker_is_not() -> None:
+    readings = [card(Card.SA)] * 5 + [unreadable()] * 2 + [card(Card.SA)] * 5 + [card(Card.HK, 520)] * 5
+    events = _feed(CardTracker(), readings)
+    assert [e.card for e in events] == [Card.SA, Card.HK]
+    assert [e.position for e in events] == [0, 1]
+
+
+def test_tracker_same_card_shown_again_after_a_gap_is_reported_again() -> None:
+    readings = [card(Card.D7)] * 4 + [NOTHING] * 3 + [card(Card.D7)] * 4
+    assert [e.card for e in _feed(CardTracker(), readings)] == [Card.D7, Card.D7]
+
+
+def test_tracker_reports_a_still_unread_card_once_when_it_goes() -> None:
+    readings = [unreadable()] * 12 + [NOTHING] * 3 + [card(Card.C2)] * 4
+    events = _feed(CardTracker(), readings)
+    assert [e.card for e in events] == [None, Card.C2]
+    assert events[0].frame == 0 and events[0].position == 0
+
+
+def test_tracker_unread_spell_then_read_is_one_card_event() -> None:
+    readings = [unreadable()] * 12 + [card(Card.HQ)] * 4 + [NOTHING] * 3
+    assert [e.card for e in _feed(CardTracker(), readings)] == [Card.HQ]
+
+
+def test_tracker_glare_on_a_card_already_read_adds_nothing() -> None:
+    readings = [card(Card.S9)] * 4 + [unreadable()] * 20 + [NOTHING] * 3
+    assert [e.card for e in _feed(CardTracker(), readings)] == [Card.S9]
+
+
+def test_tracker_short_unreadable_moments_are_ignored() -> None:
+    readings = [unreadable(x) for x in (100.0, 200.0, 300.0)] + [NOTHING] * 3
+    assert _feed(CardTracker(), readings) == []
+
+
+def test_tracker_stills_one_photo_per_card() -> None:
+    readings = [card(Card.SA, 100), unreadable(300), card(Card.SK, 500), card(Card.SK, 700), NOTHING]
+    events = _feed(CardTracker(settings=TrackerSettings.for_stills()), readings)
+    assert [e.card for e in events] == [Card.SA, None, Card.SK]
