@@ -1,0 +1,32 @@
+"""The bank on its own thread: SQLite connections stay on the thread that made them, and a commit's fsync
+never blocks the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from dealer.bank.api import BankApi
+
+T = TypeVar("T")
+
+
+class BankWorker:
+    def __init__(self, factory: Callable[[], BankApi]) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bank")
+        self.bank: BankApi = self._executor.submit(factory).result()
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+
+    def call_sync(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return self._executor.submit(fn, *args, **kwargs).result()
+
+    def close(self) -> None:
+        closer = getattr(self.bank, "close", None)
+        if callable(closer):
+            self._executor.submit(closer).result()
+        self._executor.shutdown(wait=True)

@@ -1,0 +1,175 @@
+"""The service configuration (TOML): stations, bank, language, role secrets, broadcast delay.
+
+Unknown keys and bad values are refused with the file, the key, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from dealer.core.cards import Seat
+from dealer.core.errors import DealerError
+
+LANGUAGES = ("en", "ru")
+STATION_KINDS = ("simulator", "serial", "usb", "tcp")
+DEFAULT_PATH = Path("config/service.toml")
+
+
+class ConfigError(DealerError, ValueError):
+    def __init__(self, message: str, source: str) -> None:
+        super().__init__(f"{source}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class StationConfig:
+    name: str
+    kind: str = "simulator"
+    url: str | None = None
+    cards_per_second: float = 2.0
+    fault_rate: float = 0.0
+    auto_redeal: bool = False
+    first_seat: Seat = Seat.N
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    language: str = "en"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    var_dir: Path = Path("var")
+    broadcast_delay: float = 0.0
+    regulation: Path | None = None
+    bank_path: Path = Path("var/bank.sqlite")
+    judge_secret: str | None = None
+    director_secret: str | None = None
+    stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
+    source: str = "defaults"
+
+
+_TOP = {"language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations"}
+_STATION = {"name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed"}
+
+
+def _unknown(table: dict[str, Any], allowed: set[str], where: str, source: str) -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise ConfigError(f"unknown key {where}{extra[0]!r} (allowed: {', '.join(sorted(allowed))})", source)
+
+
+def _num(value: Any, key: str, lo: float, hi: float, source: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+        raise ConfigError(f"{key} = {value!r} must be a number in {lo:g}..{hi:g}", source)
+    return float(value)
+
+
+def _str(value: Any, key: str, source: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{key} = {value!r} must be a non-empty string", source)
+    return value
+
+
+def _station(data: Any, i: int, source: str) -> StationConfig:
+    where = f"stations[{i}]"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a table", source)
+    _unknown(data, _STATION, f"{where}.", source)
+    name = _str(data.get("name", chr(ord("A") + i)), f"{where}.name", source)
+    kind = data.get("kind", "simulator")
+    if kind not in STATION_KINDS:
+        raise ConfigError(f"{where}.kind = {kind!r}: allowed {', '.join(STATION_KINDS)}", source)
+    url = data.get("url")
+    if url is not None:
+        url = _str(url, f"{where}.url", source)
+    elif kind != "simulator":
+        raise ConfigError(f"{where}.url is required for kind = {kind!r}", source)
+    auto = data.get("auto_redeal", False)
+    if not isinstance(auto, bool):
+        raise ConfigError(f"{where}.auto_redeal = {auto!r} must be true or false", source)
+    first = data.get("first_seat", "N")
+    if first not in ("N", "E", "S", "W"):
+        raise ConfigError(f"{where}.first_seat = {first!r}: allowed N, E, S, W", source)
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(f"{where}.seed = {seed!r} must be a whole number", source)
+    return StationConfig(
+        name=name,
+        kind=kind,
+        url=url,
+        cards_per_second=_num(data.get("cards_per_second", 2.0), f"{where}.cards_per_second", 0.01, 1e6, source),
+        fault_rate=_num(data.get("fault_rate", 0.0), f"{where}.fault_rate", 0.0, 1.0, source),
+        auto_redeal=auto,
+        first_seat=Seat.parse(first),
+        seed=seed,
+    )
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceConfig:
+    _unknown(data, _TOP, "", source)
+    language = data.get("language", "en")
+    if language not in LANGUAGES:
+        raise ConfigError(f"language = {language!r}: allowed {', '.join(LANGUAGES)}", source)
+    port = data.get("port", 8000)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
+    bank = data.get("bank", {})
+    secrets = data.get("secrets", {})
+    for name, table, allowed in (("bank", bank, {"path"}), ("secrets", secrets, {"judge", "director"})):
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{name}] must be a table", source)
+        _unknown(table, allowed, f"{name}.", source)
+    for role in ("judge", "director"):
+        if role in secrets and (not isinstance(secrets[role], str) or len(secrets[role]) < 16):
+            raise ConfigError(f"secrets.{role} must be a string of at least 16 characters", source)
+    if secrets.get("judge") is not None and secrets.get("judge") == secrets.get("director"):
+        raise ConfigError("secrets.judge and secrets.director must differ (separate roles)", source)
+    stations_raw = data.get("stations", [{"name": "A"}])
+    if not isinstance(stations_raw, list) or not stations_raw:
+        raise ConfigError("stations must be a non-empty array of tables ([[stations]])", source)
+    stations = tuple(_station(s, i, source) for i, s in enumerate(stations_raw))
+    names = [s.name for s in stations]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise ConfigError(f"station name {dup!r} is used twice", source)
+    regulation = data.get("regulation")
+    return ServiceConfig(
+        language=language,
+        host=_str(data.get("host", "127.0.0.1"), "host", source),
+        port=port,
+        var_dir=Path(_str(data.get("var_dir", "var"), "var_dir", source)),
+        broadcast_delay=_num(data.get("broadcast_delay", 0.0), "broadcast_delay", 0.0, 600.0, source),
+        regulation=Path(_str(regulation, "regulation", source)) if regulation is not None else None,
+        bank_path=Path(_str(bank.get("path", "var/bank.sqlite"), "bank.path", source)),
+        judge_secret=secrets.get("judge"),
+        director_secret=secrets.get("director"),
+        stations=stations,
+        source=source,
+    )
+
+
+def parse_config(text: str, source: str) -> ServiceConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", source) from exc
+    return config_from_dict(data, source)
+
+
+def load_config(path: str | Path | None = None) -> ServiceConfig:
+    """Load ``path``; without one, ``config/service.toml`` when present, else the embedded default."""
+    if path is None:
+        if DEFAULT_PATH.is_file():
+            path = DEFAULT_PATH
+        else:
+            text = resources.files("dealer").joinpath("config/service.toml").read_text(encoding="utf-8")
+            return parse_config(text, "embedded config/service.toml")
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", str(p)) from exc
+    return parse_config(text, str(p))

@@ -1,0 +1,152 @@
+"""Public messages: built only from the session's public projection and bank progress figures.
+
+Nothing here takes a ``DealComplete``, a ``CardAccepted`` or a ``Deal``: a hidden card's identity cannot reach
+the audience through these functions. The snapshot the audience gets on (re)connect is folded from the same
+messages (``PublicState.apply``), so it cannot hold more than the messages do.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from dealer.session import (
+    PublicCardHidden,
+    PublicCardOpen,
+    PublicDealCommitted,
+    PublicDealStarted,
+    PublicDealVoided,
+    PublicEvent,
+)
+
+Message = dict[str, Any]
+SEATS = "NESW"
+
+
+def from_projection(station: str, event: PublicEvent) -> Message:
+    if isinstance(event, PublicCardOpen):
+        return {
+            "type": "card",
+            "station": station,
+            "attempt": event.attempt,
+            "position": event.position,
+            "seat": SEATS[event.seat],
+            "card": int(event.card),
+        }
+    if isinstance(event, PublicCardHidden):
+        return {
+            "type": "hidden",
+            "station": station,
+            "attempt": event.attempt,
+            "position": event.position,
+            "seat": SEATS[event.seat],
+            "count": event.hidden_in_seat,
+        }
+    if isinstance(event, PublicDealStarted):
+        return {
+            "type": "deal_started",
+            "station": station,
+            "attempt": event.attempt,
+            "variant": event.variant,
+            "open_count": event.open_count,
+        }
+    if isinstance(event, PublicDealVoided):
+        return {"type": "deal_voided", "station": station, "attempt": event.attempt, "reason": event.reason}
+    if isinstance(event, PublicDealCommitted):
+        return {
+            "type": "deal_committed",
+            "station": station,
+            "attempt": event.attempt,
+            "bank_deal": event.bank_deal,
+            "ledger_head": event.ledger_head,
+            "formed": event.formed,
+        }
+    raise TypeError(f"not a public projection: {type(event).__name__}")  # pragma: no cover
+
+
+def station_message(station: str, variant: int, open_count: int, status: str) -> Message:
+    return {"type": "station", "station": station, "variant": variant, "open_count": open_count, "status": status}
+
+
+def bank_message(formed: int, target: int, ledger_head: str) -> Message:
+    return {"type": "bank", "formed": formed, "target": target, "ledger_head": ledger_head}
+
+
+def commitment_message(label: str, commitment: str, deals: int, public_value: str) -> Message:
+    """A published draw commitment: what the draw will use, never which deals it picks."""
+    return {
+        "type": "commitment",
+        "label": label,
+        "commitment": commitment,
+        "deals": deals,
+        "public_value": public_value,
+    }
+
+
+def _empty_hands() -> dict[str, Any]:
+    return {s: {"open": [], "hidden": 0} for s in SEATS}
+
+
+class PublicState:
+    """What a newly connected audience client needs to draw the screen, folded from public messages."""
+
+    def __init__(self) -> None:
+        self.stations: dict[str, dict[str, Any]] = {}
+        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": ""}
+        self.commitment: dict[str, Any] | None = None
+
+    def _station(self, name: str) -> dict[str, Any]:
+        st = self.stations.get(name)
+        if st is None:
+            st = {
+                "station": name,
+                "variant": 0,
+                "open_count": 0,
+                "status": "idle",
+                "attempt": 0,
+                "phase": "waiting",
+                "reason": None,
+                "bank_deal": None,
+                "hands": _empty_hands(),
+            }
+            self.stations[name] = st
+        return st
+
+    def apply(self, msg: Message) -> None:
+        kind = msg["type"]
+        if kind == "bank":
+            self.bank = {k: msg[k] for k in ("formed", "target", "ledger_head")}
+            return
+        if kind == "commitment":
+            self.commitment = {k: v for k, v in msg.items() if k != "type"}
+            return
+        st = self._station(msg["station"])
+        if kind == "station":
+            st.update(variant=msg["variant"], open_count=msg["open_count"], status=msg["status"])
+        elif kind == "deal_started":
+            st.update(
+                attempt=msg["attempt"],
+                variant=msg["variant"],
+                open_count=msg["open_count"],
+                phase="dealing",
+                reason=None,
+                bank_deal=None,
+                hands=_empty_hands(),
+            )
+        elif kind == "card":
+            st["hands"][msg["seat"]]["open"].append(msg["card"])
+        elif kind == "hidden":
+            st["hands"][msg["seat"]]["hidden"] = msg["count"]
+        elif kind == "deal_voided":
+            st.update(phase="voided", reason=msg["reason"])
+        elif kind == "deal_committed":
+            st.update(phase="committed", bank_deal=msg["bank_deal"])
+            self.bank.update(formed=msg["formed"], ledger_head=msg["ledger_head"])
+
+    def snapshot(self) -> Message:
+        return {
+            "type": "snapshot",
+            "stations": [copy.deepcopy(self.stations[k]) for k in sorted(self.stations)],
+            "bank": dict(self.bank),
+            "commitment": dict(self.commitment) if self.commitment else None,
+        }

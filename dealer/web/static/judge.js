@@ -1,0 +1,189 @@
+// The technical judge's console: live over a WebSocket; blind unless "Show cards" is pressed (logged).
+"use strict";
+(() => {
+  const { el } = Cards;
+  const t = I18N.t;
+  const stations = new Map();
+  let bank = { formed: 0, target: 0 };
+  let devices = [];
+  let ws = null;
+  let nextId = 1;
+  const conn = document.getElementById("conn");
+  const FAULTS = ["jam", "misfeed", "unreadable_card", "duplicate_card", "cover_open", "hopper_empty"];
+
+  function send(cmd, station, extra) {
+    if (!ws || ws.readyState !== 1) return;
+    ws.send(JSON.stringify(Object.assign({ cmd, station, id: nextId++ }, extra || {})));
+  }
+  function guide(entry) {
+    const p = Object.assign({}, entry.params);
+    if (p.card !== null && p.card !== undefined) p.card = Cards.label(p.card);
+    if (p.seat) p.seat = Cards.seatLetter(p.seat);
+    if (p.kind) p.kind = t("fault." + p.kind) !== "fault." + p.kind ? t("fault." + p.kind) : t("void." + p.kind);
+    return t(entry.key, p);
+  }
+  const ago = (ts) => t("judge.seconds_ago", { s: Math.max(0, Math.round(Date.now() / 1000 - ts)) });
+  function button(key, onClick, cls) {
+    const b = el("button", cls || "", t(key));
+    b.type = "button"; b.dataset.i18n = key; b.addEventListener("click", onClick);
+    return b;
+  }
+  function renderDevices() {
+    const ul = document.getElementById("devicelist");
+    ul.replaceChildren();
+    if (!devices.length) { ul.appendChild(el("li", "", t("judge.no_devices"))); return; }
+    for (const d of devices) {
+      const li = el("li", "row");
+      li.appendChild(el("code", "", d.id));
+      li.appendChild(el("span", "", d.description));
+      for (const name of stations.keys()) {
+        const b = button("judge.connect", () => send("connect", name, { device: d.id }));
+        b.textContent = t("judge.connect") + " → " + name;
+        b.dataset.i18n = "";
+        li.appendChild(b);
+      }
+      ul.appendChild(li);
+    }
+  }
+  function renderStation(st) {
+    let sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(st.station)}"]`);
+    if (!sec) {
+      sec = el("section", "panel stationpanel");
+      sec.dataset.station = st.station;
+      document.getElementById("stationpanels").appendChild(sec);
+    }
+    sec.dataset.status = st.status;
+    const name = st.station;
+    const title = el("h2", "", t("judge.station") + " " + name + " — " + t("status." + st.status));
+    // device
+    const dev = el("div", "box");
+    dev.appendChild(el("h3", "", t("judge.device_info")));
+    const facts = el("dl", "facts");
+    const add = (k, v) => { facts.appendChild(el("dt", "", k)); facts.appendChild(el("dd", "", String(v))); };
+    if (st.device) {
+      for (const [k, v] of Object.entries(st.device)) add(k, Array.isArray(v) ? v.join(", ") : v);
+      if (st.device_status) add(t("judge.heartbeat"), ago(st.device_status.heartbeat));
+    } else add(t("judge.device_info"), "—");
+    dev.appendChild(facts);
+    const devrow = el("div", "row");
+    devrow.appendChild(button("judge.connect_sim", () => send("connect", name, { device: "simulator" })));
+    if (st.device) devrow.appendChild(button("judge.disconnect", () => send("disconnect", name), "danger"));
+    dev.appendChild(devrow);
+    // control and progress
+    const ctl = el("div", "box");
+    ctl.appendChild(el("h3", "", t("judge.progress")));
+    const prog = el("progress");
+    prog.max = Math.max(1, st.target); prog.value = Math.min(bank.formed, prog.max);
+    ctl.appendChild(prog);
+    ctl.appendChild(el("div", "progresstext", bank.formed + " / " + st.target + " · " + t("audience.attempt") + " " +
+      st.attempt + " · " + st.cards_dealt + "/52"));
+    const row = el("div", "row controlrow");
+    row.appendChild(button("judge.start", () => send("start", name), "primary"));
+    row.appendChild(button("judge.pause", () => send("pause", name)));
+    row.appendChild(button("judge.resume", () => send("resume", name)));
+    row.appendChild(button("judge.stop", () => send("stop", name), "danger"));
+    const re = button("judge.redeal", () => send("redeal", name), st.status === "needs_redeal" ? "primary redeal" : "redeal");
+    row.appendChild(re);
+    ctl.appendChild(row);
+    const vis = el("div", "row");
+    if (st.show_cards) vis.appendChild(button("judge.hide_cards", () => send("hide", name)));
+    else {
+      vis.appendChild(el("span", "blind", t("judge.blind")));
+      vis.appendChild(button("judge.show_cards", () => { if (confirm(t("judge.show_confirm"))) send("show", name); }));
+    }
+    ctl.appendChild(vis);
+    if (st.can_inject) {
+      const inj = el("div", "row");
+      const sel = el("select");
+      for (const f of FAULTS) { const o = el("option", "", t("fault." + f)); o.value = f; sel.appendChild(o); }
+      inj.appendChild(sel);
+      inj.appendChild(button("judge.inject", () => send("inject", name, { kind: sel.value })));
+      ctl.appendChild(inj);
+    }
+    if (st.show_cards && st.current) {
+      const cur = el("div", "compass curdeal");
+      for (const seat of Cards.SEATS) {
+        const box = el("div", "seat seat-" + seat);
+        box.appendChild(el("div", "seatname", Cards.seatLetter(seat)));
+        box.appendChild(Cards.hand(st.current.filter((c) => c.seat === seat).map((c) => c.card), 0));
+        cur.appendChild(box);
+      }
+      ctl.appendChild(cur);
+    }
+    // health
+    const h = st.health;
+    const hb = el("div", "box health");
+    hb.appendChild(el("h3", "", t("judge.health")));
+    const hf = el("dl", "facts");
+    const addh = (k, v) => { hf.appendChild(el("dt", "", k)); hf.appendChild(el("dd", "", String(v))); };
+    addh(t("judge.cards_read"), h.cards_read);
+    addh(t("judge.deals"), h.deals + " (" + h.accepted + " ✓)");
+    addh(t("judge.error_rate"), h.error_rate + " — " + t("judge.norm"));
+    for (const [k, v] of Object.entries(h.faults)) addh(t("fault." + k) !== "fault." + k ? t("fault." + k) : t("void." + k), v);
+    hb.appendChild(hf);
+    if (h.warning) hb.appendChild(el("div", "warning", t("judge.norm_exceeded")));
+    // faults and voids
+    const fb = el("div", "box faults");
+    fb.appendChild(el("h3", "", t("judge.faults")));
+    const fl = el("ul", "faultlist");
+    if (!st.faults.length) fl.appendChild(el("li", "", t("judge.no_faults")));
+    for (const f of st.faults) fl.appendChild(el("li", "guide", new Date(f.time * 1000).toLocaleTimeString() + " — " + guide(f)));
+    fb.appendChild(fl);
+    const vb = el("div", "box voided");
+    vb.appendChild(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"));
+    const table = el("table");
+    const hr = el("tr");
+    for (const k of ["judge.time", "audience.attempt", "judge.reason"]) hr.appendChild(el("th", "", t(k)));
+    table.appendChild(hr);
+    for (const v of st.voided) {
+      const tr = el("tr");
+      tr.appendChild(el("td", "", new Date(v.time * 1000).toLocaleTimeString()));
+      tr.appendChild(el("td", "", String(v.attempt)));
+      tr.appendChild(el("td", "", t("void." + v.reason) + " — " + guide(v)));
+      table.appendChild(tr);
+    }
+    vb.appendChild(table);
+    sec.replaceChildren(title, dev, ctl, hb, fb, vb);
+  }
+  function renderBank() {
+    document.getElementById("formed").textContent = bank.formed;
+    document.getElementById("target").textContent = bank.target;
+    const p = document.getElementById("bankprogress");
+    p.max = Math.max(1, bank.target); p.value = Math.min(bank.formed, p.max);
+  }
+  function renderAll() { renderBank(); for (const st of stations.values()) renderStation(st); renderDevices(); }
+  let pending = false;
+  function schedule() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; renderAll(); }); } }
+  function onMessage(m) {
+    switch (m.type) {
+      case "state":
+        for (const st of m.stations) stations.set(st.station, st);
+        bank = m.bank; break;
+      case "station": stations.set(m.station, m); break;
+      case "card": {
+        const st = stations.get(m.station);
+        if (st) {
+          st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1;
+          if (st.show_cards && m.card !== undefined) (st.current = st.current || []).push({ position: m.position, seat: m.seat, card: m.card });
+        }
+        break;
+      }
+      case "heartbeat": { const st = stations.get(m.station); if (st) st.device_status = m.device_status; break; }
+      case "committed": bank.formed = m.formed; break;
+      case "devices": devices = m.devices; break;
+      case "error": document.title = t("judge.title"); alert(m.message); break;
+      default: break;
+    }
+    schedule();
+  }
+  function connect() {
+    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws");
+    ws.onopen = () => { conn.textContent = t("judge.connected"); conn.classList.add("live"); send("devices"); };
+    ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+    ws.onclose = () => { conn.textContent = t("judge.disconnected_ws"); conn.classList.remove("live"); setTimeout(connect, 1000); };
+  }
+  document.getElementById("scan").addEventListener("click", () => send("devices"));
+  I18N.onChange(schedule);
+  setInterval(schedule, 1000);
+  connect();
+})();

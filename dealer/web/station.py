@@ -1,0 +1,358 @@
+"""A dealing station at work: a device, its dealing session, the bank, the audience and the judge's console.
+
+The station reads events from its device, feeds them to its ``DealingSession``, publishes the session's public
+projection to the audience hub, commits every accepted deal to the bank (on disk before anyone is told), records
+every void in the ledger, and keeps the technical judge informed: status, progress, faults with guidance, voided
+deals, device health. Formation runs toward the bank's target and can be started, paused, resumed and stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter, deque
+from typing import Any
+
+from dealer.bank.api import DealSource
+from dealer.core.cards import Card, Seat
+from dealer.core.events import FaultKind
+from dealer.regulation import Regulation
+from dealer.session import (
+    CardAccepted,
+    CardIgnored,
+    DealComplete,
+    DealingSession,
+    DealVoided,
+    FaultReported,
+    PublicDealCommitted,
+    PublicDealVoided,
+    Step,
+    VoidReason,
+)
+
+from .bankworker import BankWorker
+from .config import StationConfig
+from .devices import DeviceLink
+from .hub import PublicHub
+from .operator import OperatorBus
+from .public import bank_message, from_projection, station_message
+
+log = logging.getLogger("dealer.station")
+
+ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
+BANK_REFUSED = "bank_refused"
+SEATS = "NESW"
+
+
+class Station:
+    def __init__(
+        self,
+        config: StationConfig,
+        regulation: Regulation,
+        bank: BankWorker,
+        hub: PublicHub,
+        operator: OperatorBus,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.regulation = regulation
+        self.bank = bank
+        self.hub = hub
+        self.operator = operator
+        self.session = DealingSession(config.name, regulation.variant, regulation.open_cards, config.first_seat)
+        self.link: DeviceLink | None = None
+        self.status = "idle"
+        self.running = False
+        self.show_cards = False
+        self.cards_read = 0
+        self.fault_counts: Counter[str] = Counter()
+        self.errors = 0
+        self.faults: deque[dict[str, Any]] = deque(maxlen=100)
+        self.voided: deque[dict[str, Any]] = deque(maxlen=500)
+        self.committed = 0
+        self.last_bank_deal: int | None = None
+        self._current: list[tuple[int, Seat, Card]] = []  # the deal in progress (operator memory only)
+        self._reader: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    # -- public view ---------------------------------------------------------------------------------------
+    def announce(self) -> None:
+        self.hub.publish(station_message(self.name, int(self.session.variant), self.session.open_count, self.status))
+
+    def _set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self.announce()
+        self.send_state()
+
+    # -- device --------------------------------------------------------------------------------------------
+    async def connect(self, link: DeviceLink) -> None:
+        async with self._lock:
+            if self.link is not None:
+                await self._close_link()
+            self._set_status("connecting")
+            await link.open()
+            self.link = link
+            self._reader = asyncio.create_task(self._read(link), name=f"station-{self.name}")
+            self._set_status("ready")
+
+    async def disconnect(self) -> None:
+        async with self._lock:
+            self.running = False
+            await self._close_link()
+            self._set_status("idle")
+
+    async def _close_link(self) -> None:
+        link, reader = self.link, self._reader
+        self.link, self._reader = None, None
+        if link is not None:
+            await link.close()
+        if reader is not None:
+            try:
+                await asyncio.wait_for(reader, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                reader.cancel()
+        if self.session.dealing:
+            await self._handle(self.session.end_of_stream())
+
+    async def _read(self, link: DeviceLink) -> None:
+        try:
+            while True:
+                event = await link.next_event()
+                if event is None:
+                    break
+                await self._handle(self.session.feed(event))
+            await self._handle(self.session.end_of_stream())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("station %s: device reader failed", self.name)
+            await self._handle(self.session.end_of_stream())
+            self.status = "error"
+        if self.link is link:
+            self.running = False
+            self._set_status("disconnected")
+
+    # -- formation control -----------------------------------------------------------------------------------
+    async def start(self) -> None:
+        if self.link is None:
+            raise StationError(f"station {self.name}: connect a device first")
+        self.running = True
+        if not self.session.dealing:
+            await self._next()
+
+    async def pause(self) -> None:
+        self.running = False
+        self._set_status("paused")
+
+    async def resume(self) -> None:
+        await self.start()
+
+    async def stop(self) -> None:
+        self.running = False
+        if self.link is not None:
+            await self.link.abort()
+        await self._handle(self.session.abort("stopped by the technical judge"))
+        self._set_status("stopped")
+
+    async def redeal(self) -> None:
+        if self.link is None:
+            raise StationError(f"station {self.name}: connect a device first")
+        if self.session.dealing:
+            raise StationError(f"station {self.name}: a deal is in progress")
+        self.running = True
+        await self._next()
+
+    async def inject_fault(self, kind: FaultKind) -> bool:
+        if self.link is None:
+            raise StationError(f"station {self.name}: connect a device first")
+        return await self.link.inject_fault(kind)
+
+    async def set_show_cards(self, show: bool, who: str) -> None:
+        if show and not self.show_cards:
+            # recorded before anything is shown
+            await self.bank.call(
+                self.bank.bank.record_event,
+                "cards_shown",
+                {"station": self.name, "by": who, "attempt": self.session.attempts, "time": time.time()},
+            )
+        self.show_cards = show
+        self.send_state()
+
+    async def _next(self) -> None:
+        formed = await self.bank.call(self.bank.bank.deal_count)
+        target = self.regulation.bank_target
+        if target and formed >= target:
+            self.running = False
+            self._set_status("target_reached")
+            return
+        if self.link is None:
+            return
+        if not self.link.can_deal:  # manual dealing: the operator deals, we wait for cards
+            self._set_status("dealing")
+            return
+        self._set_status("dealing")
+        await self.link.request_deal()
+
+    # -- events --------------------------------------------------------------------------------------------
+    async def _handle(self, step: Step) -> None:
+        voids = any(isinstance(op, DealVoided) for op in step.operator)
+        for pub in step.public:
+            if isinstance(pub, PublicDealVoided):
+                continue  # published after the ledger has the void, below
+            self.hub.publish(from_projection(self.name, pub))
+        for op in step.operator:
+            if isinstance(op, CardAccepted):
+                self.cards_read += 1
+                self._current.append((op.position, op.seat, op.card))
+                msg: dict[str, Any] = {
+                    "type": "card",
+                    "station": self.name,
+                    "attempt": op.attempt,
+                    "position": op.position,
+                    "seat": SEATS[op.seat],
+                    "open": op.open,
+                }
+                if self.show_cards:
+                    msg["card"] = int(op.card)
+                self.operator.send(msg)
+            elif isinstance(op, CardIgnored):
+                pass
+            elif isinstance(op, FaultReported):
+                self.fault_counts[op.kind.value] += 1
+                self._fault(
+                    "guide.fault",
+                    {"kind": op.kind.value, "pos": (op.position or 0) + 1, "detail": op.detail},
+                    kind=op.kind.value,
+                    record=not voids,  # a fault that voids a deal is listed once, with the void's guidance
+                )
+            elif isinstance(op, DealVoided):
+                await self._voided(op)
+            elif isinstance(op, DealComplete):
+                await self._complete(op)
+
+    def _fault(self, key: str, params: dict[str, Any], kind: str, record: bool = True) -> None:
+        entry = {"time": time.time(), "station": self.name, "key": key, "params": params, "kind": kind}
+        if record:
+            self.faults.appendleft(entry)
+        self.operator.send({"type": "fault", **entry})
+
+    async def _voided(self, op: DealVoided) -> None:
+        self._current = []
+        if op.reason is not VoidReason.ABORTED:
+            self.errors += 1
+        if op.reason not in (VoidReason.FAULT, VoidReason.DISCONNECTED, VoidReason.ABORTED):
+            self.fault_counts[op.reason.value] += 1
+        detail = {"attempt": op.attempt, "device_deal": op.deal_id, "cards_dealt": op.cards_dealt, "detail": op.detail}
+        if op.position is not None:
+            detail["position"] = op.position + 1
+        await self.bank.call(self.bank.bank.void_deal, op.reason.value, self.name, detail)
+        self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, op.reason.value)))
+        params: dict[str, Any] = {
+            "pos": (op.position + 1) if op.position is not None else op.cards_dealt + 1,
+            "n": op.cards_dealt,
+            "card": int(op.card) if op.card is not None else None,
+            "seat": SEATS[op.seat] if op.seat is not None else None,
+            "kind": op.detail.split(":")[0] if op.reason is VoidReason.FAULT else op.reason.value,
+        }
+        entry = {
+            "time": time.time(),
+            "attempt": op.attempt,
+            "reason": op.reason.value,
+            "cards_dealt": op.cards_dealt,
+            "key": f"guide.{op.reason.value}",
+            "params": params,
+        }
+        self.voided.appendleft(entry)
+        self._fault(f"guide.{op.reason.value}", params, kind=op.reason.value)
+        if self.running and self.config.auto_redeal and op.reason is not VoidReason.ABORTED:
+            await self._next()
+        elif self.status not in ("stopped", "idle", "disconnected"):
+            self._set_status("needs_redeal")
+        else:
+            self.send_state()
+
+    async def _complete(self, op: DealComplete) -> None:
+        self._current = []
+        source = DealSource(
+            kind="station",
+            station=self.name,
+            variant=op.variant,
+            shown_cards=op.shown_cards,
+            dealing_order=op.dealing_order,
+        )
+        try:
+            committed = await self.bank.call(self.bank.bank.commit_deal, op.deal, source)
+        except Exception as exc:  # a duplicate of a banked deal, a full disk: void it, say why
+            log.warning("station %s: bank refused the deal: %s", self.name, exc)
+            await self.bank.call(self.bank.bank.void_deal, BANK_REFUSED, self.name, {"detail": str(exc)})
+            self.errors += 1
+            self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, BANK_REFUSED)))
+            self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
+            self._set_status("needs_redeal")
+            return
+        self.committed += 1
+        self.last_bank_deal = committed.deal_id
+        formed = await self.bank.call(self.bank.bank.deal_count)
+        self.hub.publish(
+            from_projection(
+                self.name, PublicDealCommitted(op.attempt, committed.deal_id, committed.ledger_head, formed)
+            )
+        )
+        self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head))
+        self.operator.send(
+            {"type": "committed", "station": self.name, "bank_deal": committed.deal_id, "formed": formed}
+        )
+        if self.running:
+            await self._next()
+        else:
+            self._set_status("paused" if self.status == "dealing" else self.status)
+
+    # -- the judge's view ----------------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        boards = self.session.attempts
+        rate = 100.0 * self.errors / boards if boards else 0.0
+        return {
+            "cards_read": self.cards_read,
+            "deals": boards,
+            "accepted": self.session.accepted,
+            "errors": self.errors,
+            "faults": dict(self.fault_counts),
+            "error_rate": round(rate, 2),
+            "norm": ERROR_NORM_PER_100,
+            "warning": rate > ERROR_NORM_PER_100,
+        }
+
+    def state(self) -> dict[str, Any]:
+        link = self.link
+        st: dict[str, Any] = {
+            "type": "station",
+            "station": self.name,
+            "status": self.status,
+            "running": self.running,
+            "variant": int(self.session.variant),
+            "open_count": self.session.open_count,
+            "device": link.info() if link is not None else None,
+            "device_status": link.status() if link is not None else None,
+            "can_inject": link is not None and link.kind == "simulator",
+            "attempt": self.session.attempts,
+            "cards_dealt": self.session.cards_dealt,
+            "committed": self.committed,
+            "last_bank_deal": self.last_bank_deal,
+            "target": self.regulation.bank_target,
+            "show_cards": self.show_cards,
+            "faults": list(self.faults)[:20],
+            "voided": list(self.voided)[:50],
+            "health": self.health(),
+        }
+        if self.show_cards:
+            st["current"] = [{"position": p, "seat": SEATS[s], "card": int(c)} for p, s, c in self._current]
+        return st
+
+    def send_state(self) -> None:
+        self.operator.send(self.state())
+
+
+class StationError(Exception):
+    pass

@@ -1,0 +1,83 @@
+"""A real dealing service for tests: uvicorn on a free loopback port, in a thread, with a real SQLite bank."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from dealer.regulation import Regulation, regulation_from_dict
+from dealer.web.app import create_app
+from dealer.web.config import ServiceConfig, config_from_dict
+from dealer.web.service import Service
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def regulation(variant: int = 2, open_cards: int | None = 32, target: int = 50) -> Regulation:
+    dealing: dict[str, Any] = {"variant": variant}
+    if variant == 2:
+        dealing["open_cards"] = open_cards
+    reg = regulation_from_dict({"dealing": dealing, "bank": {"target": 100}, "session": {"boards": 1}})
+    return dataclasses.replace(reg, bank_target=target)  # small banks for tests
+
+
+def service_config(tmp: Path, **over: Any) -> ServiceConfig:
+    data: dict[str, Any] = {
+        "var_dir": str(tmp / "var"),
+        "bank": {"path": str(tmp / "var" / "bank.sqlite")},
+        "stations": [{"name": "A", "cards_per_second": 5000.0, "fault_rate": 0.0}],
+    }
+    data.update(over)
+    return config_from_dict(data, "test")
+
+
+@dataclass
+class Running:
+    service: Service
+    base: str
+    port: int
+
+    @property
+    def judge(self) -> str:
+        return self.service.secrets.secret("judge")
+
+    @property
+    def director(self) -> str:
+        return self.service.secrets.secret("director")
+
+
+@contextmanager
+def running_service(config: ServiceConfig, reg: Regulation, autostart: bool = True) -> Iterator[Running]:
+    service = Service(config, reg, autostart=autostart)
+    app = create_app(service)
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
+    try:
+        yield Running(service, f"http://127.0.0.1:{port}", port)
+    finally:
+        server.should_exit = True
+        thread.join(30)
