@@ -209,6 +209,15 @@ class SqliteBank:
                 raise
             self._db.execute("COMMIT")
 
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """One row of a read, under the lock (the connection is shared by threads)."""
+        with self._lock:
+            return self._db.execute(sql, params).fetchone()
+
+    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -251,41 +260,16 @@ class SqliteBank:
     # -- BankApi -----------------------------------------------------------------------------------
     def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
         canonical = deal.to_bytes()
-        salt = os.urandom(SALT_SIZE)
         with self._tx() as db:
             existing = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
             if existing is not None:
                 raise DuplicateDealError(existing[0])
-            deal_id, entry = self._insert_deal(db, canonical, salt, source)
-            head = sha256(entry.encode()).hexdigest()
-        return CommittedDeal(deal_id, commitment(salt, canonical).hex(), entry.index, head)
-
-    def _insert_deal(
-        self, db: sqlite3.Connection, canonical: bytes, salt: bytes, source: DealSource
-    ) -> tuple[int, Entry]:
-        row = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()
-        deal_id = row[0] + 1
-        com = commitment(salt, canonical)
-        public = source_public(source)
-        data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
-        if source.dealing_order is not None:
-            data["order"] = sha256(salt + source.dealing_order).hexdigest()
-        entry = self._append(db, EntryKind.DEAL, data)
-        db.execute(
-            "INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (
-                deal_id,
-                entry.index,
-                canonical,
-                salt,
-                com,
-                canonical_json(public).decode(),
-                source.dealing_order,
-                entry.ts,
-                IN_BANK,
-            ),
-        )
-        return deal_id, entry
+            last, prev = self._head(db)
+            deal_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
+            ledger_row, deal_row = _deal_rows(deal_id, last + 1, prev, self._clock(), canonical, source)
+            db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?)", ledger_row)
+            db.execute("INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", deal_row)
+        return CommittedDeal(deal_id, deal_row[4].hex(), last + 1, ledger_row[3].hex())
 
     def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
         if not reason.strip():
@@ -303,13 +287,15 @@ class SqliteBank:
             return self._append(db, kind, payload).index
 
     def deal_count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM deals").fetchone()[0])
+        return int(self._one("SELECT COUNT(*) FROM deals")[0])
 
     def ledger_head(self) -> str:
-        return self._head(self._db)[1]
+        with self._lock:
+            return self._head(self._db)[1]
 
     def ledger_size(self) -> int:
-        return self._head(self._db)[0] + 1
+        with self._lock:
+            return self._head(self._db)[0] + 1
 
     # -- imports -----------------------------------------------------------------------------------
     def import_deals(
@@ -327,36 +313,26 @@ class SqliteBank:
         with self._tx() as db:
             last, prev = self._head(db)
             first_id = next_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
-            seen: dict[bytes, int] = {}
+            seen: dict[Deal, int] = {}
             ledger_rows: list[tuple[int, str, bytes, bytes]] = []
             deal_rows: list[tuple[Any, ...]] = []
+            ts = self._clock()  # one transaction: every deal of the import is committed at the same moment
             done = 0
             for item in items:
-                canonical = item.deal.to_bytes()
-                repeat = seen.get(canonical)
+                repeat = seen.get(item.deal)
                 if repeat is None:
+                    canonical = item.deal.to_bytes()
                     row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
                     repeat = None if row is None else row[0]
                 if repeat is not None:
                     outcome.duplicates.append((item, repeat))
                 else:
-                    salt = os.urandom(SALT_SIZE)
-                    com = commitment(salt, canonical)
-                    public = source_public(item.source)
-                    data: dict[str, Any] = {"c": com.hex(), "id": next_id, "src": public}
-                    if item.source.dealing_order is not None:
-                        data["order"] = sha256(salt + item.source.dealing_order).hexdigest()
                     last += 1
-                    ts = self._clock()
-                    body = Entry(last, EntryKind.DEAL, ts, prev, data).encode()
-                    digest = sha256(body).digest()
-                    prev = digest.hex()
-                    ledger_rows.append((last, EntryKind.DEAL, body, digest))
-                    order = item.source.dealing_order
-                    deal_rows.append(
-                        (next_id, last, canonical, salt, com, canonical_json(public).decode(), order, ts, IN_BANK)
-                    )
-                    seen[canonical] = next_id
+                    ledger_row, deal_row = _deal_rows(next_id, last, prev, ts, canonical, item.source)
+                    prev = ledger_row[3].hex()
+                    ledger_rows.append(ledger_row)
+                    deal_rows.append(deal_row)
+                    seen[item.deal] = next_id
                     outcome.imported.append((item, next_id))
                     next_id += 1
                 done += 1
@@ -380,20 +356,24 @@ class SqliteBank:
     def entries(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]:
         """Raw ledger rows (index, kind, body, hash) in order."""
         end = stop if stop is not None else 1 << 62
-        cur = self._db.execute(
-            "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (start, end)
-        )
-        for idx, kind, body, digest in cur:
-            yield idx, kind, bytes(body), bytes(digest)
+        while start < end:  # in pages, each read under the lock
+            rows = self._all(
+                "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx LIMIT 20000",
+                (start, end),
+            )
+            if not rows:
+                return
+            yield from rows
+            start = rows[-1][0] + 1
 
     def entry(self, index: int) -> Entry:
-        row = self._db.execute("SELECT body FROM ledger WHERE idx=?", (index,)).fetchone()
+        row = self._one("SELECT body FROM ledger WHERE idx=?", (index,))
         if row is None:
             raise BankError(f"ledger entry {index} does not exist")
         return Entry.decode(bytes(row[0]))
 
     def entries_of_kind(self, kind: str) -> list[Entry]:
-        rows = self._db.execute("SELECT body FROM ledger WHERE kind=? ORDER BY idx", (kind,)).fetchall()
+        rows = self._all("SELECT body FROM ledger WHERE kind=? ORDER BY idx", (kind,))
         return [Entry.decode(bytes(r[0])) for r in rows]
 
     def leaves(self, size: int) -> list[bytes]:
@@ -427,14 +407,12 @@ class SqliteBank:
         return [seal_from_entry(e) for e in self.entries_of_kind(EntryKind.SEAL)]
 
     def latest_seal(self) -> Seal | None:
-        row = self._db.execute(
-            "SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,)
-        ).fetchone()
+        row = self._one("SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,))
         return None if row is None else seal_from_entry(Entry.decode(bytes(row[0])))
 
     # -- deals -------------------------------------------------------------------------------------
     def get_deal(self, deal_id: int) -> StoredDeal:
-        row = self._db.execute("SELECT * FROM deals WHERE deal_id=?", (deal_id,)).fetchone()
+        row = self._one("SELECT * FROM deals WHERE deal_id=?", (deal_id,))
         if row is None:
             raise BankError(f"deal {deal_id} is not in the bank")
         return _stored(row)
@@ -443,29 +421,31 @@ class SqliteBank:
         return [self.get_deal(i) for i in deal_ids]
 
     def iter_deals(self) -> Iterator[StoredDeal]:
-        for row in self._db.execute("SELECT * FROM deals ORDER BY deal_id"):
-            yield _stored(row)
+        after = 0
+        while rows := self._all("SELECT * FROM deals WHERE deal_id > ? ORDER BY deal_id LIMIT 20000", (after,)):
+            yield from (_stored(r) for r in rows)
+            after = rows[-1][0]
 
     def find_deal(self, deal: Deal) -> int | None:
-        row = self._db.execute("SELECT deal_id FROM deals WHERE canonical=?", (deal.to_bytes(),)).fetchone()
+        row = self._one("SELECT deal_id FROM deals WHERE canonical=?", (deal.to_bytes(),))
         return None if row is None else int(row[0])
 
     def state_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(DEAL_STATES, 0)
-        for state, n in self._db.execute("SELECT state, COUNT(*) FROM deals GROUP BY state"):
+        for state, n in self._all("SELECT state, COUNT(*) FROM deals GROUP BY state"):
             counts[state] = n
         return counts
 
     def eligible_ids(self, last_deal: int) -> list[int]:
         """Deals up to ``last_deal`` (a seal's) that were never drawn, in bank order."""
-        rows = self._db.execute(
+        rows = self._all(
             "SELECT deal_id FROM deals WHERE deal_id <= ? AND state = ? ORDER BY deal_id", (last_deal, IN_BANK)
         )
         return [r[0] for r in rows]
 
     def eligible_count(self, last_deal: int) -> int:
-        row = self._db.execute("SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (last_deal, IN_BANK))
-        return int(row.fetchone()[0])
+        row = self._one("SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (last_deal, IN_BANK))
+        return int(row[0])
 
     # -- draws (used by dealer.draw) ----------------------------------------------------------------
     def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:
@@ -515,20 +495,46 @@ class SqliteBank:
             raise BankError(f"draw {label!r} is {row[0]}; this step needs it {' or '.join(states)}")
 
     def get_draw(self, label: str) -> DrawRecord:
-        row = self._db.execute("SELECT * FROM draws WHERE label=?", (label,)).fetchone()
+        row = self._one("SELECT * FROM draws WHERE label=?", (label,))
         if row is None:
             raise BankError(f"no draw labelled {label!r}")
         return _draw(row)
 
     def draws(self) -> list[DrawRecord]:
-        return [_draw(r) for r in self._db.execute("SELECT d.* FROM draws d ORDER BY commit_index")]
+        return [_draw(r) for r in self._all("SELECT * FROM draws ORDER BY commit_index")]
 
     def meta(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        return dict(self._all("SELECT key, value FROM meta"))
 
     def raw_connection(self) -> sqlite3.Connection:
         """For the verifier and tests: the underlying connection (read it, do not write through it)."""
         return self._db
+
+
+def _deal_rows(
+    deal_id: int, index: int, prev: str, ts: str, canonical: bytes, source: DealSource
+) -> tuple[tuple[int, str, bytes, bytes], tuple[Any, ...]]:
+    """The ledger row and the deals row that commit one deal, with a fresh salt."""
+    salt = os.urandom(SALT_SIZE)
+    com = commitment(salt, canonical)
+    public = source_public(source)
+    data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
+    if source.dealing_order is not None:
+        data["order"] = sha256(salt + source.dealing_order).hexdigest()
+    body = Entry(index, EntryKind.DEAL, ts, prev, data).encode()
+    ledger_row = (index, EntryKind.DEAL, body, sha256(body).digest())
+    deal_row = (
+        deal_id,
+        index,
+        canonical,
+        salt,
+        com,
+        canonical_json(public).decode(),
+        source.dealing_order,
+        ts,
+        IN_BANK,
+    )
+    return ledger_row, deal_row
 
 
 def seal_from_entry(entry: Entry) -> Seal:

@@ -13,7 +13,7 @@ from hashlib import sha256
 from typing import Any
 
 from dealer.core import Deal
-from dealer.draw.protocol import draw_seed, drawn_ids, to_ranges
+from dealer.draw.protocol import commitment_picks, to_ranges
 
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
@@ -89,7 +89,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
             last_deal = deal_id
             deal_entries[deal_id] = entry
         elif kind == EntryKind.SEAL:
-            public_key = _check_seal(entry, leaves, bank_id, public_key, last_deal_at(deal_entries))
+            public_key = _check_seal(entry, leaves, bank_id, public_key, last_deal)
             counts["seals"] += 1
         elif kind in (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL):
             label = data["commitment"]["label"] if kind == EntryKind.DRAW_COMMIT else data.get("label")
@@ -134,10 +134,6 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, but no draw selected it")
         if want is not None and (state, session) != want:
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, the draws say {want}")
-
-
-def last_deal_at(deal_entries: dict[int, Entry]) -> int:
-    return max(deal_entries, default=0)
 
 
 def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str | None, last_deal: int) -> str:
@@ -217,8 +213,7 @@ def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None) 
         if drawn is not None:
             raise _Bad(f"{where}: has a result before it was run")
         return {}
-    seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
-    ids = [i for _, i in drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])]
+    ids = [i for _, i in commitment_picks(doc, secret, str(value))[1]]
     try:
         stored = json.loads(drawn)
     except (TypeError, ValueError) as exc:

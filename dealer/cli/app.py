@@ -22,7 +22,13 @@ app = typer.Typer(
 err = Console(stderr=True, highlight=False)
 
 # Each command group lives in its own module and registers itself on ``app`` when imported.
-COMMAND_MODULES = ("dealer.cli.deal_cmds", "dealer.cli.bank_cmds", "dealer.cli.draw_cmds", "dealer.cli.serve_cmds")
+COMMAND_MODULES = (
+    "dealer.cli.deal_cmds",
+    "dealer.cli.bank_cmds",
+    "dealer.cli.draw_cmds",
+    "dealer.cli.serve_cmds",
+    "dealer.cli.export_cmds",
+)
 
 
 def _version(value: bool) -> None:

@@ -26,8 +26,7 @@ from .protocol import (
     PublicValueSpec,
     check_public_value,
     check_ranges,
-    draw_seed,
-    drawn_ids,
+    commitment_picks,
 )
 
 BUNDLE_FORMAT = "bridge-dealer-draw-bundle/1"
@@ -120,8 +119,7 @@ def _checks(b: dict[str, Any]) -> Iterator[Check]:
         yield Check("public value", False, f"V = {value!r}: {exc}")
 
     root = bytes.fromhex(cp["root"])
-    seed = draw_seed(secret, value, root, com["label"])
-    expected = drawn_ids(seed, el["ranges"], total, n)
+    seed, expected = commitment_picks(com, secret, value)
     drawn = b["drawn"]
     got = [(d["position"], d["deal_id"]) for d in drawn]
     yield Check(

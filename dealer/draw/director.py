@@ -24,9 +24,8 @@ from .protocol import (
     SECRET_SIZE,
     DrawError,
     PublicValueSpec,
+    commitment_picks,
     deals_to_draw,
-    draw_seed,
-    drawn_ids,
     public_value,
     to_ranges,
 )
@@ -145,8 +144,7 @@ class Director:
 
     @staticmethod
     def _picks(doc: dict[str, Any], secret: bytes, value: str) -> list[tuple[int, int]]:
-        seed = draw_seed(secret, value, bytes.fromhex(doc["seal"]["root"]), doc["label"])
-        return drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])
+        return commitment_picks(doc, secret, value)[1]
 
     def drawn_deals(self, label: str) -> list[DrawnDeal]:
         """The drawn deals in pick order (director only)."""

@@ -213,3 +213,9 @@ def drawn_ids(seed: bytes, ranges: Sequence[Sequence[int]], eligible: int, n: in
     """(position, deal id) of every drawn deal, in pick order."""
     starts = range_starts(ranges)
     return [(p, id_at(ranges, p, starts)) for p in draw_positions(seed, eligible, n)]
+
+
+def commitment_picks(doc: dict[str, Any], secret: bytes, value: str) -> tuple[bytes, list[tuple[int, int]]]:
+    """The seed and the (position, deal id) picks a draw commitment selects with K and V."""
+    seed = draw_seed(secret, value, bytes.fromhex(doc["seal"]["root"]), doc["label"])
+    return seed, drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])

@@ -3,7 +3,7 @@
 from .base import BoardRecord, DealFormat, ExportMeta, FormatError, ReadProblem, ReadResult, by_name, by_path, formats
 
 # Format modules register themselves on import; list them here as they land.
-_FORMAT_MODULES: tuple[str, ...] = ("pbn", "lin")
+_FORMAT_MODULES: tuple[str, ...] = ("pbn", "lin", "dlm", "dup", "bri", "dge", "ber", "bhg", "csvfmt", "jsonfmt")
 
 
 def load_all() -> None:

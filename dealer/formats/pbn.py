@@ -17,8 +17,10 @@ accented letter followed by a symbol in 0x80–0xBF, e.g. "Ã©") is read as UTF
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
 from dealer.core.errors import DealError
@@ -278,18 +280,23 @@ class _Reader:
                 self.result.problems.append(ReadProblem(f"Deal {value!r}: {exc}", board, line))
                 return
             self.deals[value] = deal
-        dealer = vul = None
-        if "Dealer" in tags:
-            try:
-                dealer = Seat.parse(tags["Dealer"])
-            except ValueError:
-                dealer = None
-        if "Vulnerable" in tags:
-            try:
-                vul = Vulnerability.parse(tags["Vulnerable"])
-            except ValueError:
-                vul = None
+        dealer = _parsed(Seat.parse, tags.get("Dealer"))
+        vul = _parsed(Vulnerability.parse, tags.get("Vulnerable"))
         self.result.records.append(BoardRecord(deal, board, dealer, vul, line, None, tags))
+
+
+_T = TypeVar("_T")
+
+
+@functools.cache
+def _parsed(parse: Callable[[str], _T], value: str | None) -> _T | None:
+    """``parse(value)``, or None when the value is absent or not understood (the deal is kept)."""
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except ValueError:
+        return None
 
 
 def _tag(name: str, value: str) -> str:

@@ -1,0 +1,71 @@
+"""Write a session's boards as deal files for other software (atomically: nothing half-written)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from dealer.formats import ExportMeta, ReadResult, by_name, by_path, load_all
+from dealer.formats.base import FormatError
+
+from .boards import SessionBoard, records_of
+
+# What closed commercial machines' own software deals from.
+MACHINE_FORMATS = ("dlm", "dup", "pbn")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory, fsync'd, then renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def render(boards: Sequence[SessionBoard], fmt_name: str, meta: ExportMeta) -> bytes:
+    load_all()
+    fmt = by_name(fmt_name)
+    if not fmt.can_write:
+        raise FormatError(f"format {fmt.name} can be read but not written")
+    return fmt.write(records_of(boards), meta)
+
+
+def write_session_files(
+    boards: Sequence[SessionBoard], out_dir: Path, stem: str, formats: Sequence[str], meta: ExportMeta
+) -> list[Path]:
+    """Render every format first (so a bad one writes nothing), then write each file atomically."""
+    load_all()
+    rendered: list[tuple[Path, bytes]] = []
+    for name in formats:
+        fmt = by_name(name)
+        rendered.append((out_dir / f"{stem}.{fmt.extensions[0]}", render(boards, fmt.name, meta)))
+    for path, data in rendered:
+        write_atomic(path, data)
+    return [p for p, _ in rendered]
+
+
+def read_deal_file(path: Path, fmt_name: str | None = None) -> ReadResult:
+    """Read any readable deal file; the format from ``fmt_name`` or the file's extension."""
+    load_all()
+    fmt = by_name(fmt_name) if fmt_name else by_path(str(path))
+    if not fmt.can_read:
+        raise FormatError(f"format {fmt.name} can be written but not read")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read: {exc.strerror}") from exc
+    return fmt.read(data, source=str(path))

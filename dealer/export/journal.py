@@ -1,0 +1,95 @@
+"""The board-making journal: which copies of which boards are finished, kept next to the session output.
+
+A small JSON file rewritten atomically after every finished copy, so an interrupted session resumes without
+re-making finished boards. It names the boards it belongs to by a digest of (board number, canonical deal)
+and refuses to resume a different session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealer.core.errors import DealerError
+
+from .boards import SessionBoard
+from .files import write_atomic
+
+VERSION = 1
+
+
+class JournalError(DealerError, ValueError):
+    """The journal is unreadable or belongs to another session."""
+
+
+@dataclass(frozen=True, slots=True)
+class FoulCopy:
+    board: int
+    copy: int
+    attempt: int
+    reason: str
+    card: str | None = None  # e.g. "♠A"
+    pocket: str | None = None  # the pocket the machine used, N/E/S/W
+    expected: str | None = None  # the pocket the card belongs in
+
+
+def boards_digest(boards: Sequence[SessionBoard]) -> str:
+    h = hashlib.sha256()
+    for b in boards:
+        h.update(b.number.to_bytes(4, "big") + b.deal.to_bytes() + b.copies.to_bytes(2, "big"))
+    return h.hexdigest()
+
+
+@dataclass
+class Journal:
+    path: Path
+    digest: str
+    done: set[tuple[int, int]] = field(default_factory=set)
+    fouls: list[FoulCopy] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, path: Path, boards: Sequence[SessionBoard]) -> Journal:
+        digest = boards_digest(boards)
+        if not path.exists():
+            return cls(path, digest)
+        try:
+            doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("version") != VERSION:
+                raise JournalError(f"{path}: journal version {doc.get('version')!r}, expected {VERSION}")
+            done = {(int(b), int(c)) for b, c in doc["done"]}
+            fouls = [FoulCopy(**f) for f in doc.get("fouls", [])]
+            their = str(doc["boards_digest"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            if isinstance(exc, JournalError):
+                raise
+            raise JournalError(f"{path}: not a readable board-making journal ({exc})") from exc
+        if their != digest:
+            raise JournalError(
+                f"{path}: this journal belongs to other boards (digest {their[:12]}…, these boards {digest[:12]}…); "
+                "remove it to start over"
+            )
+        return cls(path, digest, done, fouls)
+
+    def is_done(self, board: int, copy: int) -> bool:
+        return (board, copy) in self.done
+
+    def finish(self, board: int, copy: int) -> None:
+        self.done.add((board, copy))
+        self.save()
+
+    def foul(self, foul: FoulCopy) -> None:
+        self.fouls.append(foul)
+        self.save()
+
+    def save(self) -> None:
+        doc = {
+            "version": VERSION,
+            "boards_digest": self.digest,
+            "done": sorted([b, c] for b, c in self.done),
+            "fouls": [asdict(f) for f in self.fouls],
+        }
+        write_atomic(self.path, (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))

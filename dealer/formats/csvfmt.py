@@ -1,0 +1,113 @@
+"""CSV for spreadsheets: a line a board.
+
+16 quoted suit holdings (North ♠ ♥ ♦ ♣, then East, South, West), then the board number and ``Dealer/Vul``
+with Vul one of ``-``, ``NS``, ``EW``, ``All``, e.g. ``"AJ9","K9542","Q","AK93",…,"1","N/-"``. A void is
+an empty field. The writer quotes every field and ends lines with CRLF (RFC 4180). The reader accepts ``,``
+``;`` or tab as separator, a header line, ``10`` for ten, ``-`` for a void, and an absent Dealer/Vul
+column (Law 2 then).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability
+from dealer.core.cards import RANK_CHARS
+from dealer.core.errors import DealerError
+
+from ._common import numbered
+from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
+
+_VUL_TEXT = {Vulnerability.NONE: "-", Vulnerability.NS: "NS", Vulnerability.EW: "EW", Vulnerability.ALL: "All"}
+_RANK = {ch: r for r, ch in enumerate(RANK_CHARS)} | {ch.lower(): r for r, ch in enumerate(RANK_CHARS)}
+
+
+def _holdings(deal: Deal) -> list[str]:
+    cells = [[""] * 4 for _ in range(4)]
+    for card, seat in enumerate(deal.seats):
+        cells[seat][card // 13] += RANK_CHARS[card % 13]
+    return [cells[seat][suit] for seat in range(4) for suit in range(4)]
+
+
+def _parse_holding(text: str, suit: int, seat: int, seats: bytearray, column: int) -> None:
+    body = text.strip().replace("10", "T")
+    if body in ("-", "—", "–"):
+        return
+    for ch in body:
+        if ch == " ":
+            continue
+        rank = _RANK.get(ch)
+        if rank is None:
+            raise FormatError(f"column {column}: {ch!r} in {text!r} is not a rank (AKQJT98765432)")
+        card = suit * 13 + rank
+        if seats[card] != 4:
+            raise FormatError(f"column {column}: {'SHDC'[suit]}{ch} appears twice")
+        seats[card] = seat
+
+
+class CsvFormat:
+    name = "csv"
+    extensions: tuple[str, ...] = ("csv",)
+    description = "CSV: 16 suit holdings, board, Dealer/Vul (spreadsheets)"
+    can_read = True
+    can_write = True
+
+    def write(self, boards: Sequence[BoardRecord], meta: ExportMeta = ExportMeta()) -> bytes:
+        buf = io.StringIO()
+        writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+        for nb in numbered(boards):
+            writer.writerow([*_holdings(nb.deal), str(nb.board), f"{nb.dealer.letter}/{_VUL_TEXT[nb.vulnerability]}"])
+        return buf.getvalue().encode("utf-8")
+
+    def read(self, data: bytes, source: str = "<input>") -> ReadResult:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        delimiter = max(",;\t", key=first.count)
+        result = ReadResult()
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        position = 0
+        for row in reader:
+            lineno = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) < 16:
+                raise FormatError(
+                    f"{source}: line {lineno} has {len(row)} fields, a CSV board has 16 holdings and more"
+                )
+            board_text = row[16].strip() if len(row) > 16 else ""
+            if position == 0 and board_text and not board_text.isdigit():
+                continue  # a header line
+            position += 1
+            board = int(board_text) if board_text.isdigit() and int(board_text) >= 1 else position
+            try:
+                seats = bytearray([4] * 52)
+                for k in range(16):
+                    _parse_holding(row[k], k % 4, k // 4, seats, k + 1)
+                deal = Deal(bytes(seats))
+                dealer: Seat = board_dealer(board)
+                vul = board_vulnerability(board)
+                if len(row) > 17 and row[17].strip():
+                    dv = row[17].strip()
+                    left, _, right = dv.partition("/")
+                    try:
+                        dealer = Seat("NESW".index(left.strip().upper()[:1])) if left.strip() else dealer
+                    except ValueError as exc:
+                        raise FormatError(f"column 18: dealer {left!r} is not N, E, S or W") from exc
+                    if right.strip():
+                        try:
+                            vul = Vulnerability.parse(right)
+                        except ValueError as exc:
+                            raise FormatError(f"column 18: {exc}") from exc
+            except DealerError as exc:
+                result.problems.append(ReadProblem(str(exc), board=board, line=lineno))
+                continue
+            result.records.append(BoardRecord(deal, board, dealer, vul, line=lineno))
+        return result
+
+
+register(CsvFormat())

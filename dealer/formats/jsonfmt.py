@@ -1,0 +1,119 @@
+"""JSON: bridge-dealer's own deal file, documented in docs/formats.md.
+
+``{"format": "bridge-dealer/deals", "version": 1, "event": ..., "site": ..., "date": ..., "boards": [
+{"board": 1, "dealer": "N", "vulnerable": "None", "deal": "N:AJ9.K9542.Q.AK93 ...", "canonical": "<26 hex>",
+"tags": {...}}]}``. ``deal`` is PBN with North first; ``canonical`` is the 13-byte canonical form in hex
+and, when present, must agree with ``deal``. ``tags`` is optional.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from dealer.core import Deal, Seat, Vulnerability
+from dealer.core.errors import DealerError
+
+from ._common import law2_record, numbered
+from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
+
+FORMAT_ID = "bridge-dealer/deals"
+VERSION = 1
+
+
+def _deal_of(deal_text: str, canonical: object, i: int) -> Deal:
+    """The deal; when ``canonical`` is given it must be the same deal (fast path: our own writer's output)."""
+    if canonical is None:
+        return Deal.from_pbn(deal_text)
+    if not isinstance(canonical, str) or len(canonical) != 26:
+        raise FormatError(f"boards[{i}].canonical {canonical!r} is not 26 hex digits")
+    try:
+        deal = Deal.from_bytes(bytes.fromhex(canonical))
+    except ValueError as exc:
+        raise FormatError(f"boards[{i}].canonical {canonical!r} is not a deal: {exc}") from exc
+    if deal_text != deal.to_pbn(Seat.N) and Deal.from_pbn(deal_text) != deal:
+        raise FormatError(f"boards[{i}].canonical {canonical!r} does not match its deal")
+    return deal
+
+
+class JsonFormat:
+    name = "json"
+    extensions: tuple[str, ...] = ("json",)
+    description = "JSON: bridge-dealer's own documented deal file"
+    can_read = True
+    can_write = True
+
+    def write(self, boards: Sequence[BoardRecord], meta: ExportMeta = ExportMeta()) -> bytes:
+        items: list[dict[str, Any]] = []
+        for nb in numbered(boards):
+            item: dict[str, Any] = {
+                "board": nb.board,
+                "dealer": nb.dealer.letter,
+                "vulnerable": nb.vulnerability.value,
+                "deal": nb.deal.to_pbn(Seat.N),
+                "canonical": nb.deal.to_bytes().hex(),
+            }
+            if nb.record.tags:
+                item["tags"] = dict(nb.record.tags)
+            items.append(item)
+        doc: dict[str, Any] = {
+            "format": FORMAT_ID,
+            "version": VERSION,
+            "event": meta.event,
+            "site": meta.site,
+            "date": meta.date,
+        }
+        doc["boards"] = items
+        return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+    def read(self, data: bytes, source: str = "<input>") -> ReadResult:
+        try:
+            doc = json.loads(data.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"{source}: byte {exc.start} is not UTF-8") from exc
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"{source}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from exc
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT_ID:
+            raise FormatError(f'{source}: not a bridge-dealer deal file ("format" must be {FORMAT_ID!r})')
+        if doc.get("version") != VERSION:
+            raise FormatError(f"{source}: version {doc.get('version')!r} is not supported (expected {VERSION})")
+        items = doc.get("boards")
+        if not isinstance(items, list):
+            raise FormatError(f'{source}: "boards" must be a list')
+        result = ReadResult()
+        for i, item in enumerate(items):
+            board = item.get("board") if isinstance(item, dict) else None
+            where_board = board if isinstance(board, int) else None
+            try:
+                if not isinstance(item, dict):
+                    raise FormatError(f"boards[{i}] is not an object")
+                if not isinstance(board, int) or isinstance(board, bool) or board < 1:
+                    raise FormatError(f"boards[{i}].board = {board!r} must be a whole number ≥ 1")
+                deal_text = item.get("deal")
+                if not isinstance(deal_text, str):
+                    raise FormatError(f"boards[{i}].deal must be a PBN deal string")
+                deal = _deal_of(deal_text, item.get("canonical"), i)
+                rec = law2_record(deal, board)
+                dealer, vul = rec.dealer, rec.vulnerability
+                if "dealer" in item:
+                    text = item["dealer"]
+                    if not isinstance(text, str) or text.upper() not in ("N", "E", "S", "W"):
+                        raise FormatError(f"boards[{i}].dealer = {text!r}: expected N, E, S or W")
+                    dealer = Seat("NESW".index(text.upper()))
+                if "vulnerable" in item:
+                    try:
+                        vul = Vulnerability.parse(str(item["vulnerable"]))
+                    except ValueError as exc:
+                        raise FormatError(f"boards[{i}].vulnerable: {exc}") from exc
+                tags = item.get("tags", {})
+                if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
+                    raise FormatError(f"boards[{i}].tags must map names to strings")
+            except DealerError as exc:
+                result.problems.append(ReadProblem(str(exc), board=where_board))
+                continue
+            result.records.append(BoardRecord(deal, board, dealer, vul, tags=dict(tags)))
+        return result
+
+
+register(JsonFormat())

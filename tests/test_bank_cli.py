@@ -1,0 +1,98 @@
+"""The ``dealer bank …`` and ``dealer draw …`` commands, run as a director would, in real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from bank_support import random_deal
+
+from dealer.core import Deal
+from dealer.formats.base import BoardRecord
+from dealer.formats.lin import LIN
+from dealer.formats.pbn import PBN
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_director_session_from_the_command_line(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    deals = [random_deal(rng) for _ in range(300)]
+    (tmp_path / "a.pbn").write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[:200])]))
+    (tmp_path / "b.lin").write_bytes(LIN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[150:])]))
+
+    r = dealer(tmp_path, "bank", "import", "a.pbn", "b.lin")
+    assert r.returncode == 0, r.stderr
+    assert "imported 300 of 350 deals as deals 1..300; 50 duplicates" in r.stdout
+    assert "b.lin:1: board 1 duplicate of deal 151 (a.pbn:" in r.stdout
+    assert (tmp_path / "var" / "bank.sqlite").exists()
+
+    r = dealer(tmp_path, "draw", "prepare", "S1", "--share", "5", "--witness", "Ann", "--digits", "4")
+    assert r.returncode == 1 and "no seal" in r.stderr
+    assert dealer(tmp_path, "bank", "seal").returncode == 0
+    r = dealer(tmp_path, "draw", "prepare", "S1", "--share", "12", "--witness", "Ann", "--digits", "4")
+    assert (
+        r.returncode == 1
+        and "12% of 300 eligible deals rounds to 36 deals" in r.stderr
+        and "between 3 and 30" in r.stderr
+    )
+    r = dealer(
+        tmp_path, "draw", "prepare", "S1", "--share", "5", "--witness", "Ann", "--witness", "Bo", "--digits", "4"
+    )
+    assert r.returncode == 0, r.stderr
+    published = json.loads(r.stdout)
+    assert published["commitment"]["n"] == 15
+    assert dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234", "--dice", "99").returncode == 1
+    assert dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234", "--dice", "9999").returncode == 0
+    r = dealer(tmp_path, "draw", "run", "S1")
+    assert r.returncode == 0 and "15 deals drawn" in r.stdout
+    drawn_pbn = [line.split()[-4:] for line in r.stdout.splitlines() if line.startswith("deal ")]
+    assert len(drawn_pbn) == 15
+    status = dealer(tmp_path, "bank", "status", "--json")
+    assert status.returncode == 0
+    st = json.loads(status.stdout)
+    assert (st["deals"], st["drawn"], st["eligible"]) == (300, 15, 285)
+    for hands in drawn_pbn:  # nothing of the result in the public status
+        assert " ".join(hands) not in status.stdout
+    assert dealer(tmp_path, "draw", "bundle", "S1", "-o", "b.json").returncode == 1
+    assert dealer(tmp_path, "draw", "reveal", "S1").returncode == 0
+    assert dealer(tmp_path, "draw", "bundle", "S1", "-o", "b.json").returncode == 0
+    bundle = json.loads((tmp_path / "b.json").read_text())
+    assert {Deal.from_pbn(d["pbn"]).to_pbn() for d in bundle["drawn"]} == {" ".join(h) for h in drawn_pbn}
+    r = dealer(tmp_path, "draw", "verify", "b.json")
+    assert r.returncode == 0 and "all 11 checks passed" in r.stdout
+    key = dealer(tmp_path, "bank", "export-key")
+    assert key.returncode == 0 and bundle["public_key"] in key.stdout
+    r = dealer(tmp_path, "bank", "verify")
+    assert r.returncode == 0 and "ok: " in r.stdout and "1 draws verified" in r.stdout
+
+    db = sqlite3.connect(tmp_path / "var" / "bank.sqlite")
+    db.execute("UPDATE deals SET salt = zeroblob(16) WHERE deal_id = 42")
+    db.commit()
+    db.close()
+    r = dealer(tmp_path, "bank", "verify")
+    assert r.returncode == 1 and "deal 42: SHA-256(salt ‖ deal) does not match" in r.stderr
+
+
+def test_import_of_an_unreadable_file_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "a.pbn").write_bytes(PBN.write([BoardRecord(random_deal(random.Random(1)), 1)]))
+    r = dealer(tmp_path, "bank", "import", "a.pbn", "missing.pbn")
+    assert r.returncode == 1 and "missing.pbn" in r.stderr
+    assert not (tmp_path / "var").exists()
+
+
+def test_docs_examples_are_true() -> None:
+    text = (ROOT / "docs" / "bundle.md").read_text()
+    deal = Deal.from_pbn("N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84")
+    assert f"`{deal.to_bytes().hex()}`" in text
+    assert "905, 573, 160" in text
