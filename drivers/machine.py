@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +140,7 @@ class MachineDriver:
         self._waiters: list[tuple[type[Any], asyncio.Future[Any]]] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._supervisor: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
         self._lost: asyncio.Event = asyncio.Event()
         self._lost_reason = ""
         self._wake: asyncio.Event = asyncio.Event()
@@ -177,7 +178,8 @@ class MachineDriver:
             yield ev
 
     async def next_event(self, timeout: float | None = None) -> DeviceEvent:
-        ev = await asyncio.wait_for(self._events.get(), timeout)
+        async with asyncio.timeout(timeout):
+            ev = await self._events.get()
         if ev is None:
             raise LinkLost("driver closed")
         return ev
@@ -256,7 +258,8 @@ class MachineDriver:
         await self._transport.open()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._read_loop(self._transport)), loop.create_task(self._timer_loop())]
-        await asyncio.wait_for(self._handshake(), self.handshake_timeout)
+        async with asyncio.timeout(self.handshake_timeout):
+            await self._handshake()
 
     async def _handshake(self) -> None:
         self._handshaking = True
@@ -316,6 +319,9 @@ class MachineDriver:
                 break
 
     async def _teardown(self) -> None:
+        if self._closed:
+            for task in list(self._background):
+                task.cancel()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -354,7 +360,8 @@ class MachineDriver:
             due = beat if deadline is None else min(deadline, beat)
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.0, due - now))
+                async with asyncio.timeout(max(0.0, due - now)):
+                    await self._wake.wait()
             now = self._mono()
             self._handle(self.link.poll(now))
             if (
@@ -488,11 +495,12 @@ class MachineDriver:
         if op is not None:
             self._void(op, FaultKind.POWER, detail, send_abort=False, emit=False)
         self._session_ok = False
-        asyncio.get_running_loop().create_task(self._rehandshake())
+        self._spawn(self._rehandshake())
 
     async def _rehandshake(self) -> None:
         try:
-            await asyncio.wait_for(self._handshake(), self.handshake_timeout)
+            async with asyncio.timeout(self.handshake_timeout):
+                await self._handshake()
         except (DeviceError, TimeoutError) as exc:
             self._mark_lost(f"new session after a device restart failed: {exc}")
 
@@ -663,7 +671,12 @@ class MachineDriver:
             op.outcome.set_result(fault)
         if send_abort and self._session_ok:
             self.link.send(Abort(), self._mono())
-            asyncio.get_running_loop().create_task(self._flush())
+            self._spawn(self._flush())
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _emit(self, ev: DeviceEvent) -> None:
         self._events.put_nowait(ev)

@@ -168,7 +168,8 @@ class VirtualMachine:
                 deadline = self.link.next_deadline()
                 timeout = None if deadline is None else max(0.0, deadline - self.clock())
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout)
+                    async with asyncio.timeout(timeout):
+                        await self._wake.wait()
                 self._wake.clear()
                 self._handle(self.link.poll(self.clock()))
                 self.flush(wake=False)

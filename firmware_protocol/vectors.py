@@ -1,0 +1,201 @@
+"""Build and check ``vectors.json``: frames ↔ messages for every type, and the error cases.
+
+``python -m firmware_protocol.vectors`` rewrites vectors.json; ``--check`` verifies the file against the codec
+(the test suite does the same). Messages are written as ``{"type": NAME, "fields": {...}}`` with deals as hex.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import struct
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+from cobs import cobs
+
+from .cards import pack_seats
+from .codec import DELIMITER, HEADER, Decoder, FrameError, Received, encode, encode_raw
+from .messages import (
+    MESSAGE_CLASSES,
+    Abort,
+    Ack,
+    BoardDone,
+    Boot,
+    CardRead,
+    DealEnd,
+    DealStart,
+    DeviceInfo,
+    Fault,
+    GetInfo,
+    GetStatus,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    MakeBoard,
+    Message,
+    MsgType,
+    Nak,
+    Reset,
+    StartDeal,
+    Status,
+)
+
+VECTORS_PATH = Path(__file__).with_name("vectors.json")
+
+# Deal rank 0 (N spades, E hearts, S diamonds, W clubs) and a mixed deal.
+RANK0 = pack_seats([card // 13 for card in range(52)])
+MIXED = bytes.fromhex("1b1b1b1b1b1b1b1b1b1b1b1b1b")
+
+
+def message_to_json(msg: Message) -> dict[str, Any]:
+    fields = {}
+    for f in dataclasses.fields(msg):
+        v = getattr(msg, f.name)
+        fields[f.name] = v.hex() if isinstance(v, bytes) else v
+    return {"type": msg.TYPE.name, "fields": fields}
+
+
+def message_from_json(data: dict[str, Any]) -> Message:
+    cls = MESSAGE_CLASSES[MsgType[data["type"]]]
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        v = data["fields"][f.name]
+        values[f.name] = bytes.fromhex(v) if f.name in ("deal", "record") else v
+    return cls(**values)
+
+
+def _messages() -> list[tuple[str, int, Message]]:
+    return [
+        ("HELLO", 0, Hello(1, 1)),
+        ("GET_INFO", 1, GetInfo()),
+        ("HEARTBEAT", 2, Heartbeat(0x01020304)),
+        ("GET_STATUS", 3, GetStatus()),
+        ("START_DEAL", 4, StartDeal(1)),
+        ("MAKE_BOARD rank-0 deal", 5, MakeBoard(2, 17, 3, RANK0)),
+        ("ABORT", 6, Abort()),
+        ("RESET", 7, Reset()),
+        ("HELLO_REPLY", 0, HelloReply(1, 1, 1)),
+        ("DEVICE_INFO", 1, DeviceInfo(7, 4, 1, 2, 3, "SN-0042", "OpenDealer")),
+        ("STATUS dealing", 2, Status(1, 1, 17, 0)),
+        ("STATUS idle, no deal", 3, Status(0, None, 0, 0)),
+        ("DEAL_START random", 4, DealStart(1, 0, 0, 0)),
+        ("DEAL_START board", 5, DealStart(2, 1, 17, 3)),
+        ("CARD_READ ♠A to N", 6, CardRead(1, 0, 0, 0, 255)),
+        ("CARD_READ ♣2 to W", 7, CardRead(1, 51, 51, 3, 200)),
+        ("CARD_READ unreadable", 8, CardRead(1, 12, None, 2, 0)),
+        ("DEAL_END", 9, DealEnd(1, 52, MIXED)),
+        ("BOARD_DONE", 10, BoardDone(2, 17, 3, 52, RANK0)),
+        ("FAULT jam", 11, Fault(1, 1, 20, None, None, "jam at the feeder")),
+        ("FAULT no deal, no detail", 12, Fault(None, 11, None, None, None, "")),
+        ("BOOT after power loss", 0, Boot(1, 1)),
+        ("ACK", 0, Ack(5)),
+        ("NAK bad state", 0, Nak(4, 0x10, 5, "START_DEAL is not accepted in state DEALING")),
+    ]
+
+
+def _raw(version: int, msg_type: int, seq: int, length: int, payload: bytes) -> bytes:
+    body = HEADER.pack(version, msg_type, seq, length) + payload
+    return bytes(cobs.encode(body + struct.pack("<I", zlib.crc32(body)))) + DELIMITER
+
+
+def _error_streams() -> list[tuple[str, bytes]]:
+    good = encode(CardRead(1, 3, 12, 2, 250), 9)
+    body = HEADER.pack(1, 0x91, 9, 8) + bytes.fromhex("01000000030c02fa")
+    bad_crc = bytes(cobs.encode(body + struct.pack("<I", zlib.crc32(body) ^ 0x00010000))) + DELIMITER
+    return [
+        ("garbage, a delimiter, a frame (resynchronise on the delimiter)", b"\x13\x37\xbe\xef" + DELIMITER + good),
+        ("garbage glued to the front of a frame spoils that frame only", b"\x13\x37" + good + good),
+        ("frame cut short, then a whole frame", good[:7] + DELIMITER + good),
+        ("bad CRC (one bit of the CRC flipped)", bad_crc),
+        ("not COBS (length code runs past the end)", b"\x09\x01\x02" + DELIMITER),
+        ("too short for header and CRC", bytes(cobs.encode(b"\x01\x02\x03")) + DELIMITER),
+        ("oversize: 300 bytes without a delimiter", b"\x55" * 300 + DELIMITER + good),
+        ("header length disagrees with the payload", _raw(1, 0x91, 9, 7, bytes.fromhex("01000000030c02fa"))),
+        ("unsupported version 2", encode_raw(2, 0x03, 1, b"\x00\x00\x00\x00")),
+        ("unknown message type 0x55", encode_raw(1, 0x55, 1, b"")),
+        ("payload too short for HELLO", encode_raw(1, 0x01, 0, b"\x01")),
+        ("card index 60 out of range", encode_raw(1, 0x91, 9, bytes.fromhex("01000000") + bytes([3, 60, 2, 250]))),
+        ("pocket 4 out of range", encode_raw(1, 0x91, 9, bytes.fromhex("01000000") + bytes([3, 12, 4, 250]))),
+        ("empty frames (back-to-back delimiters) are idle fill", DELIMITER * 3 + good),
+    ]
+
+
+def _events_json(stream: bytes) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for ev in Decoder().feed(stream):
+        if isinstance(ev, Received):
+            out.append({"seq": ev.seq, "version": ev.version, "message": message_to_json(ev.message)})
+        else:
+            out.append({"error": ev.reason.value})
+    return out
+
+
+def build_vectors() -> dict[str, Any]:
+    frames = []
+    for name, seq, msg in _messages():
+        frames.append({"name": name, "seq": seq, "version": 1, "frame": encode(msg, seq).hex(), **message_to_json(msg)})
+    return {
+        "doc": "Test vectors of the open dealing-machine protocol, version 1 (see PROTOCOL.md). 'frame' is the "
+        "complete wire frame in hex, trailing 0x00 delimiter included. Deals and records are hex.",
+        "crc32": [
+            {"ascii": "123456789", "crc": "cbf43926"},
+            {"hex": "0191050007", "crc": f"{zlib.crc32(bytes.fromhex('0191050007')):08x}"},
+        ],
+        "cobs": [
+            {"decoded": "00", "encoded": "0101"},
+            {"decoded": "0000", "encoded": "010101"},
+            {"decoded": "00110000", "encoded": "0102110101"},
+            {"decoded": "11220033", "encoded": "0311220233"},
+            {"decoded": "11223344", "encoded": "0511223344"},
+            {"decoded": "11000000", "encoded": "0211010101"},
+        ],
+        "frames": frames,
+        "streams": [
+            {"name": name, "stream": stream.hex(), "events": _events_json(stream)} for name, stream in _error_streams()
+        ],
+    }
+
+
+def check_vectors(data: dict[str, Any]) -> list[str]:
+    """Problems found when checking ``data`` against the codec (empty when all agree)."""
+    problems = []
+    for v in data["crc32"]:
+        raw = v["ascii"].encode() if "ascii" in v else bytes.fromhex(v["hex"])
+        if f"{zlib.crc32(raw):08x}" != v["crc"]:
+            problems.append(f"crc32 of {v}")
+    for v in data["cobs"]:
+        if bytes(cobs.encode(bytes.fromhex(v["decoded"]))).hex() != v["encoded"]:
+            problems.append(f"cobs {v}")
+    for v in data["frames"]:
+        msg = message_from_json(v)
+        if encode(msg, v["seq"], v["version"]).hex() != v["frame"]:
+            problems.append(f"frame {v['name']}: encoding differs")
+        events = Decoder().feed(bytes.fromhex(v["frame"]))
+        if len(events) != 1 or not isinstance(events[0], Received) or events[0].message != msg:
+            problems.append(f"frame {v['name']}: decodes to {events}")
+        elif events[0].seq != v["seq"]:
+            problems.append(f"frame {v['name']}: seq {events[0].seq}")
+    for v in data["streams"]:
+        got = _events_json(bytes.fromhex(v["stream"]))
+        if got != v["events"]:
+            problems.append(f"stream {v['name']}: {got} != {v['events']}")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        problems = check_vectors(json.loads(VECTORS_PATH.read_text(encoding="utf-8")))
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 1 if problems else 0
+    VECTORS_PATH.write_text(json.dumps(build_vectors(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+__all__ = ["FrameError", "build_vectors", "check_vectors", "main"]
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

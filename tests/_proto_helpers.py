@@ -1,0 +1,84 @@
+"""Shared helpers of the protocol / driver / simulator tests: a simulator on a real medium and a driver on it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, Reconnected
+from drivers.machine import MachineDriver
+from drivers.simulator import FaultPlan, SimulatorThread, VirtualMachine
+from drivers.transport import TcpTransport, open_transport
+
+KINDS = ("pty", "usb", "tcp")
+FAST = {"ack_timeout": 0.05, "retry_limit": 8}
+
+
+@contextlib.contextmanager
+def simulator(kind: str, plan: FaultPlan | None = None, **machine_args: object) -> Iterator[SimulatorThread]:
+    args: dict[str, object] = {"pace": 0, "power_outage": 0.15, "cable_outage": 0.15, **FAST}
+    args.update(machine_args)
+    machine = VirtualMachine(faults=plan, **args)  # type: ignore[arg-type]
+    with SimulatorThread(machine, kind) as sim:  # type: ignore[arg-type]
+        yield sim
+
+
+def transport_factory(sim: SimulatorThread):  # type: ignore[no-untyped-def]
+    if sim.kind == "usb":
+        return lambda: open_transport("usb:1209:0001", usb_backend=sim.backend)
+    if sim.kind == "tcp":
+        assert sim.tcp is not None
+        return lambda: TcpTransport("127.0.0.1", sim.tcp.port)  # type: ignore[union-attr]
+    return lambda: open_transport(sim.url)
+
+
+@contextlib.asynccontextmanager
+async def driver(sim: SimulatorThread, **kwargs: object) -> AsyncIterator[MachineDriver]:
+    args: dict[str, object] = {"heartbeat": 0.2, "reconnect_delay": 0.05, **FAST}
+    args.update(kwargs)
+    drv = MachineDriver(transport_factory(sim), **args)  # type: ignore[arg-type]
+    await drv.connect()
+    try:
+        yield drv
+    finally:
+        await drv.close()
+
+
+@dataclass
+class Outcome:
+    deal_id: int
+    cards: list[CardSeen] = field(default_factory=list)
+    events: list[DeviceEvent] = field(default_factory=list)
+    end: DealEnded | DeviceFault | Disconnected | None = None
+
+
+async def run_deal(drv: MachineDriver, timeout: float = 10.0) -> Outcome:
+    """Start a random deal and collect its events until it ends, faults, or the link drops."""
+    deal_id = await drv.start_deal()
+    out = Outcome(deal_id)
+    while True:
+        ev = await drv.next_event(timeout)
+        out.events.append(ev)
+        if isinstance(ev, CardSeen):
+            out.cards.append(ev)
+        elif isinstance(ev, DealEnded | DeviceFault | Disconnected):
+            out.end = ev
+            return out
+
+
+async def wait_for(drv: MachineDriver, kind: type, timeout: float = 10.0) -> list[DeviceEvent]:
+    seen: list[DeviceEvent] = []
+    while True:
+        ev = await drv.next_event(timeout)
+        seen.append(ev)
+        if isinstance(ev, kind):
+            return seen
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+__all__ = ["KINDS", "Outcome", "Reconnected", "driver", "run", "run_deal", "simulator", "wait_for"]
