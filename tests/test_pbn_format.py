@@ -27,7 +27,10 @@ def test_real_file_quirks() -> None:
         '% PBN 1.0\n% EXPORT\n%[Deal "N:not a deal"]\n'
         '{ a comment with [Deal "N:junk"] and\n\nan empty line }\n'
         '[Event"Cap Gemini"]\n[Site "Den Haag ^Holland; NL"]\n[Board "1"]\n[Dealer "N"]\n'
-        '[Vulnerable "Love"]\n[Deal "' + BOARD1 + '"] ; the deal\n[Room "Open"]\n[Auction "N"]\n1S Pass ;note\n*\n\n'
+        '[Vulnerable "Love"]\n[Deal "'
+        + BOARD1
+        + '"] ; the deal\n[Room "Open"]\n[Result "^7"]\n[Auction "N"]\n1S Pass ;note\n*\n'
+        '[Play "E"]\nC6 ^R CT S4 SA\n*\n\n'
         '[Event "#"]\n[Board "1"]\n[Vulnerable "-"]\n[Deal "#"]\n[Room "Closed"]\n\n'
         '[Board "2"]\n[Dealer "E"]\n[Vulnerable "Both"]\n[Deal "W:' + _from_west(DEAL2) + '"]\n'
     ).encode("latin-1") + '[Note "Jürgen"]\n'.encode("latin-1")
@@ -36,6 +39,7 @@ def test_real_file_quirks() -> None:
     r1, r2, r3 = result.records
     assert (r1.deal, r1.board, r1.dealer, r1.vulnerability) == (DEAL1, 1, Seat.N, Vulnerability.NONE)
     assert r1.tags["Event"] == "Cap Gemini" and r1.tags["Site"] == "Den Haag ^Holland; NL"
+    assert r1.tags["Result"] == "^7" and r1.tags["Play"] == "E"
     assert (r2.deal, r2.tags["Event"], r2.tags["Room"], r2.vulnerability) == (
         DEAL1,
         "Cap Gemini",

@@ -18,7 +18,8 @@ from dealer.formats import by_path, load_all
 from dealer.formats.base import BoardRecord, FormatError, ReadProblem
 
 from .api import DealSource
-from .store import ImportItem, SqliteBank
+from .repository import BankRepository
+from .store import ImportItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def read_files(paths: Sequence[Path | str]) -> list[tuple[FileReport, list[Board
 
 
 def import_files(
-    bank: SqliteBank,
+    bank: BankRepository,
     paths: Sequence[Path | str],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
@@ -100,7 +101,7 @@ def import_files(
 
 
 def import_parsed(
-    bank: SqliteBank,
+    bank: BankRepository,
     parsed: Sequence[tuple[FileReport, list[BoardRecord]]],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:

@@ -455,6 +455,12 @@ class SqliteBank:
             open_draw = db.execute("SELECT label FROM draws WHERE state IN ('committed', 'public-value')").fetchone()
             if open_draw:
                 raise BankError(f"draw {open_draw[0]!r} is prepared but not run: run it before preparing another")
+            doc = data["commitment"]
+            now = db.execute(
+                "SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (doc["seal"]["last_deal"], IN_BANK)
+            ).fetchone()[0]
+            if now != doc["eligible"]["count"]:  # the eligible set only shrinks: same count, same set
+                raise BankError(f"another draw ran while {label!r} was prepared: prepare it again")
             entry = self._append(db, EntryKind.DRAW_COMMIT, data)
             db.execute("INSERT INTO draws VALUES (?, 'committed', ?, ?, NULL, NULL)", (label, entry.index, secret))
         return entry

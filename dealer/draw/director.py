@@ -15,7 +15,8 @@ from typing import Any
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
-from dealer.bank.store import Seal, SqliteBank, StoredDeal
+from dealer.bank.repository import BankRepository
+from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat
 
 from .bundle import BUNDLE_FORMAT
@@ -40,7 +41,7 @@ class DrawnDeal:
 
 
 class Director:
-    def __init__(self, bank: SqliteBank) -> None:
+    def __init__(self, bank: BankRepository) -> None:
         self.bank = bank
 
     # -- public ------------------------------------------------------------------------------------
@@ -63,7 +64,7 @@ class Director:
             "ledger_size": bank.ledger_size(),
             "ledger_head": bank.ledger_head(),
             "seals": [_seal_dict(s) for s in seals],
-            "draws": [self._draw_public(r.label) for r in bank.draws()],
+            "draws": [self._draw_public(r) for r in bank.draws()],
         }
 
     def commitment(self, label: str) -> dict[str, Any]:
@@ -71,11 +72,10 @@ class Director:
         entry = self.bank.entry(self.bank.get_draw(label).commit_index)
         return {"commitment": entry.data["commitment"], "signature": entry.data["signature"]}
 
-    def _draw_public(self, label: str) -> dict[str, Any]:
-        rec = self.bank.get_draw(label)
+    def _draw_public(self, rec: DrawRecord) -> dict[str, Any]:
         doc = self.bank.entry(rec.commit_index).data["commitment"]
         out: dict[str, Any] = {
-            "label": label,
+            "label": rec.label,
             "state": rec.state,
             "n": doc["n"],
             "eligible": doc["eligible"]["count"],
@@ -140,7 +140,7 @@ class Director:
         doc = self.commitment(label)["commitment"]
         picks = self._picks(doc, rec.secret, rec.public_value)
         self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
-        return self.drawn_deals(label)
+        return self._with_deals(picks)
 
     @staticmethod
     def _picks(doc: dict[str, Any], secret: bytes, value: str) -> list[tuple[int, int]]:
@@ -152,8 +152,14 @@ class Director:
         if rec.drawn is None:
             raise DrawError(f"draw {label!r} has not been run")
         doc = self.commitment(label)["commitment"]
-        positions = {i: p for p, i in self._picks(doc, rec.secret, rec.public_value or "")}
-        return [DrawnDeal(positions[i], d) for i, d in zip(rec.drawn, self.bank.get_deals(rec.drawn), strict=True)]
+        picks = self._picks(doc, rec.secret, rec.public_value or "")
+        if [i for _, i in picks] != list(rec.drawn):
+            raise DrawError(f"draw {label!r}: the stored result differs from K and V (run dealer bank verify)")
+        return self._with_deals(picks)
+
+    def _with_deals(self, picks: list[tuple[int, int]]) -> list[DrawnDeal]:
+        deals = self.bank.get_deals([i for _, i in picks])
+        return [DrawnDeal(p, d) for (p, _), d in zip(picks, deals, strict=True)]
 
     def reveal(self, label: str) -> dict[str, Any]:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
