@@ -28,7 +28,9 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
             assert seal["last_deal"] == 40
             too_many = d.post("/api/director/draws", json={"label": "s1", "share": 50})
             assert too_many.status_code == 400
-            prepared = d.post("/api/director/draws", json={"label": "s1", "share": 5, "witnesses": ["Ann", "Boris"], "digits": 3})
+            prepared = d.post(
+                "/api/director/draws", json={"label": "s1", "share": 5, "witnesses": ["Ann", "Boris"], "digits": 3}
+            )
             assert prepared.status_code == 200, prepared.text
             assert prepared.json()["commitment"]["n"] == 2
             published = d.post("/api/director/draws/s1/publish").json()
@@ -36,7 +38,10 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
             assert snap["commitment"]["commitment"] == published["commitment"] and snap["commitment"]["deals"] == 2
             bad = d.post("/api/director/draws/s1/value", json={"dice": ["12", "345"]})
             assert bad.status_code == 400 and "Ann" in bad.json()["detail"]
-            assert d.post("/api/director/draws/s1/value", json={"dice": ["123", "456"]}).json()["public_value"] == "123/456"
+            assert (
+                d.post("/api/director/draws/s1/value", json={"dice": ["123", "456"]}).json()["public_value"]
+                == "123/456"
+            )
             drawn = d.post("/api/director/draws/s1/run").json()["drawn"]
             assert len(drawn) == 2 and all(len(x["hands"]["N"]) == 13 for x in drawn)
             before = d.get("/api/director/draws/s1/bundle")
@@ -50,7 +55,5 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
             checks = verify_bundle(bundle.json())
             assert checks and all(c.ok for c in checks)
             # a judge cannot draw
-            judge = httpx.post(
-                f"{server.base}/api/director/seal", headers={"Authorization": f"Bearer {server.judge}"}
-            )
+            judge = httpx.post(f"{server.base}/api/director/seal", headers={"Authorization": f"Bearer {server.judge}"})
             assert judge.status_code == 403
