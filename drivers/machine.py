@@ -144,6 +144,7 @@ class MachineDriver:
         self._lost: asyncio.Event = asyncio.Event()
         self._lost_reason = ""
         self._wake: asyncio.Event = asyncio.Event()
+        self._write_lock = asyncio.Lock()
         self._last_tx = 0.0
         self._heartbeat_counter = 0
         self._handshaking = False
@@ -375,14 +376,18 @@ class MachineDriver:
             await self._flush()
 
     async def _flush(self) -> None:
-        data = self.link.data_to_send()
-        if not data or self._transport is None:
-            return
-        self._last_tx = self._mono()
-        try:
-            await self._transport.write(data)
-        except TransportClosed as exc:
-            self._mark_lost(str(exc))
+        # One writer at a time, taking the bytes inside the lock: frames leave in the order the link made
+        # them even when a transport writes from a helper thread.
+        async with self._write_lock:
+            data = self.link.data_to_send()
+            transport = self._transport
+            if not data or transport is None:
+                return
+            self._last_tx = self._mono()
+            try:
+                await transport.write(data)
+            except TransportClosed as exc:
+                self._mark_lost(str(exc))
         self._wake.set()
 
     # -- requests --------------------------------------------------------------------------------------

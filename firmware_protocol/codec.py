@@ -187,26 +187,49 @@ def crc32(data: bytes) -> int:
 # -- decoding --------------------------------------------------------------------------------------------
 
 
+_TOP = {"card": 51, "pocket": 3, "position": 51}
+
+
+def _plan(spec: MessageSpec) -> tuple[type[Message], tuple[tuple[int, str], ...]]:
+    """The class and the (index, type) of the fixed fields that need more than struct unpacking."""
+    fixed = [f for f in spec.fields if f.type != "text"]
+    special = tuple(
+        (i, f.type) for i, f in enumerate(fixed) if f.type in ("deal_id", "card", "pocket", "position", "str16")
+    )
+    return MESSAGE_CLASSES[MsgType(spec.type)], special
+
+
+_PLANS = {t: _plan(spec) for t, spec in _SPECS.items()}
+
+
 def decode_payload(spec: MessageSpec, payload: bytes) -> Message | str:
     """A typed message, or the reason (a string) why the payload does not fit."""
     fixed = spec.fixed.size
-    if len(payload) < fixed or (not spec.has_text and len(payload) != fixed):
+    if len(payload) != fixed and (not spec.has_text or len(payload) < fixed):
         want = f"at least {fixed}" if spec.has_text else str(fixed)
         return f"{spec.name} payload is {len(payload)} bytes, expected {want}"
-    raw = spec.fixed.unpack_from(payload)
-    values: dict[str, Any] = {}
-    fixed_fields = [f for f in spec.fields if f.type != "text"]
-    for f, v in zip(fixed_fields, raw, strict=True):
-        value, problem = _from_wire(f.type, v)
-        if problem is not None:
-            return f"{spec.name}.{f.name}: {problem}"
-        values[f.name] = value
+    cls, special = _PLANS[spec.type]
+    values: list[Any] = list(spec.fixed.unpack_from(payload))
+    for i, kind in special:
+        v = values[i]
+        if kind == "deal_id":
+            if v == NONE_U32:
+                values[i] = None
+        elif kind == "str16":
+            value, problem = _from_wire(kind, v)
+            if problem is not None:
+                return f"{spec.name}.{spec.fields[i].name}: {problem}"
+            values[i] = value
+        elif v == NONE_U8:
+            values[i] = None
+        elif v > _TOP[kind]:
+            return f"{spec.name}.{spec.fields[i].name}: {kind} {v} is not in 0..{_TOP[kind]} or 0xFF"
     if spec.has_text:
         try:
-            values[spec.fields[-1].name] = payload[fixed:].decode("utf-8")
+            values.append(payload[fixed:].decode("utf-8"))
         except UnicodeDecodeError:
             return f"{spec.name}.{spec.fields[-1].name}: not UTF-8"
-    return MESSAGE_CLASSES[MsgType(spec.type)](**values)
+    return cls(*values)
 
 
 def decode_frame(encoded: bytes, versions: frozenset[int] = frozenset({PROTOCOL_VERSION})) -> DecodeEvent:

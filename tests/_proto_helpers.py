@@ -77,8 +77,8 @@ async def wait_for(drv: MachineDriver, kind: type, timeout: float = 10.0) -> lis
             return seen
 
 
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(asyncio.wait_for(coro, 120))
+def run(coro, timeout: float = 120):  # type: ignore[no-untyped-def]
+    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 __all__ = ["KINDS", "Outcome", "Reconnected", "driver", "run", "run_deal", "simulator", "wait_for"]

@@ -79,5 +79,6 @@ def running_service(config: ServiceConfig, reg: Regulation, autostart: bool = Tr
     try:
         yield Running(service, f"http://127.0.0.1:{port}", port)
     finally:
+        service.begin_shutdown()
         server.should_exit = True
         thread.join(30)

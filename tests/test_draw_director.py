@@ -17,7 +17,7 @@ from dealer.bank.store import ImportItem, SqliteBank
 from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
-from dealer.draw.protocol import DrawError, dice_spec, draw_seed, drawn_ids, named_spec
+from dealer.draw.protocol import DrawError, dice_spec, draw_seed, drawn_ids, named_spec, to_ranges
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,6 +121,10 @@ def test_drawn_deal_is_never_eligible_again(director: Director) -> None:
     assert not {d["deal_id"] for d in second["drawn"]} & set(first)
     assert all(c.ok for c in verify_bundle(second))
     assert director.bank.state_counts() == {"bank": 324, "drawn": 0, "played": 76}
+    in_bank = [d.deal_id for d in director.bank.iter_deals() if d.state == "bank"]
+    assert director.bank.eligible_ranges(400) == to_ranges(in_bank)
+    assert director.bank.eligible_count(400) == len(in_bank) == 324
+    assert len(director.bank.eligible_ranges(400)) > 50
     assert verify_bank(director.bank).ok
 
 

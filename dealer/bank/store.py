@@ -29,7 +29,7 @@ from dealer.core.errors import DealerError
 from . import keys
 from .api import CommittedDeal, DealSource
 from .ledger import GENESIS_PREV, Entry, EntryKind, canonical_json, checkpoint, commitment
-from .merkle import leaf_hash, merkle_root
+from .merkle import merkle_root
 
 SCHEMA_VERSION = 1
 SALT_SIZE = 16
@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS deals (
     state TEXT NOT NULL,
     session TEXT
 );
+CREATE INDEX IF NOT EXISTS deals_out_of_bank ON deals(deal_id) WHERE state <> 'bank';
 CREATE TABLE IF NOT EXISTS draws (
     label TEXT PRIMARY KEY,
     state TEXT NOT NULL,
@@ -366,6 +367,16 @@ class SqliteBank:
             yield from rows
             start = rows[-1][0] + 1
 
+    def entry_bodies(self, indices: Sequence[int]) -> dict[int, bytes]:
+        """The exact bytes of several ledger entries, by index (read in batches)."""
+        out: dict[int, bytes] = {}
+        wanted = list(indices)
+        for k in range(0, len(wanted), 500):
+            batch = wanted[k : k + 500]
+            marks = ",".join("?" * len(batch))
+            out.update(self._all(f"SELECT idx, body FROM ledger WHERE idx IN ({marks})", batch))
+        return out
+
     def entry(self, index: int) -> Entry:
         row = self._one("SELECT body FROM ledger WHERE idx=?", (index,))
         if row is None:
@@ -382,7 +393,7 @@ class SqliteBank:
             have = len(self._leaves)
             if have < size:
                 rows = self._db.execute("SELECT body FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (have, size))
-                self._leaves.extend(leaf_hash(bytes(r[0])) for r in rows)
+                self._leaves.extend(sha256(b"\x00" + r[0]).digest() for r in rows)  # merkle.leaf_hash, inlined
             if len(self._leaves) < size:
                 raise BankError(f"the ledger has {len(self._leaves)} entries, not {size}")
             return self._leaves[:size]
@@ -418,7 +429,18 @@ class SqliteBank:
         return _stored(row)
 
     def get_deals(self, deal_ids: Sequence[int]) -> list[StoredDeal]:
-        return [self.get_deal(i) for i in deal_ids]
+        """Several deals in the order asked (read in batches)."""
+        found: dict[int, StoredDeal] = {}
+        ids = list(deal_ids)
+        for k in range(0, len(ids), 500):
+            batch = ids[k : k + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self._all(f"SELECT * FROM deals WHERE deal_id IN ({marks})", batch):
+                found[row[0]] = _stored(row)
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise BankError(f"deals {missing[:10]} are not in the bank")
+        return [found[i] for i in ids]
 
     def iter_deals(self) -> Iterator[StoredDeal]:
         after = 0
@@ -438,14 +460,29 @@ class SqliteBank:
 
     def eligible_ids(self, last_deal: int) -> list[int]:
         """Deals up to ``last_deal`` (a seal's) that were never drawn, in bank order."""
+        return [i for a, b in self.eligible_ranges(last_deal) for i in range(a, b + 1)]
+
+    def _out_of_bank(self, last_deal: int) -> list[int]:
         rows = self._all(
-            "SELECT deal_id FROM deals WHERE deal_id <= ? AND state = ? ORDER BY deal_id", (last_deal, IN_BANK)
-        )
+            "SELECT deal_id FROM deals WHERE state <> 'bank' AND deal_id <= ? ORDER BY deal_id", (last_deal,)
+        )  # served by the small partial index deals_out_of_bank
         return [r[0] for r in rows]
 
+    def eligible_ranges(self, last_deal: int) -> list[list[int]]:
+        """The eligible deal ids as inclusive ranges ``[[first, last], ...]``: 1..last_deal minus drawn deals.
+
+        Deal ids run 1, 2, 3, … without gaps (``verify_bank`` checks it), so only the few drawn ids are read.
+        """
+        ranges: list[list[int]] = []
+        start = 1
+        for i in [*self._out_of_bank(last_deal), last_deal + 1]:
+            if i > start:
+                ranges.append([start, i - 1])
+            start = i + 1
+        return ranges
+
     def eligible_count(self, last_deal: int) -> int:
-        row = self._one("SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (last_deal, IN_BANK))
-        return int(row[0])
+        return last_deal - len(self._out_of_bank(last_deal))
 
     # -- draws (used by dealer.draw) ----------------------------------------------------------------
     def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:

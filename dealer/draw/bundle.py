@@ -17,6 +17,7 @@ from dealer.bank.ledger import SEAL_FORMAT, Entry, EntryKind, canonical_json, co
 from dealer.bank.merkle import leaf_hash, verify_inclusion
 from dealer.core import Deal
 from dealer.core.errors import DealError
+from dealer.formats.pbn import fast_deal
 
 from .protocol import (
     COMMIT_FORMAT,
@@ -162,7 +163,7 @@ def _opening(d: dict[str, Any]) -> str | None:
     deal = Deal.from_bytes(canonical)  # checks 13 cards a hand
     if commitment(bytes.fromhex(d["salt"]), canonical).hex() != entry.data["c"]:
         return f"SHA-256(salt ‖ deal) is not the commitment {entry.data['c']}"
-    if d.get("pbn") is not None and Deal.from_pbn(d["pbn"]) != deal:
+    if d.get("pbn") is not None and (fast_deal(d["pbn"]) or Deal.from_pbn(d["pbn"])) != deal:
         return f"the PBN {d['pbn']!r} is not the committed deal"
     return None
 

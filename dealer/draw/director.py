@@ -28,7 +28,6 @@ from .protocol import (
     commitment_picks,
     deals_to_draw,
     public_value,
-    to_ranges,
 )
 
 
@@ -108,12 +107,13 @@ class Director:
         seal = bank.latest_seal()
         if seal is None:
             raise DrawError("the bank has no seal yet: seal it before preparing a draw")
-        eligible = bank.eligible_ids(seal.last_deal)
-        n = deals_to_draw(len(eligible), share_percent, count)
+        ranges = bank.eligible_ranges(seal.last_deal)
+        eligible = sum(b - a + 1 for a, b in ranges)
+        n = deals_to_draw(eligible, share_percent, count)
         secret = secrets.token_bytes(SECRET_SIZE)
         doc = {
             "bank": bank.bank_id,
-            "eligible": {"count": len(eligible), "ranges": to_ranges(eligible)},
+            "eligible": {"count": eligible, "ranges": ranges},
             "format": COMMIT_FORMAT,
             "k_hash": sha256(secret).hexdigest(),
             "label": label,
@@ -182,9 +182,11 @@ class Director:
         size = doc["seal"]["size"]
         levels = tree_levels(bank.leaves(size))
         drawn = []
-        for item in self.drawn_deals(label):
+        items = self.drawn_deals(label)
+        bodies = bank.entry_bodies([item.deal.ledger_index for item in items])
+        for item in items:
             d = item.deal
-            body = next(bank.entries(d.ledger_index, d.ledger_index + 1))[2]
+            body = bodies[d.ledger_index]
             drawn.append(
                 {
                     "deal": d.deal.to_bytes().hex(),

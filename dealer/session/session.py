@@ -97,6 +97,7 @@ class DealVoided:
     detail: str
     cards_dealt: int
     dealing_order: bytes  # card indices accepted so far, in dealing order
+    fault: FaultKind | None = None  # the device's fault, when a fault voided the deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +303,7 @@ class DealingSession:
         step.operator.append(FaultReported(ev.kind, ev.detail, ev.deal_id, ev.position, ev.card, ev.pocket))
         if self._active:
             reason = _FAULT_VOID.get(ev.kind, VoidReason.FAULT)
-            self._void(step, reason, ev.position, ev.card, ev.pocket, f"{ev.kind.value}: {ev.detail}")
+            self._void(step, reason, ev.position, ev.card, ev.pocket, f"{ev.kind.value}: {ev.detail}", ev.kind)
 
     def _void(
         self,
@@ -312,12 +313,12 @@ class DealingSession:
         card: Card | None = None,
         seat: Seat | None = None,
         detail: str = "",
+        fault: FaultKind | None = None,
     ) -> None:
         self._active = False
         self.voided += 1
+        order = bytes(self._order)
         step.operator.append(
-            DealVoided(
-                self.attempts, self._deal_id, reason, position, card, seat, detail, len(self._order), bytes(self._order)
-            )
+            DealVoided(self.attempts, self._deal_id, reason, position, card, seat, detail, len(order), order, fault)
         )
         step.public.append(PublicDealVoided(self.attempts, reason.value))

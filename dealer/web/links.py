@@ -174,12 +174,17 @@ def open_link(config: StationConfig) -> DeviceLink:
 
 
 def available_devices() -> list[dict[str, str]]:
+    """What ``dealer devices`` lists (serial ports, USB devices matching a profile), plus the simulator."""
+    from dealer.cli.device_cmds import serial_rows, usb_rows
+
     devices = [{"id": "simulator", "kind": "simulator", "description": "simulated dealing machine (pty)"}]
     try:
-        from serial.tools import list_ports
-
-        for port in list_ports.comports():
-            devices.append({"id": f"serial:{port.device}", "kind": "serial", "description": port.description or ""})
-    except Exception:  # pragma: no cover - pyserial is a dependency; a broken port list is not fatal
-        pass
+        for row in serial_rows():
+            text = " ".join(x for x in (row["description"], row["profile"], row["serial"]) if x)
+            devices.append({"id": f"serial:{row['device']}", "kind": "serial", "description": text})
+        usb_found, _ = usb_rows()
+        for row in usb_found:
+            devices.append({"id": row["open"], "kind": "usb", "description": f"{row['profile']} {row['bus']}"})
+    except Exception as exc:  # a broken port list must not break the console
+        devices.append({"id": "", "kind": "error", "description": f"device listing failed: {exc}"})
     return devices

@@ -128,7 +128,12 @@ class Service:
             device = str(args.get("device", "simulator"))
             cfg = station.config
             if device != "simulator" or cfg.kind != "simulator":
-                kind, _, url = device.partition(":") if device != "simulator" else ("simulator", "", "")
+                if device.startswith("usb:"):
+                    kind, url = "usb", device
+                elif device == "simulator":
+                    kind, url = "simulator", ""
+                else:
+                    kind, _, url = device.partition(":")
                 cfg = StationConfig(
                     name=cfg.name,
                     kind=kind if kind in ("serial", "usb", "tcp", "simulator") else "serial",

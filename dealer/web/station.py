@@ -48,6 +48,21 @@ ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
 BANK_REFUSED = "bank_refused"
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
+# device faults with their own guidance (others get the generic "machine fault" text)
+FAULT_GUIDES = {
+    "duplicate_card",
+    "unreadable_card",
+    "extra_card",
+    "jam",
+    "misfeed",
+    "missing_card",
+    "wrong_pocket",
+    "hopper_empty",
+    "cover_open",
+    "power",
+    "pocket_full",
+    "board_missing",
+}
 
 
 class Station:
@@ -274,21 +289,18 @@ class Station:
                 pass
             elif isinstance(op, FaultReported):
                 self.fault_counts[op.kind.value] += 1
-                self._fault(
-                    "guide.fault",
-                    {"kind": op.kind.value, "pos": (op.position or 0) + 1, "detail": op.detail},
-                    kind=op.kind.value,
-                    record=not voids,  # a fault that voids a deal is listed once, with the void's guidance
-                )
+                if not voids:  # a fault that voids a deal is reported once, with the void's guidance
+                    key = f"guide.{op.kind.value}" if op.kind.value in FAULT_GUIDES else "guide.fault"
+                    params = {"kind": op.kind.value, "pos": (op.position or 0) + 1, "n": 0, "detail": op.detail}
+                    self._fault(key, params, kind=op.kind.value)
             elif isinstance(op, DealVoided):
                 await self._voided(op)
             elif isinstance(op, DealComplete):
                 await self._complete(op)
 
-    def _fault(self, key: str, params: dict[str, Any], kind: str, record: bool = True) -> None:
+    def _fault(self, key: str, params: dict[str, Any], kind: str) -> None:
         entry = {"time": time.time(), "station": self.name, "key": key, "params": params, "kind": kind}
-        if record:
-            self.faults.appendleft(entry)
+        self.faults.appendleft(entry)
         self.operator.send({"type": "fault", **entry})
 
     async def _voided(self, op: DealVoided) -> None:
@@ -308,18 +320,21 @@ class Station:
             "n": op.cards_dealt,
             "card": int(op.card) if op.card is not None else None,
             "seat": SEATS[op.seat] if op.seat is not None else None,
-            "kind": op.detail.split(":")[0] if op.reason is VoidReason.FAULT else op.reason.value,
+            "kind": op.fault.value if op.fault is not None else op.reason.value,
         }
+        key = f"guide.{op.reason.value}"
+        if op.fault is not None and op.fault.value in FAULT_GUIDES:
+            key = f"guide.{op.fault.value}"
         entry = {
             "time": time.time(),
             "attempt": op.attempt,
             "reason": op.reason.value,
             "cards_dealt": op.cards_dealt,
-            "key": f"guide.{op.reason.value}",
+            "key": key,
             "params": params,
         }
         self.voided.appendleft(entry)
-        self._fault(f"guide.{op.reason.value}", params, kind=op.reason.value)
+        self._fault(key, params, kind=params["kind"])
         if self.running and self.config.auto_redeal and op.reason is not VoidReason.ABORTED:
             await self._next()
         elif self.status not in ("stopped", "idle", "disconnected"):

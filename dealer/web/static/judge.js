@@ -45,92 +45,103 @@
       ul.appendChild(li);
     }
   }
-  function renderStation(st) {
-    let sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(st.station)}"]`);
-    if (!sec) {
-      sec = el("section", "panel stationpanel");
-      sec.dataset.station = st.station;
-      document.getElementById("stationpanels").appendChild(sec);
-    }
-    sec.dataset.status = st.status;
-    const name = st.station;
-    const title = el("h2", "", t("judge.station") + " " + name + " — " + t("status." + st.status));
-    // device
-    const dev = el("div", "box");
-    dev.appendChild(el("h3", "", t("judge.device_info")));
-    const facts = el("dl", "facts");
-    const add = (k, v) => { facts.appendChild(el("dt", "", k)); facts.appendChild(el("dd", "", String(v))); };
-    if (st.device) {
-      for (const [k, v] of Object.entries(st.device)) add(k, Array.isArray(v) ? v.join(", ") : v);
-      if (st.device_status) add(t("judge.heartbeat"), ago(st.device_status.heartbeat));
-    } else add(t("judge.device_info"), "—");
-    dev.appendChild(facts);
+  // Each station's panel is built once (buttons stay put while cards arrive); its contents are refreshed.
+  function buildPanel(name) {
+    const sec = el("section", "panel stationpanel");
+    sec.dataset.station = name;
+    const parts = { title: el("h2"), dev: el("div", "box"), ctl: el("div", "box"), health: el("div", "box health"),
+      faults: el("div", "box faults"), voided: el("div", "box voided") };
+    parts.facts = el("dl", "facts");
     const devrow = el("div", "row");
     devrow.appendChild(button("judge.connect_sim", () => send("connect", name, { device: "simulator" })));
-    if (st.device) devrow.appendChild(button("judge.disconnect", () => send("disconnect", name), "danger"));
-    dev.appendChild(devrow);
-    // control and progress
-    const ctl = el("div", "box");
-    ctl.appendChild(el("h3", "", t("judge.progress")));
-    const prog = el("progress");
-    prog.max = Math.max(1, st.target); prog.value = Math.min(bank.formed, prog.max);
-    ctl.appendChild(prog);
-    ctl.appendChild(el("div", "progresstext", bank.formed + " / " + st.target + " · " + t("audience.attempt") + " " +
-      st.attempt + " · " + st.cards_dealt + "/52"));
+    parts.disconnect = button("judge.disconnect", () => send("disconnect", name), "danger");
+    devrow.appendChild(parts.disconnect);
+    parts.devTitle = el("h3", "", t("judge.device_info"));
+    parts.dev.append(parts.devTitle, parts.facts, devrow);
+    parts.ctlTitle = el("h3", "", t("judge.progress"));
+    parts.prog = el("progress");
+    parts.progText = el("div", "progresstext");
     const row = el("div", "row controlrow");
     row.appendChild(button("judge.start", () => send("start", name), "primary"));
     row.appendChild(button("judge.pause", () => send("pause", name)));
     row.appendChild(button("judge.resume", () => send("resume", name)));
     row.appendChild(button("judge.stop", () => send("stop", name), "danger"));
-    const re = button("judge.redeal", () => send("redeal", name), st.status === "needs_redeal" ? "primary redeal" : "redeal");
-    row.appendChild(re);
-    ctl.appendChild(row);
+    parts.redeal = button("judge.redeal", () => send("redeal", name), "redeal");
+    row.appendChild(parts.redeal);
     const vis = el("div", "row");
-    if (st.show_cards) vis.appendChild(button("judge.hide_cards", () => send("hide", name)));
-    else {
-      vis.appendChild(el("span", "blind", t("judge.blind")));
-      vis.appendChild(button("judge.show_cards", () => { if (confirm(t("judge.show_confirm"))) send("show", name); }));
-    }
-    ctl.appendChild(vis);
-    if (st.can_inject) {
-      const inj = el("div", "row");
-      const sel = el("select");
-      for (const f of FAULTS) { const o = el("option", "", t("fault." + f)); o.value = f; sel.appendChild(o); }
-      inj.appendChild(sel);
-      inj.appendChild(button("judge.inject", () => send("inject", name, { kind: sel.value })));
-      ctl.appendChild(inj);
-    }
+    parts.blind = el("span", "blind", t("judge.blind"));
+    parts.blind.dataset.i18n = "judge.blind";
+    parts.show = button("judge.show_cards", () => { if (confirm(t("judge.show_confirm"))) send("show", name); });
+    parts.hide = button("judge.hide_cards", () => send("hide", name));
+    vis.append(parts.blind, parts.show, parts.hide);
+    parts.inject = el("div", "row");
+    parts.select = el("select");
+    parts.inject.append(parts.select, button("judge.inject", () => send("inject", name, { kind: parts.select.value })));
+    parts.current = el("div", "compass curdeal");
+    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, vis, parts.inject, parts.current);
+    sec.append(parts.title, parts.dev, parts.ctl, parts.health, parts.faults, parts.voided);
+    sec._parts = parts;
+    document.getElementById("stationpanels").appendChild(sec);
+    return sec;
+  }
+  function renderProgress(st, p) {
+    p.prog.max = Math.max(1, st.target); p.prog.value = Math.min(bank.formed, p.prog.max);
+    p.progText.textContent = bank.formed + " / " + st.target + " · " + t("audience.attempt") + " " + st.attempt +
+      " · " + st.cards_dealt + "/52 · " + t("judge.cards_read") + " " + st.health.cards_read;
+  }
+  function renderStation(st) {
+    const name = st.station;
+    const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(name)}"]`) || buildPanel(name);
+    const p = sec._parts;
+    sec.dataset.status = st.status;
+    p.title.textContent = t("judge.station") + " " + name + " — " + t("status." + st.status);
+    p.devTitle.textContent = t("judge.device_info");
+    p.ctlTitle.textContent = t("judge.progress");
+    p.facts.replaceChildren();
+    const add = (k, v) => { p.facts.appendChild(el("dt", "", k)); p.facts.appendChild(el("dd", "", String(v))); };
+    if (st.device) {
+      for (const [k, v] of Object.entries(st.device)) add(k, Array.isArray(v) ? v.join(", ") : v);
+      if (st.device_status) {
+        add(t("judge.status"), st.device_status.state);
+        add(t("judge.heartbeat"), ago(st.device_status.heartbeat));
+        p.facts.lastChild.classList.add("heartbeat");
+        p.facts.lastChild.dataset.ts = String(st.device_status.heartbeat);
+      }
+    } else add(t("judge.device_info"), "—");
+    p.disconnect.hidden = !st.device;
+    renderProgress(st, p);
+    p.redeal.classList.toggle("primary", st.status === "needs_redeal");
+    p.blind.hidden = p.show.hidden = st.show_cards;
+    p.hide.hidden = !st.show_cards;
+    p.inject.hidden = !st.can_inject;
+    const choice = p.select.value || FAULTS[0];
+    p.select.replaceChildren(...FAULTS.map((f) => { const o = el("option", "", t("fault." + f)); o.value = f; return o; }));
+    p.select.value = choice;
+    p.current.replaceChildren();
+    p.current.hidden = !(st.show_cards && st.current);
     if (st.show_cards && st.current) {
-      const cur = el("div", "compass curdeal");
       for (const seat of Cards.SEATS) {
         const box = el("div", "seat seat-" + seat);
         box.appendChild(el("div", "seatname", Cards.seatLetter(seat)));
         box.appendChild(Cards.hand(st.current.filter((c) => c.seat === seat).map((c) => c.card), 0));
-        cur.appendChild(box);
+        p.current.appendChild(box);
       }
-      ctl.appendChild(cur);
     }
     // health
     const h = st.health;
-    const hb = el("div", "box health");
-    hb.appendChild(el("h3", "", t("judge.health")));
     const hf = el("dl", "facts");
     const addh = (k, v) => { hf.appendChild(el("dt", "", k)); hf.appendChild(el("dd", "", String(v))); };
     addh(t("judge.cards_read"), h.cards_read);
     addh(t("judge.deals"), h.deals + " (" + h.accepted + " ✓)");
     addh(t("judge.error_rate"), h.error_rate + " — " + t("judge.norm"));
     for (const [k, v] of Object.entries(h.faults)) addh(t("fault." + k) !== "fault." + k ? t("fault." + k) : t("void." + k), v);
-    hb.appendChild(hf);
-    if (h.warning) hb.appendChild(el("div", "warning", t("judge.norm_exceeded")));
+    p.health.replaceChildren(el("h3", "", t("judge.health")), hf);
+    if (h.warning) p.health.appendChild(el("div", "warning", t("judge.norm_exceeded")));
     // faults and voids
-    const fb = el("div", "box faults");
-    fb.appendChild(el("h3", "", t("judge.faults")));
     const fl = el("ul", "faultlist");
     if (!st.faults.length) fl.appendChild(el("li", "", t("judge.no_faults")));
     for (const f of st.faults) fl.appendChild(el("li", "guide", new Date(f.time * 1000).toLocaleTimeString() + " — " + guide(f)));
-    fb.appendChild(fl);
-    const vb = el("div", "box voided");
-    vb.appendChild(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"));
+    p.faults.replaceChildren(el("h3", "", t("judge.faults")), fl);
     const table = el("table");
     const hr = el("tr");
     for (const k of ["judge.time", "audience.attempt", "judge.reason"]) hr.appendChild(el("th", "", t(k)));
@@ -142,8 +153,7 @@
       tr.appendChild(el("td", "", t("void." + v.reason) + " — " + guide(v)));
       table.appendChild(tr);
     }
-    vb.appendChild(table);
-    sec.replaceChildren(title, dev, ctl, hb, fb, vb);
+    p.voided.replaceChildren(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"), table);
   }
   function renderBank() {
     document.getElementById("formed").textContent = bank.formed;
@@ -162,13 +172,23 @@
       case "station": stations.set(m.station, m); break;
       case "card": {
         const st = stations.get(m.station);
-        if (st) {
-          st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1;
-          if (st.show_cards && m.card !== undefined) (st.current = st.current || []).push({ position: m.position, seat: m.seat, card: m.card });
+        if (!st) return;
+        st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1;
+        if (st.show_cards && m.card !== undefined) {
+          (st.current = st.current || []).push({ position: m.position, seat: m.seat, card: m.card });
+          break;
         }
-        break;
+        const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(m.station)}"]`);
+        if (sec) renderProgress(st, sec._parts);
+        return;
       }
-      case "heartbeat": { const st = stations.get(m.station); if (st) st.device_status = m.device_status; break; }
+      case "heartbeat": {
+        const st = stations.get(m.station);
+        if (st) st.device_status = m.device_status;
+        const hb = document.querySelector(`section.stationpanel[data-station="${CSS.escape(m.station)}"] .heartbeat`);
+        if (hb) { hb.dataset.ts = String(m.device_status.heartbeat); hb.textContent = ago(m.device_status.heartbeat); }
+        return;
+      }
       case "committed": bank.formed = m.formed; break;
       case "devices": devices = m.devices; break;
       case "error": document.title = t("judge.title"); alert(m.message); break;
@@ -184,6 +204,8 @@
   }
   document.getElementById("scan").addEventListener("click", () => send("devices"));
   I18N.onChange(schedule);
-  setInterval(schedule, 1000);
+  setInterval(() => {  // only the "seconds ago" texts move by themselves
+    for (const e of document.querySelectorAll(".heartbeat")) e.textContent = ago(Number(e.dataset.ts));
+  }, 1000);
   connect();
 })();

@@ -1,0 +1,181 @@
+"""``dealer devices`` (candidate serial ports and USB devices) and ``dealer machine …`` (drive a dealing machine)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dealer.core import Deal, Seat
+from dealer.core.errors import DealerError
+
+from .app import app
+
+out = Console(highlight=False)
+machine_app = typer.Typer(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
+app.add_typer(machine_app, name="machine")
+
+
+def serial_rows() -> list[dict[str, Any]]:
+    from serial.tools import list_ports
+
+    from drivers.profiles import load_profiles
+
+    known = {ids: p.name for p in load_profiles() for ids in p.serial_usb_ids}
+    rows = []
+    for port in sorted(list_ports.comports(), key=lambda p: p.device):
+        ids = (port.vid, port.pid) if port.vid is not None and port.pid is not None else None
+        rows.append(
+            {
+                "device": port.device,
+                "usb": f"{port.vid:04x}:{port.pid:04x}" if ids else "",
+                "serial": port.serial_number or "",
+                "description": port.description or "",
+                "profile": known.get(ids, "") if ids else "",
+            }
+        )
+    return rows
+
+
+def usb_rows(backend: Any = None) -> tuple[list[dict[str, Any]], str | None]:
+    """USB devices matching a profile, through ``backend`` (default: libusb from libusb-package)."""
+    import usb.core
+
+    from drivers.profiles import load_profiles
+    from drivers.transport import default_usb_backend
+
+    try:
+        backend = backend if backend is not None else default_usb_backend()
+    except Exception as exc:  # no libusb at all: say so, do not fail the listing of serial ports
+        return [], f"libusb unavailable: {exc}"
+    if backend is None:
+        return [], "libusb unavailable"
+    rows: list[dict[str, Any]] = []
+    for profile in load_profiles():
+        if profile.usb is None:
+            continue
+        try:
+            found = usb.core.find(
+                find_all=True, idVendor=profile.usb.vendor_id, idProduct=profile.usb.product_id, backend=backend
+            )
+            devices = list(found or [])
+        except usb.core.USBError as exc:
+            return rows, f"USB enumeration failed: {exc}"
+        for dev in devices:
+            try:
+                serial_number = dev.serial_number or ""
+            except (usb.core.USBError, ValueError):
+                serial_number = "(no access)"
+            rows.append(
+                {
+                    "bus": f"{dev.bus}:{dev.address}",
+                    "usb": f"{dev.idVendor:04x}:{dev.idProduct:04x}",
+                    "serial": serial_number,
+                    "profile": profile.name,
+                    "open": f"usb:{dev.idVendor:04x}:{dev.idProduct:04x}"
+                    + (f":{serial_number}" if serial_number else ""),
+                }
+            )
+    return rows, None
+
+
+@app.command("devices")
+def devices() -> None:
+    """List candidate serial ports and USB devices matching known profiles (config/devices/)."""
+    ports = serial_rows()
+    table = Table(title="Serial ports")
+    for col in ("device", "usb vid:pid", "serial number", "description", "profile"):
+        table.add_column(col)
+    for r in ports:
+        table.add_row(r["device"], r["usb"], r["serial"], r["description"], r["profile"])
+    out.print(table if ports else "No serial ports found.")
+    usb_found, problem = usb_rows()
+    if problem:
+        out.print(f"USB: {problem}")
+    elif usb_found:
+        utable = Table(title="USB devices matching a profile")
+        for col in ("bus:address", "vid:pid", "serial number", "profile", "open with"):
+            utable.add_column(col)
+        for r in usb_found:
+            utable.add_row(r["bus"], r["usb"], r["serial"], r["profile"], r["open"])
+        out.print(utable)
+    else:
+        out.print("No USB device matches a profile in config/devices/.")
+
+
+def _driver(target: str) -> Any:
+    from drivers.machine import MachineDriver
+    from drivers.transport import open_transport
+
+    open_transport(target)  # validate the spec now, with a clear error
+    return MachineDriver(lambda: open_transport(target))
+
+
+@machine_app.command("info")
+def machine_info(
+    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+) -> None:
+    """Connect, negotiate the protocol version and print the device's identity."""
+
+    async def main() -> None:
+        drv = _driver(target)
+        info = await drv.connect()
+        try:
+            for field in (
+                "model",
+                "serial",
+                "firmware",
+                "protocol_version",
+                "pockets",
+                "reader",
+                "shuffler",
+                "duplicator",
+                "transport",
+            ):
+                typer.echo(f"{field}: {getattr(info, field)}")
+        finally:
+            await drv.close()
+
+    asyncio.run(main())
+
+
+@machine_app.command("deal")
+def machine_deal(
+    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+    count: int = typer.Option(1, "--count", "-n", min=1, help="Number of random deals."),
+) -> None:
+    """Deal random deals on the machine and print each as PBN (faults and lost links are reported)."""
+    from dealer.core.events import DealEnded, DeviceFault, Disconnected
+
+    async def main() -> int:
+        drv = _driver(target)
+        await drv.connect()
+        failures = 0
+        try:
+            for _ in range(count):
+                deal_id = await drv.start_deal()
+                while True:
+                    ev = await drv.next_event(120)
+                    if isinstance(ev, DealEnded) and ev.deal_id == deal_id:
+                        assert ev.record is not None
+                        typer.echo(f"deal {deal_id}: {Deal.from_bytes(ev.record).to_pbn(Seat.N)}")
+                        break
+                    if isinstance(ev, DeviceFault | Disconnected):
+                        failures += 1
+                        typer.echo(f"deal {deal_id}: void: {ev}")
+                        if isinstance(ev, DeviceFault):
+                            await drv.reset()
+                        break
+        finally:
+            await drv.close()
+        return failures
+
+    try:
+        failures = asyncio.run(main())
+    except DealerError:
+        raise
+    if failures:
+        raise typer.Exit(1)

@@ -1,0 +1,146 @@
+"""The pages in a real browser (Debian's chromium via Playwright): cards appear live, hidden ones as backs;
+the judge's console connects a simulator and starts dealing. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _web_server import Running, regulation, running_service, service_config
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def dealing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    tmp = tmp_path_factory.mktemp("browser")
+    stations = [{"name": "A", "cards_per_second": 60.0}, {"name": "B", "cards_per_second": 45.0}]
+    with running_service(service_config(tmp, stations=stations), regulation(2, 32, target=200)) as server:
+        yield server
+
+
+def page_errors(page: Any) -> list[str]:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return errors
+
+
+def test_audience_page_shows_cards_live_and_hidden_ones_as_backs(browser: Any, dealing: Running) -> None:
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    errors = page_errors(page)
+    page.goto(dealing.base + "/")
+    page.wait_for_selector("section.station[data-station='A'] .card")
+    station = page.locator("section.station[data-station='A']")
+    seen = "s => s.dataset.attempt + '/' + s.querySelectorAll('.card').length"
+    first = station.evaluate(seen)
+    page.wait_for_function(
+        f"(() => {{ const s = document.querySelector(\"section.station[data-station='A']\");"
+        f" return ({seen})(s) !== {first!r}; }})()",
+        timeout=20000,
+    )  # more cards arrived while we watched
+    # wait for a moment past the 32nd card of a deal: backs appear, and no more than 32 faces show
+    page.wait_for_selector("section.station[data-station='A'] .back", timeout=30000)
+    faces, hidden = station.evaluate(
+        "s => [s.querySelectorAll('.card').length,"
+        " [...s.querySelectorAll('.backs')].reduce((n, e) => n + Number(e.dataset.hidden), 0)]"
+    )
+    assert faces == 32 and 1 <= hidden <= 20  # the open part of the deal, then backs only
+    assert page.locator("section.station").count() == 2
+    assert page.locator("#conn.live").count() == 1
+    assert int(page.locator("#target").inner_text()) == 200
+    page.screenshot(path=str(ARTIFACTS / "audience-1080p.png"))
+    # suits sorted: within a suit row, card numbers ascend (A first)
+    for row in station.locator(".suitrow").all():
+        numbers = [int(x) for x in row.locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")]
+        assert numbers == sorted(numbers)
+    # Russian, 2 colours, high contrast
+    page.click(".langswitch")
+    assert "Север" in page.locator("section.station[data-station='A'] .seat-N .seatname").inner_text()
+    assert page.locator("h1").inner_text() == "Открытая раздача"
+    page.click("#colours")
+    page.click("#contrast")
+    assert "colours2" in page.locator("body").get_attribute("class") and "contrast" in page.locator(
+        "body"
+    ).get_attribute("class")
+    page.screenshot(path=str(ARTIFACTS / "audience-ru-2colour-contrast.png"))
+    assert errors == []
+    page.close()
+
+
+def test_audience_page_on_4k_and_phone(browser: Any, dealing: Running) -> None:
+    for name, kw in (
+        ("4k", {"viewport": {"width": 1920, "height": 1080}, "device_scale_factor": 2}),
+        ("phone", {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True}),
+    ):
+        ctx = browser.new_context(**kw)
+        page = ctx.new_page()
+        page.goto(dealing.base + "/?lang=ru")
+        page.wait_for_selector("section.station .card")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= kw["viewport"]["width"] + 1  # nothing runs off the side
+        page.screenshot(path=str(ARTIFACTS / f"audience-{name}.png"), full_page=name == "phone")
+        ctx.close()
+
+
+def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp_path: Path) -> None:
+    cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 100.0}])
+    with running_service(cfg, regulation(2, 32, target=50), autostart=False) as server:
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        errors = page_errors(page)
+        page.goto(f"{server.base}/judge?token={server.judge}")
+        assert page.url == server.base + "/judge"  # the token left the address bar for a cookie
+        page.wait_for_selector("#conn.live")
+        panel = page.locator("section.stationpanel[data-station='A']")
+        panel.get_by_role("button", name="Connect simulator").click()
+        page.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
+        assert "SIM-A" in panel.inner_text()
+        panel.get_by_role("button", name="Start").click()
+        page.wait_for_selector("section.stationpanel[data-station='A'][data-status='dealing']")
+        deadline = time.monotonic() + 30
+        while server.service.stations["A"].committed < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        page.wait_for_function("document.getElementById('formed').textContent !== '0'", timeout=10000)
+        assert "Blind" in panel.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "judge-console.png"), full_page=True)
+        # a simulated fault shows its guidance and waits for Re-deal
+        panel.locator("select").select_option("duplicate_card")
+        panel.get_by_role("button", name="Simulate a fault").click()
+        page.wait_for_selector("section.stationpanel[data-station='A'][data-status='needs_redeal']", timeout=30000)
+        assert "press Re-deal" in panel.locator(".faultlist").inner_text()
+        page.screenshot(path=str(ARTIFACTS / "judge-fault.png"), full_page=True)
+        page.click(".langswitch")
+        assert "Пересдать" in panel.inner_text()
+        page.locator("section.stationpanel[data-station='A'] button.redeal").click()
+        page.wait_for_selector("section.stationpanel[data-station='A'][data-status='dealing']")
+        assert errors == []
+        # the director's page opens with its own link
+        page.goto(f"{server.base}/director?token={server.director}")
+        page.wait_for_function("document.getElementById('d-deals').textContent !== '—'")
+        page.screenshot(path=str(ARTIFACTS / "director.png"), full_page=True)
+        page.close()
