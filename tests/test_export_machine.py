@@ -169,7 +169,8 @@ def test_simulator_wrong_pocket_and_jam_remade(tmp_path: Path) -> None:
     plan = FaultPlan(seed=3)
     plan.inject(SimFault.WRONG_POCKET, operation=2, position=10)
     plan.inject(SimFault.JAM, operation=4, position=30)
-    machine = VirtualMachine(pace=0, faults=plan)
+    plan.inject(SimFault.POWER_LOSS, operation=6, position=40)
+    machine = VirtualMachine(pace=0, faults=plan, power_outage=0.3)
     boards = _boards(2, 2)
     seen: list[Progress] = []
 
@@ -186,12 +187,14 @@ def test_simulator_wrong_pocket_and_jam_remade(tmp_path: Path) -> None:
         import asyncio
 
         report = asyncio.run(session(thread.url))
-    assert [(f.board, f.copy, f.attempt) for f in report.fouls] == [(5, 2, 1), (6, 1, 1)]  # type: ignore[attr-defined]
-    wrong, jam = report.fouls  # type: ignore[attr-defined]
+    fouls = [(f.board, f.copy, f.attempt) for f in report.fouls]  # type: ignore[attr-defined]
+    assert fouls[:3] == [(5, 2, 1), (6, 1, 1), (6, 2, 1)]
+    wrong, jam, power = report.fouls[:3]  # type: ignore[attr-defined]
     assert wrong.card is not None and wrong.pocket is not None and wrong.pocket != wrong.expected
     assert "wrong_pocket" in wrong.reason and "jam" in jam.reason
     assert report.made == [(5, 1), (5, 2), (6, 1), (6, 2)]  # type: ignore[attr-defined]
-    assert [p.stage for p in seen].count(Stage.FOUL) == 2
+    assert [p.stage for p in seen].count(Stage.FOUL) == len(fouls)
+    assert any(w in power.reason for w in ("disconnected", "device error", "lost", "power"))
     _sim_correct(machine, boards)
 
 

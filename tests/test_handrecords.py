@@ -20,7 +20,7 @@ from dealer.handrecords import analyse
 from dealer.handrecords.html import render_html
 from dealer.handrecords.pbn import double_dummy_tricks, handrecords_pbn
 from dealer.handrecords.pdf import render_pdf
-from dealer.handrecords.publish import NotRevealedError, publish
+from dealer.handrecords.publish import NotRevealedError, publish, publish_session
 from dealer.handrecords.view import document_view
 
 EP_VUL = {Vulnerability.NONE: Vul.none, Vulnerability.NS: Vul.ns, Vulnerability.EW: Vul.ew, Vulnerability.ALL: Vul.both}
@@ -123,3 +123,9 @@ def test_publish_is_gated_on_reveal(records: list[BoardRecord], tmp_path: Path) 
     assert gate.asked == ["S1"] and not list(tmp_path.iterdir())
     paths = publish(records[:1], tmp_path, "hr", gate=_Gate(True), session="S1", kinds=["html", "pbn"])
     assert sorted(p.name for p in paths) == ["hr.html", "hr.pbn"]
+    closed = _Gate(False)
+    with pytest.raises(NotRevealedError):
+        publish_session([(7, records[0].deal)], tmp_path, "s", gate=closed, session="S2")
+    assert closed.asked == ["S2"]
+    (path,) = publish_session([(7, records[0].deal)], tmp_path, "s", gate=_Gate(True), session="S2", kinds=["pbn"])
+    assert '[Board "7"]' in path.read_text() and '[Dealer "S"]' in path.read_text()

@@ -21,10 +21,13 @@ if TYPE_CHECKING:
 class DriverCopyMaker:
     """``CopyMaker`` over a ``DealingDevice``: make_board, then collect that copy's events from the driver."""
 
-    def __init__(self, device: DealingDevice, *, drain_timeout: float = 2.0, settle: float = 0.2) -> None:
+    def __init__(
+        self, device: DealingDevice, *, drain_timeout: float = 2.0, settle: float = 0.2, reconnect_timeout: float = 30.0
+    ) -> None:
         self.device = device
         self.drain_timeout = drain_timeout
         self.settle = settle
+        self.reconnect_timeout = reconnect_timeout
         self._events: AsyncIterator[DeviceEvent] = device.events().__aiter__()
 
     async def make_copy(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]:
@@ -54,7 +57,15 @@ class DriverCopyMaker:
         return out
 
     async def recover(self) -> None:
-        """Stop the machine and clear its fault state (the operator has fixed a jam by the time we re-make)."""
+        """Stop the machine and clear its fault state (the operator has fixed a jam by the time we re-make).
+
+        After a power cut or a pulled cable the driver reconnects by itself; wait for it (up to
+        ``reconnect_timeout``) so that the re-make does not fail at once.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.reconnect_timeout
+        while getattr(self.device, "connected", True) is False and loop.time() < deadline:
+            await asyncio.sleep(0.05)
         reset = getattr(self.device, "reset", None)
         try:
             if reset is not None:

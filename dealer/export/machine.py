@@ -1,9 +1,11 @@
 """Making the boards on a dealing machine, every reported card checked against the intended deal.
 
-Board after board, copy after copy, the deal goes to the machine through a ``BoardMakingDevice``; each card
+Board after board, copy after copy, the deal goes to the machine through a ``CopyMaker`` (the project's
+driver via ``dealer.export.driver.DriverCopyMaker``, or a simple synchronous ``BoardMakingDevice``); each card
 the machine reports is checked (readable, the pocket it belongs in, not twice, all 52, the machine's own
 record). A mismatch or fault stops that copy, records it as foul (card and pocket) and the copy is made again,
-up to ``max_attempts`` times. Finished copies are journalled, so an interrupted run resumes where it stopped.
+up to ``max_attempts`` times. Finished copies are journalled, so an interrupted run resumes where it stopped;
+a copy that was under way when the run stopped is made again in full.
 """
 
 from __future__ import annotations

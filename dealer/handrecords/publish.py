@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from dealer.core import Deal
 from dealer.core.errors import DealerError
 from dealer.formats.base import BoardRecord, ExportMeta
 
@@ -77,3 +78,19 @@ def publish(
     for path, data in rendered:
         write_atomic(path, data)
     return [p for p, _ in rendered]
+
+
+def publish_session(
+    pairs: Sequence[tuple[int, Deal]],
+    out_dir: Path,
+    stem: str,
+    *,
+    gate: RevealGate,
+    session: str,
+    **options: Any,
+) -> list[Path]:
+    """Hand records of a drawn session given as (board number, deal) pairs; always behind the reveal gate."""
+    from dealer.export.boards import boards_from_pairs
+
+    records = [b.record() for b in boards_from_pairs(pairs)]
+    return publish(records, out_dir, stem, gate=gate, session=session, **options)
