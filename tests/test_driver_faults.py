@@ -18,6 +18,9 @@ EXPECTED = {
     SimFault.HOPPER_EMPTY: FaultKind.HOPPER_EMPTY,
     SimFault.COVER_OPEN: FaultKind.COVER_OPEN,
     SimFault.POWER_LOSS: FaultKind.POWER,
+    SimFault.BOARD_MISSING: FaultKind.BOARD_MISSING,
+    SimFault.POCKET_FULL: FaultKind.POCKET_FULL,
+    SimFault.EXTRA_CARD: FaultKind.EXTRA_CARD,
 }
 
 

@@ -27,6 +27,9 @@ class SimFault(Enum):
     WRONG_POCKET = "wrong_pocket"
     HOPPER_EMPTY = "hopper_empty"
     COVER_OPEN = "cover_open"
+    BOARD_MISSING = "board_missing"
+    POCKET_FULL = "pocket_full"
+    EXTRA_CARD = "extra_card"
     POWER_LOSS = "power_loss"
     CABLE_PULLED = "cable_pulled"
 

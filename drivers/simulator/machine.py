@@ -75,6 +75,8 @@ _STOP_FAULTS = {
     SimFault.MISFEED: FaultCode.MISFEED,
     SimFault.COVER_OPEN: FaultCode.COVER_OPEN,
     SimFault.HOPPER_EMPTY: FaultCode.HOPPER_EMPTY,
+    SimFault.BOARD_MISSING: FaultCode.BOARD_MISSING,
+    SimFault.POCKET_FULL: FaultCode.POCKET_FULL,
 }
 
 
@@ -335,10 +337,12 @@ class VirtualMachine:
         for card, pocket in truth.dealt:
             seats[card] = pocket
         record = pack_seats(seats)
+        # a stray 53rd card (from another deck) passes the feed counter unread
+        fed = 53 if fault is SimFault.EXTRA_CARD else 52
         if target is None:
-            self._send(DealEnd(deal_id, 52, record))
+            self._send(DealEnd(deal_id, fed, record))
         else:
-            self._send(BoardDone(deal_id, board, copy, 52, record))
+            self._send(BoardDone(deal_id, board, copy, fed, record))
         truth.completed = True
         self.state = State.IDLE
         self._op = None
