@@ -89,6 +89,10 @@ def test_import_of_an_unreadable_file_changes_nothing(tmp_path: Path) -> None:
     r = dealer(tmp_path, "bank", "import", "a.pbn", "missing.pbn")
     assert r.returncode == 1 and "missing.pbn" in r.stderr
     assert not (tmp_path / "var").exists()
+    for command in (["bank", "status"], ["bank", "seal"], ["draw", "run", "S1"]):
+        r = dealer(tmp_path, *command)
+        assert r.returncode == 1 and "no bank there" in r.stderr
+    assert not (tmp_path / "var").exists()
 
 
 def test_docs_examples_are_true() -> None:

@@ -79,7 +79,7 @@ def test_void_and_events_are_chained(bank: SqliteBank) -> None:
     assert bank.entry(j).prev == sha256(bank.entry(i).encode()).hexdigest()
     with pytest.raises(BankError, match="reason"):
         bank.void_deal("  ", "T1")
-    for kind in ("deal", "seal", "draw", "reveal", "draw-commit"):
+    for kind in ("deal", "void", "seal", "draw", "reveal", "draw-commit", "genesis", "import"):
         with pytest.raises(BankError, match="written by the bank"):
             bank.record_event(kind, {})
     assert verify_bank(bank).ok

@@ -121,13 +121,12 @@ def import_parsed(
     }
     outcome = bank.import_deals(items, batch, None if progress is None else (lambda done: progress(done, total)))
     origin: dict[int, str] = {}
-    by_item = {id(item): k for k, item in enumerate(items)}
-    for item, deal_id in outcome.imported:
-        report, rec = owners[by_item[id(item)]]
+    for position, deal_id in outcome.imported:
+        report, rec = owners[position]
         report.imported += 1
         origin[deal_id] = f"{report.path}:{rec.line}"
-    for item, deal_id in outcome.duplicates:
-        report, rec = owners[by_item[id(item)]]
+    for position, deal_id in outcome.duplicates:
+        report, rec = owners[position]
         report.duplicates.append(Duplicate(report.path, rec.line, rec.board, deal_id, origin.get(deal_id, "bank")))
     ids = [deal_id for _, deal_id in outcome.imported]
     return ImportReport(

@@ -77,6 +77,7 @@ RESERVED_KINDS = frozenset(
     {
         EntryKind.GENESIS,
         EntryKind.DEAL,
+        EntryKind.VOID,
         EntryKind.IMPORT,
         EntryKind.SEAL,
         EntryKind.DRAW_COMMIT,
@@ -158,8 +159,8 @@ class ImportItem:
 
 @dataclass(slots=True)
 class ImportOutcome:
-    imported: list[tuple[ImportItem, int]] = field(default_factory=list)  # with the new deal id
-    duplicates: list[tuple[ImportItem, int]] = field(default_factory=list)  # with the id it repeats
+    imported: list[tuple[int, int]] = field(default_factory=list)  # (position in the items, new deal id)
+    duplicates: list[tuple[int, int]] = field(default_factory=list)  # (position in the items, id it repeats)
     batch_index: int = -1
 
 
@@ -318,15 +319,14 @@ class SqliteBank:
             ledger_rows: list[tuple[int, str, bytes, bytes]] = []
             deal_rows: list[tuple[Any, ...]] = []
             ts = self._clock()  # one transaction: every deal of the import is committed at the same moment
-            done = 0
-            for item in items:
+            for position, item in enumerate(items):
                 repeat = seen.get(item.deal)
                 if repeat is None:
                     canonical = item.deal.to_bytes()
                     row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
                     repeat = None if row is None else row[0]
                 if repeat is not None:
-                    outcome.duplicates.append((item, repeat))
+                    outcome.duplicates.append((position, repeat))
                 else:
                     last += 1
                     ledger_row, deal_row = _deal_rows(next_id, last, prev, ts, canonical, item.source)
@@ -334,11 +334,10 @@ class SqliteBank:
                     ledger_rows.append(ledger_row)
                     deal_rows.append(deal_row)
                     seen[item.deal] = next_id
-                    outcome.imported.append((item, next_id))
+                    outcome.imported.append((position, next_id))
                     next_id += 1
-                done += 1
-                if progress is not None and done % 1000 == 0:
-                    progress(done)
+                if progress is not None and (position + 1) % 1000 == 0:
+                    progress(position + 1)
             db.executemany("INSERT INTO ledger VALUES (?, ?, ?, ?)", ledger_rows)
             db.executemany("INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", deal_rows)
             summary = {
@@ -350,7 +349,7 @@ class SqliteBank:
             }
             outcome.batch_index = self._append(db, EntryKind.IMPORT, summary).index
         if progress is not None:
-            progress(done)
+            progress(len(outcome.imported) + len(outcome.duplicates))
         return outcome
 
     # -- ledger reading ----------------------------------------------------------------------------

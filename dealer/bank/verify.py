@@ -61,6 +61,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
     leaves: list[bytes] = []
     prev = GENESIS_PREV
     public_key: str | None = None
+    seals: dict[int, dict[str, Any]] = {}  # ledger index of a seal -> its checkpoint
     last_deal = 0
     for expected, (idx, kind, body, digest) in enumerate(bank.entries()):
         where = f"ledger entry {idx}"
@@ -90,6 +91,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
             deal_entries[deal_id] = entry
         elif kind == EntryKind.SEAL:
             public_key = _check_seal(entry, leaves, bank_id, public_key, last_deal)
+            seals[idx] = data["checkpoint"]
             counts["seals"] += 1
         elif kind in (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL):
             label = data["commitment"]["label"] if kind == EntryKind.DRAW_COMMIT else data.get("label")
@@ -101,6 +103,9 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         counts["entries"] = idx + 1
         if progress is not None and idx % 10000 == 0:
             progress(idx, total)
+
+    if progress is not None:
+        progress(counts["entries"], total)
 
     # 2. the deals: one row per deal entry, commitments recomputed
     states: dict[int, tuple[str, str | None]] = {}
@@ -122,6 +127,9 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         raise _Bad(f"draws table {sorted(str(r[0]) for r in rows)} does not match the ledger's {sorted(draw_entries)}")
     for row in rows:
         doc = draw_entries[str(row[0])][EntryKind.DRAW_COMMIT].data["commitment"]
+        cp = seals.get(doc["seal"]["index"], {})
+        if any(cp.get(k) != doc["seal"][k] for k in ("size", "root", "last_deal", "ts")) or doc["bank"] != bank_id:
+            raise _Bad(f"draw {row[0]!r}: its commitment names a seal that is not ledger entry {doc['seal']['index']}")
         never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
         if doc["eligible"]["ranges"] != to_ranges(never_drawn):
             raise _Bad(f"draw {row[0]!r}: its eligible set is not the sealed deals never drawn before")

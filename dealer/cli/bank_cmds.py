@@ -67,10 +67,13 @@ def seal_cmd(bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
 @bank_app.command("verify")
 def verify_cmd(bank: Path = BankOption) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    if not bank.exists():
-        raise fail(f"{bank}: no bank there")
-    with open_bank(bank, bank.parent) as b:
-        report = verify_bank(b)
+    with open_bank(bank, None) as b:
+        if b.ledger_size() >= 50_000:
+            with _progress() as progress:
+                task = progress.add_task("verifying ledger", total=b.ledger_size())
+                report = verify_bank(b, lambda done, total: progress.update(task, completed=done, total=total))
+        else:
+            report = verify_bank(b)
     if not report.ok:
         raise fail(f"{bank}: {report.problem}")
     out.print(
@@ -90,7 +93,7 @@ def import_cmd(
     """Import public deals: each deal once, the whole import in one transaction."""
     parsed = read_files(files)  # an unreadable file stops here, before the bank is opened
     total = sum(len(records) for _, records in parsed)
-    with open_bank(bank, keys) as b:
+    with open_bank(bank, keys, create=True) as b:
         if total >= BIG_IMPORT:
             with _progress() as progress:
                 task = progress.add_task("importing", total=total)

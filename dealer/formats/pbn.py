@@ -58,7 +58,6 @@ _TOKEN = re.compile(
     re.MULTILINE,
 )
 _TAG = re.compile(r'\[[ \t]*([A-Za-z0-9_]+)[ \t]*"([^"\\\n]*)"[ \t]*\]')
-_TABLE = re.compile(r'\[[ \t]*\w+Table[ \t]*"')  # a tag with a section (e.g. OptimumResultTable)
 _BLANK = re.compile(r"\n[ \t]*\n")
 _SECTION = re.compile(r"(?:\n(?![ \t]*\n|[ \t]*\[|%)[^\n]*)*")
 _ESCAPE = re.compile(r'\\([\\"])')  # PBN strings escape only \\ and \"; "\2R" in a table header stays
@@ -122,6 +121,8 @@ def parse_deal_value(value: str) -> Deal:
 
 
 def _board_number(value: str) -> int | None:
+    if value.isascii() and value.isdigit():
+        return int(value)
     m = _DIGITS.search(value)
     return int(m.group()) if m else None
 
@@ -150,7 +151,7 @@ class PbnFormat:
                     len(tags) != len(pairs)
                     or chunk.count("[") != len(pairs)
                     or any(ch in chunk for ch in ";%\\")
-                    or ("Table" in chunk and _TABLE.search(chunk) is not None)
+                    or chunk.count("Table") > chunk.count("[Table ")  # a …Table section, not the Table tag
                 ):
                     for game in _scan(chunk, line):
                         reader.finish(*game)
