@@ -63,13 +63,20 @@ def test_audience_page_shows_cards_live_and_hidden_ones_as_backs(browser: Any, d
         f" return ({seen})(s) !== {first!r}; }})()",
         timeout=20000,
     )  # more cards arrived while we watched
-    # wait for a moment past the 32nd card of a deal: backs appear, and no more than 32 faces show
-    page.wait_for_selector("section.station[data-station='A'] .back", timeout=30000)
-    faces, hidden = station.evaluate(
-        "s => [s.querySelectorAll('.card').length,"
-        " [...s.querySelectorAll('.backs')].reduce((n, e) => n + Number(e.dataset.hidden), 0)]"
-    )
-    assert faces == 32 and 1 <= hidden <= 20  # the open part of the deal, then backs only
+    # a moment past the 32nd card of a deal: the 32 open cards show, the rest are backs only
+    counts = page.wait_for_function(
+        """() => {
+            const s = document.querySelector("section.station[data-station='A']");
+            const faces = s.querySelectorAll('.card').length;
+            const hidden = [...s.querySelectorAll('.backs')].reduce((n, e) => n + Number(e.dataset.hidden), 0);
+            return hidden > 0 ? [faces, hidden] : null;
+        }""",
+        timeout=30000,
+    ).json_value()
+    assert counts[0] == 32 and 1 <= counts[1] <= 20
+    for _ in range(20):  # and never more than 32 faces, whenever we look
+        assert station.locator(".card").count() <= 32
+        page.wait_for_timeout(25)
     assert page.locator("section.station").count() == 2
     assert page.locator("#conn.live").count() == 1
     assert int(page.locator("#target").inner_text()) == 200
@@ -144,3 +151,44 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
         page.wait_for_function("document.getElementById('d-deals').textContent !== '—'")
         page.screenshot(path=str(ARTIFACTS / "director.png"), full_page=True)
         page.close()
+
+
+def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
+    with running_service(cfg, regulation(3, None, target=40)) as server:
+        deadline = time.monotonic() + 60
+        while server.service.stations["A"].status != "target_reached":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        errors = page_errors(page)
+        page.goto(f"{server.base}/director?token={server.director}&lang=en")
+        page.wait_for_function("document.getElementById('d-deals').textContent.startsWith('40')")
+        page.get_by_role("button", name="Seal the bank").click()
+        page.wait_for_function("document.getElementById('d-eligible').textContent === '40'")
+        page.fill("input[name=label]", "round-1")
+        page.fill("input[name=witnesses]", "Ann, Boris")
+        page.fill("input[name=digits]", "3")
+        page.get_by_role("button", name="Prepare the draw (commit)").click()
+        draw = page.locator(".draw[data-label='round-1']")
+        draw.wait_for()
+        draw.get_by_role("button", name="Show the commitment on the audience display").click()
+        page.wait_for_function("document.getElementById('message').textContent === 'Done'")
+        audience = browser.new_page()
+        audience.goto(server.base + "/")
+        audience.wait_for_selector("#commitment:not([hidden])")
+        assert "round-1" in audience.locator("#commitment").inner_text()
+        draw.locator("input[name=public_value]").fill("123/456")
+        draw.get_by_role("button", name="Run the draw").click()
+        page.wait_for_selector(".draw[data-label='round-1'][data-state='drawn'] .drawnlist .drawn")
+        assert page.locator(".drawnlist .drawn").count() == 2
+        assert page.locator(".drawnlist .card").count() == 2 * 52  # the director sees the drawn deals
+        audience.reload()
+        audience.wait_for_selector("#commitment:not([hidden])")
+        assert audience.locator(".drawn").count() == 0  # the audience does not
+        page.screenshot(path=str(ARTIFACTS / "director-drawn.png"), full_page=True)
+        page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
+        page.wait_for_selector(".draw[data-label='round-1'][data-state='revealed'] a[download]")
+        assert errors == []
+        page.close()
+        audience.close()

@@ -219,7 +219,7 @@ def test_snapshot_on_reconnect_and_last_event_id_resumption(tmp_path: Path) -> N
         assert [i for i, _ in resumed] == list(range(last - 9, last + 1))
         assert all(m["type"] != "snapshot" for _, m in resumed)
         # an id older than the history gets a snapshot
-        server.service.hub._history.clear()
+        server.service.hub.forget_history()
         with Capture(f"{server.base}/api/public/events", {"Last-Event-ID": "1"}) as cap:
             wait_for(lambda: cap.raw.count(b"\n\n") >= 2)
         assert cap.messages()[0][1]["type"] == "snapshot"

@@ -8,6 +8,7 @@ only here, behind the director's secret; the audience gets nothing of a draw but
 from __future__ import annotations
 
 import json
+import re
 from hashlib import sha256
 from typing import Any
 
@@ -106,6 +107,8 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
         def prepare() -> dict[str, Any]:
             witnesses = body.get("witnesses")
+            if isinstance(witnesses, str):
+                witnesses = [w.strip() for w in witnesses.split(",") if w.strip()]
             if witnesses:
                 spec = dice_spec([str(w) for w in witnesses], int(body.get("digits", 4)))
             else:
@@ -158,8 +161,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             def value_then_run() -> None:
                 rec = bank.get_draw(label)
                 if rec.public_value is None:
+                    spec = director.commitment(label)["commitment"]["public_value"]
                     if body.get("dice"):
                         director.enter_public_value(label, dice=[str(d) for d in body["dice"]])
+                    elif spec["kind"] == "dice":  # one field: the witnesses' digits separated by / , or spaces
+                        parts = re.split(r"[/,\s]+", str(body["public_value"]).strip())
+                        director.enter_public_value(label, dice=[p for p in parts if p])
                     else:
                         director.enter_public_value(label, named=str(body["public_value"]))
                 director.run(label)

@@ -94,6 +94,7 @@ class Station:
         self.last_bank_deal: int | None = None
         self._current: list[tuple[int, Seat, Card]] = []  # the deal in progress (operator memory only)
         self._reader: asyncio.Task[None] | None = None
+        self._committing = 0  # accepted deals on their way to disk
         self._lock = asyncio.Lock()
         # Marks a deal in progress on disk, so a service killed mid-deal voids it on restart (``recover``).
         self.marker: Path | None = None
@@ -249,9 +250,10 @@ class Station:
     async def _next(self) -> None:
         formed = await self.bank.call(self.bank.bank.deal_count)
         target = self.regulation.bank_target
-        if target and formed >= target:
+        if target and formed + self._committing >= target:
             self.running = False
-            self._set_status("target_reached")
+            if not self._committing:
+                self._set_status("target_reached")
             return
         if self.link is None:
             return
@@ -344,6 +346,9 @@ class Station:
 
     async def _complete(self, op: DealComplete) -> None:
         self._current = []
+        self._committing += 1
+        if self.running:  # the machine deals the next deal while this one goes to disk
+            await self._next()
         source = DealSource(
             kind="station",
             station=self.name,
@@ -360,8 +365,11 @@ class Station:
             self.errors += 1
             self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, BANK_REFUSED)))
             self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
-            self._set_status("needs_redeal")
+            if not self.session.dealing:
+                self._set_status("needs_redeal")
             return
+        finally:
+            self._committing -= 1
         self._unmark()
         self.committed += 1
         self.last_bank_deal = committed.deal_id
@@ -376,7 +384,9 @@ class Station:
             {"type": "committed", "station": self.name, "bank_deal": committed.deal_id, "formed": formed}
         )
         if self.running:
-            await self._next()
+            self.send_state()
+        elif self.regulation.bank_target and formed >= self.regulation.bank_target:
+            self._set_status("target_reached")
         else:
             self._set_status("paused" if self.status == "dealing" else self.status)
 

@@ -41,8 +41,11 @@
     for (const d of s.draws || []) {
       const box = el("div", "panel draw");
       box.dataset.label = d.label;
-      box.appendChild(el("h3", "", d.label + " · " + d.state + " · " + d.deals));
+      box.dataset.state = d.state;
+      box.appendChild(el("h3", "", d.label + " · " + t("director.state." + d.state) + " · " + d.deals));
       box.appendChild(el("code", "", d.commitment || ""));
+      box.appendChild(el("p", "", t("director.public_value") + ": " + (d.public_value_spec ? d.public_value_spec.description : "") +
+        (d.public_value ? " = " + d.public_value : "")));
       const row = el("div", "row");
       const mk = (key, fn) => { const b = el("button", "", t(key)); b.type = "button"; b.dataset.i18n = key;
         b.addEventListener("click", async () => { try { await fn(); say(t("director.done")); } catch (e) { say(e.message, true); } refresh(); });
@@ -53,7 +56,7 @@
         const input = el("input"); input.name = "public_value"; input.placeholder = t("director.public_value");
         row.appendChild(input);
         mk("director.run", () => api("POST", `/api/director/draws/${L}/run`, { public_value: input.value }));
-      }
+      } else if (d.state === "public-value") mk("director.run", () => api("POST", `/api/director/draws/${L}/run`));
       if (d.state === "drawn") mk("director.reveal", () => api("POST", `/api/director/draws/${L}/reveal`));
       if (d.state === "drawn" || d.state === "revealed") {
         const a = el("a", "", t("director.bundle")); a.href = `/api/director/draws/${L}/bundle`; a.download = d.label + ".json";
@@ -76,7 +79,10 @@
   document.getElementById("prepare").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = new FormData(ev.target);
-    try { await api("POST", "/api/director/draws", { label: f.get("label"), share: Number(f.get("share")) }); say(t("director.done")); }
+    const body = { label: f.get("label"), share: Number(f.get("share")) };
+    if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.digits = Number(f.get("digits")); }
+    else body.public_value_source = f.get("named");
+    try { await api("POST", "/api/director/draws", body); say(t("director.done")); }
     catch (e) { say(e.message, true); }
     refresh();
   });

@@ -1,0 +1,109 @@
+"""The public hub: resumption, a slow client never stalls the others, broadcast delay, clean close."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from dealer.core import Card, Seat
+from dealer.session import PublicCardHidden, PublicCardOpen, PublicDealStarted
+from dealer.web.hub import PublicHub, parse_last_event_id
+from dealer.web.public import PublicState, from_projection
+
+
+def card(pos: int) -> dict[str, object]:
+    return from_projection("A", PublicCardOpen(1, pos, Seat(pos % 4), Card(pos)))
+
+
+def ids(chunk: bytes) -> list[int]:
+    return [int(line[4:]) for line in chunk.split(b"\n") if line.startswith(b"id: ")]
+
+
+def datas(chunk: bytes) -> list[dict[str, object]]:
+    return [json.loads(line[6:]) for line in chunk.split(b"\n") if line.startswith(b"data: ")]
+
+
+def test_fast_clients_get_everything_while_a_stalled_one_is_resynced() -> None:
+    async def main() -> None:
+        hub = PublicHub(client_buffer=10, coalesce=0.0)
+        fast = hub.stream(None)
+        slow = hub.stream(None)
+        assert datas(await anext(fast))[0]["type"] == "snapshot"
+        assert datas(await anext(slow))[0]["type"] == "snapshot"
+        got: list[int] = []
+        for pos in range(30):
+            hub.publish(card(pos))
+            got += ids(await asyncio.wait_for(anext(fast), 1))  # the fast client is never held up
+        assert got == list(range(1, 31))
+        # the stalled client, 30 messages behind with room for 10, gets one fresh snapshot instead
+        chunk = await asyncio.wait_for(anext(slow), 1)
+        (snap,) = datas(chunk)
+        assert snap["type"] == "snapshot" and ids(chunk) == [30] and hub.resyncs == 1
+        stations = snap["stations"]
+        assert isinstance(stations, list) and len(stations[0]["hands"]["N"]["open"]) == 8
+        hub.publish(card(30))
+        assert ids(await asyncio.wait_for(anext(slow), 1)) == [31]
+        await fast.aclose()
+        await slow.aclose()
+        assert hub.clients == 0
+
+    asyncio.run(main())
+
+
+def test_resume_from_last_event_id_or_snapshot() -> None:
+    async def main() -> None:
+        hub = PublicHub(history=8)
+        for pos in range(5):
+            hub.publish(card(pos))
+        assert ids(await anext(hub.stream(2))) == [3, 4, 5]
+        assert await anext(hub.stream(5)) == b"retry: 1000\n\n"  # up to date: nothing to replay
+        for pos in range(5, 30):
+            hub.publish(card(pos))
+        old = await anext(hub.stream(3))  # long gone from the history
+        assert datas(old)[0]["type"] == "snapshot"
+        assert datas(await anext(hub.stream(999)))[0]["type"] == "snapshot"  # from another server's life
+
+    asyncio.run(main())
+
+
+def test_broadcast_delay_holds_messages_and_the_snapshot_back() -> None:
+    async def main() -> None:
+        hub = PublicHub(delay=0.2)
+        hub.publish(card(0))
+        assert hub.last_id == 0 and hub.state.snapshot()["stations"] == []
+        await asyncio.sleep(0.3)
+        assert hub.last_id == 1 and hub.state.snapshot()["stations"][0]["hands"]["N"]["open"] == [0]
+
+    asyncio.run(main())
+
+
+def test_close_ends_every_stream() -> None:
+    async def main() -> None:
+        hub = PublicHub()
+        stream = hub.stream(None)
+        await anext(stream)
+        waiting = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.01)
+        hub.close()
+        try:
+            await asyncio.wait_for(waiting, 1)
+        except StopAsyncIteration:
+            pass
+        else:
+            raise AssertionError("the stream should have ended")
+
+    asyncio.run(main())
+
+
+def test_state_folds_only_public_messages() -> None:
+    state = PublicState()
+    state.apply(from_projection("A", PublicDealStarted(1, 2, 32)))
+    state.apply(card(0))
+    state.apply(from_projection("A", PublicCardHidden(1, 32, Seat.S, 1)))
+    (st,) = state.snapshot()["stations"]
+    assert st["hands"]["N"]["open"] == [0] and st["hands"]["S"]["hidden"] == 1 and st["phase"] == "dealing"
+
+
+def test_last_event_id_parsing() -> None:
+    assert parse_last_event_id(" 12 ") == 12
+    assert parse_last_event_id("x") is None and parse_last_event_id("-3") is None and parse_last_event_id(None) is None
