@@ -1,0 +1,241 @@
+"""``dealer audit``: the fairness audit of a set of deals (a deal file, audit JSON, or a simulated shuffler)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .app import app
+from .bank_cmds import bank_app
+from .options import BankOption
+
+if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the command runs, not at CLI start-up
+    from dealer.audit import AuditRecord
+    from dealer.audit.engine import AuditResult
+
+DEFAULT_ALPHA = 0.01  # dealer.audit.engine.DEFAULT_ALPHA (checked by a test)
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write the whole file or nothing (temporary file in the same folder, then rename)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[str]]:
+    """Records from a file: the audit JSON, or any deal file the formats registry reads. Returns warnings too."""
+    from dealer.audit.inputs import looks_like_audit_json, parse_audit_json, records_from_boards
+    from dealer.audit.records import AuditInputError
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AuditInputError(f"{path}: cannot read: {exc.strerror}") from None
+    if fmt in (None, "audit-json") and path.suffix.lower() == ".json" and looks_like_audit_json(data):
+        return parse_audit_json(data, str(path)), []
+    if fmt == "audit-json":
+        return parse_audit_json(data, str(path)), []
+    from dealer.formats import by_name, by_path, load_all
+
+    load_all()
+    reader = by_name(fmt) if fmt else by_path(str(path))
+    result = reader.read(data, str(path))
+    warnings = [f"{path}: {p.where()}: {p.reason} (deal left out)" for p in result.problems]
+    return records_from_boards(result), warnings
+
+
+def simulate_records(spec: str, deals: int, with_order: bool, station: str) -> list[AuditRecord]:
+    from dealer.audit import AuditRecord, deal_from_order, parse_shuffler
+
+    shuffler = parse_shuffler(spec)
+    records = []
+    for i in range(deals):
+        order = shuffler.next_order()
+        records.append(
+            AuditRecord(
+                deal_from_order(order), i + 1, station, None, tuple(int(c) for c in order) if with_order else None
+            )
+        )
+    return records
+
+
+def print_result(result: AuditResult, lang: str) -> None:
+    table = Table(title="Audit" if lang == "en" else "Проверка случайности")
+    for head in ("test", "statistic", "p", "p (Holm)", "result"):
+        table.add_column(head)
+    colours = {"pass": "green", "fail": "bold red", "skipped": "dim"}
+    for c in result.checks:
+        stat = f"{c.statistic_name} = {c.statistic:.4g}" if c.statistic is not None else ""
+        p = f"{c.p_value:.3g}" if c.p_value is not None else "—"
+        ph = f"{c.p_holm:.3g}" if c.p_holm is not None else "—"
+        table.add_row(c.id, stat, p, ph, f"[{colours[c.status]}]{c.status}[/]")
+    out.print(table)
+    for c in result.checks:
+        if c.status == "fail":
+            out.print(c.verdict_en if lang == "en" else c.verdict_ru, markup=False)
+    for s in result.stations:
+        state = "random" if s.passed else "NOT random: " + ", ".join(s.failed)
+        out.print(f"station {s.station or '(imported)'}: {s.deals} deals, {state}", markup=False)
+    out.print(result.verdict_en if lang == "en" else result.verdict_ru, markup=False)
+
+
+def audit_and_report(
+    records: list[AuditRecord],
+    scope: dict[str, Any],
+    alpha: float,
+    html: Path | None,
+    json_path: Path | None,
+    lang: str,
+) -> AuditResult:
+    from dealer.audit import run_audit
+    from dealer.audit.report_json import to_json
+
+    result = run_audit(records, alpha, scope)
+    doc = to_json(result)
+    if json_path is not None:
+        write_atomic(json_path, json.dumps(doc, ensure_ascii=False, indent=1).encode())
+    if html is not None:
+        from dealer.audit.report_html import render_html
+
+        write_atomic(html, render_html(result, lang, doc).encode())
+    print_result(result, lang)
+    return result
+
+
+def _time(value: str | None, option: str) -> datetime | None:
+    if value is None:
+        return None
+    from dealer.audit.inputs import parse_timestamp
+    from dealer.audit.records import AuditInputError
+
+    try:
+        return parse_timestamp(value, option)
+    except AuditInputError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
+
+
+@app.command("audit")
+def audit_cmd(
+    path: Path | None = typer.Argument(None, help="Deal file: audit JSON, or any format the registry reads."),
+    fmt: str | None = typer.Option(None, "--format", help="Format name when the extension does not tell it."),
+    simulate: str | None = typer.Option(
+        None, "--simulate", help="Audit deals from a shuffler instead of a file: fair, gsr:K (K riffles), gsr:K:SEED."
+    ),
+    deals: int = typer.Option(600, "--deals", min=1, max=1_000_000, help="With --simulate: how many deals."),
+    hands_only: bool = typer.Option(False, "--hands-only", help="With --simulate: forget the dealing order."),
+    station: str | None = typer.Option(None, "--station", help="Only the deals of this station."),
+    since: str | None = typer.Option(None, "--since", help="Only deals dealt at or after this ISO time."),
+    until: str | None = typer.Option(None, "--until", help="Only deals dealt before this ISO time."),
+    alpha: float = typer.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
+    save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
+    lang: str = typer.Option("en", "--lang", help="Language of the report: en or ru."),
+    check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
+) -> None:
+    """Test whether deals are as random as the rules require; print the verdict, write HTML/JSON reports."""
+    _check_lang(lang)
+    if (path is None) == (simulate is None):
+        raise typer.BadParameter("give a deal file or --simulate SHUFFLER (exactly one)")
+    since_t, until_t = _time(since, "--since"), _time(until, "--until")
+    if path is not None:
+        records, warnings = load_records(path, fmt)
+        source = str(path)
+    else:
+        assert simulate is not None
+        records, warnings = simulate_records(simulate, deals, not hands_only, "simulator"), []
+        source = f"simulated {simulate}"
+
+    result = filter_audit_report(
+        records, warnings, source, "dealer audit", station, since_t, until_t, alpha, html, json_path, save_deals, lang
+    )
+    if check and not result.passed:
+        raise typer.Exit(1)
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in ("en", "ru"):
+        raise typer.BadParameter(f"{lang!r}: expected en or ru", param_hint="--lang")
+
+
+def filter_audit_report(
+    records: list[AuditRecord],
+    warnings: list[str],
+    source: str,
+    command: str,
+    station: str | None,
+    since_t: datetime | None,
+    until_t: datetime | None,
+    alpha: float,
+    html: Path | None,
+    json_path: Path | None,
+    save_deals: Path | None,
+    lang: str,
+) -> AuditResult:
+    from dealer.audit.inputs import filter_records, records_to_json
+
+    for w in warnings:
+        err.print(f"warning: {w}", markup=False)
+    records = filter_records(records, station, since_t, until_t)
+    if save_deals is not None:
+        write_atomic(save_deals, records_to_json(records))
+    scope = {
+        "source": source,
+        "station": station,
+        "since": since_t.isoformat() if since_t else None,
+        "until": until_t.isoformat() if until_t else None,
+        "warnings": len(warnings),
+        "generated_by": command,
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    return audit_and_report(records, scope, alpha, html, json_path, lang)
+
+
+@bank_app.command("audit")
+def bank_audit_cmd(
+    bank: Path = BankOption,
+    station: str | None = typer.Option(None, "--station", help="Only the deals of this station."),
+    since: str | None = typer.Option(None, "--since", help="Only deals committed at or after this ISO time."),
+    until: str | None = typer.Option(None, "--until", help="Only deals committed before this ISO time."),
+    alpha: float = typer.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
+    save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
+    lang: str = typer.Option("en", "--lang", help="Language of the report: en or ru."),
+    check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
+) -> None:
+    """Fairness audit of the bank's deals (all, one station, a time range); per station when there are several."""
+    _check_lang(lang)
+    since_t, until_t = _time(since, "--since"), _time(until, "--until")
+    if not bank.exists():
+        raise typer.BadParameter(f"{bank}: no bank there", param_hint="--bank")
+    from dealer.audit.bank_source import records_from_stored
+    from dealer.bank.store import SqliteBank
+
+    with SqliteBank(bank, bank.parent) as store:
+        records, warnings = records_from_stored(store.iter_deals())
+    result = filter_audit_report(
+        records, warnings, str(bank), "dealer bank audit", station, since_t, until_t, alpha, html, json_path,
+        save_deals, lang,
+    )  # fmt: skip
+    if check and not result.passed:
+        raise typer.Exit(1)
