@@ -134,11 +134,17 @@ async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> di
             http, server, "Round 1", {"device": "simulator", "pace": 0.05, "faults": BOARD_FAULTS, "seed": 9}
         )
 
+        last: list[dict[str, Any]] = []
+
         async def boards_finished() -> dict[str, Any] | None:
             p = await boards_progress(http, server, "Round 1")
+            last[:] = [p]
             return p if p["state"] != "running" else None
 
-        boards = await wait_until(boards_finished, 240, "the boards to be made")
+        try:
+            boards = await wait_until(boards_finished, 240, "the boards to be made")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: {last}") from None
         assert boards["state"] == "done", boards
         expected = [[b, c] for b in range(1, len(drawn1) + 1) for c in (1, 2)]
         assert sorted(boards["made"]) == expected and boards["copies_done"] == len(expected)

@@ -87,6 +87,30 @@ def _foul_dict(f: FoulCopy) -> dict[str, Any]:
     }
 
 
+class CopyTimeout(DealerError, TimeoutError):
+    """The machine did not finish a copy in time (the copy is foul and made again)."""
+
+
+class WatchdogMaker:
+    """A ``CopyMaker`` that gives each copy a deadline: a machine (or link) that goes quiet in the middle of a
+    copy makes that copy foul instead of stalling the director's board making for ever."""
+
+    def __init__(self, inner: Any, seconds: float) -> None:
+        self.inner = inner
+        self.seconds = seconds
+
+    async def make_copy(self, board_number: int, deal: Any, copy: int) -> Any:
+        try:
+            return await asyncio.wait_for(self.inner.make_copy(board_number, deal, copy), self.seconds)
+        except TimeoutError:
+            raise CopyTimeout(
+                f"board {board_number} copy {copy}: no end from the machine in {self.seconds:g} s"
+            ) from None
+
+    async def recover(self) -> None:
+        await asyncio.wait_for(self.inner.recover(), self.seconds)
+
+
 def _int(body: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
@@ -173,6 +197,8 @@ def make_router(service: Service) -> APIRouter:
         from drivers.transport import open_transport
 
         device = str(body.get("device", "simulator"))
+        pace = float(body.get("pace", 0.5))
+        deadline = float(body.get("copy_timeout", max(30.0, 4 * pace)))
         sim: SimulatorThread | None = None
         folder = out_dir(job.label)
         folder.mkdir(parents=True, exist_ok=True)
@@ -192,7 +218,6 @@ def make_router(service: Service) -> APIRouter:
         driver: Any = None
         try:
             if device == "simulator":
-                pace = float(body.get("pace", 0.5))
                 plan = parse_faults(str(body.get("faults", "")), seed=body.get("seed"))
                 sim = SimulatorThread(VirtualMachine(pace=pace, faults=plan, serial="SIM-BOARDS"), "pty")
                 await asyncio.to_thread(sim.start)
@@ -202,7 +227,7 @@ def make_router(service: Service) -> APIRouter:
             driver = MachineDriver(lambda: open_transport(url))
             await driver.connect()
             maker = BoardMaker(
-                DriverCopyMaker(driver),
+                WatchdogMaker(DriverCopyMaker(driver), deadline),
                 journal,
                 max_attempts=_int(body, "max_attempts", 3, 1, 20),
                 on_progress=on_progress,
