@@ -26,13 +26,21 @@ class Console:
         await self.ws.send(json.dumps({"cmd": cmd, "station": "A", **extra}))
         return await self.until(lambda m: m["type"] in ("ok", "error") and m.get("cmd") == cmd)
 
-    async def until(self, predicate: Any, timeout: float = 60.0) -> dict[str, Any]:
-        async with asyncio.timeout(timeout):
-            while True:
-                msg = json.loads(await self.ws.recv())
-                self.seen.append(msg)
-                if predicate(msg):
-                    return msg
+    async def until(self, predicate: Any, timeout: float = 20.0) -> dict[str, Any]:
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    msg = json.loads(await self.ws.recv())
+                    self.seen.append(msg)
+                    if predicate(msg):
+                        return msg
+        except TimeoutError:
+            trail = [
+                (m["type"], m.get("status", m.get("message", m.get("key"))), m.get("params"))
+                for m in self.seen
+                if m["type"] not in ("card", "heartbeat")
+            ][-12:]
+            raise AssertionError(f"timed out; last console messages: {trail}") from None
 
 
 def station_msg(status: str) -> Any:
@@ -125,8 +133,16 @@ def test_a_fault_voids_the_deal_with_guidance_and_redeal_recovers(server: Runnin
         bank.close()
 
 
-@pytest.mark.parametrize("kind", ["jam", "unreadable_card", "cover_open"])
-def test_machine_faults_each_void_with_their_reason(server: Running, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "reasons", "key"),
+    [
+        ("jam", {"fault"}, "guide.jam"),
+        ("unreadable_card", {"fault", "unreadable_card"}, "guide.unreadable_card"),
+        ("cover_open", {"fault"}, "guide.cover_open"),
+        ("disconnected", {"disconnected"}, "guide.disconnected"),  # the cable pulled mid-deal
+    ],
+)
+def test_machine_faults_each_void_with_their_reason(server: Running, kind: str, reasons: set[str], key: str) -> None:
     async def script(c: Console) -> None:
         await c.cmd("connect", device="simulator")
         await c.until(station_msg("ready"))
@@ -134,8 +150,16 @@ def test_machine_faults_each_void_with_their_reason(server: Running, kind: str) 
         await c.cmd("start")
         waiting = await c.until(station_msg("needs_redeal"))
         (void,) = waiting["voided"]
-        assert void["reason"] in ("fault", "unreadable_card")
+        assert void["reason"] in reasons and void["key"] == key
         assert void["cards_dealt"] < 52
+        # the judge re-deals whenever asked to (after a pulled cable, once the heartbeat shows the device back)
+        for _ in range(5):
+            await c.until(lambda m: m["type"] == "heartbeat" and m["device_status"]["connected"])
+            await c.cmd("redeal")
+            end = await c.until(lambda m: m["type"] == "station" and m["status"] in ("target_reached", "needs_redeal"))
+            if end["status"] == "target_reached":
+                break
+        assert end["status"] == "target_reached" and end["committed"] == 6
 
     run_console(server, script)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from types import FrameType
@@ -65,5 +66,6 @@ def serve(
             super().handle_exit(sig, frame)
 
     server = Server(uvicorn.Config(web, host=cfg.host, port=cfg.port, log_level="warning", timeout_graceful_shutdown=3))
-    server.run()
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
+        server.run()
     typer.echo("stopped")

@@ -189,5 +189,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         return Response(
             json.dumps(bundle, indent=2, sort_keys=True),
             media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="bundle-{label}.json"'},
+            headers={
+                "Content-Disposition": f'attachment; filename="bundle-{re.sub(r"[^A-Za-z0-9._-]", "_", label)}.json"'
+            },
         )

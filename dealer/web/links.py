@@ -120,13 +120,17 @@ class MachineLink:
         }
 
     async def request_deal(self) -> None:
-        from drivers.device import CommandRefused
+        from drivers.device import CommandRefused, DeviceError
 
+        if not self._driver.connected:
+            raise DeviceError(f"{self.url}: the device is not connected (reconnecting); try again in a moment")
         try:
-            await self._driver.start_deal()
+            await asyncio.wait_for(self._driver.start_deal(), 10.0)
         except CommandRefused:  # the machine is still in a fault the operator has cleared: reset, then deal
-            await self._driver.reset()
-            await self._driver.start_deal()
+            await asyncio.wait_for(self._driver.reset(), 10.0)
+            await asyncio.wait_for(self._driver.start_deal(), 10.0)
+        except TimeoutError:
+            raise DeviceError(f"{self.url}: the device did not answer the start of a deal") from None
         self._state = "dealing"
 
     async def next_event(self) -> DeviceEvent | None:

@@ -260,8 +260,13 @@ class Station:
         if not self.link.can_deal:  # manual dealing: the operator deals, we wait for cards
             self._set_status("dealing")
             return
+        try:
+            await self.link.request_deal()
+        except Exception as exc:  # the device is reconnecting, refuses, does not answer: the judge decides
+            self.running = False
+            self._set_status("needs_redeal")
+            raise StationError(f"station {self.name}: {exc}") from exc
         self._set_status("dealing")
-        await self.link.request_deal()
 
     # -- events --------------------------------------------------------------------------------------------
     async def _handle(self, step: Step) -> None:
@@ -338,7 +343,10 @@ class Station:
         self.voided.appendleft(entry)
         self._fault(key, params, kind=params["kind"])
         if self.running and self.config.auto_redeal and op.reason is not VoidReason.ABORTED:
-            await self._next()
+            try:
+                await self._next()
+            except StationError as exc:
+                self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
         elif self.status not in ("stopped", "idle", "disconnected"):
             self._set_status("needs_redeal")
         else:
@@ -348,7 +356,10 @@ class Station:
         self._current = []
         self._committing += 1
         if self.running:  # the machine deals the next deal while this one goes to disk
-            await self._next()
+            try:
+                await self._next()
+            except StationError as exc:
+                self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
         source = DealSource(
             kind="station",
             station=self.name,

@@ -100,7 +100,10 @@
     p.facts.replaceChildren();
     const add = (k, v) => { p.facts.appendChild(el("dt", "", k)); p.facts.appendChild(el("dd", "", String(v))); };
     if (st.device) {
-      for (const [k, v] of Object.entries(st.device)) add(k, Array.isArray(v) ? v.join(", ") : v);
+      for (const [k, v] of Object.entries(st.device)) {
+        const label = t("device." + k) !== "device." + k ? t("device." + k) : k;
+        add(label, Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? t(v ? "device.yes" : "device.no") : v);
+      }
       if (st.device_status) {
         add(t("judge.status"), st.device_status.state);
         add(t("judge.heartbeat"), ago(st.device_status.heartbeat));
