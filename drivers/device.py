@@ -24,7 +24,12 @@ class CommandRefused(DeviceError):
 
 
 class LinkLost(DeviceError):
-    pass
+    """The link dropped (or the device restarted). ``deal_id`` names a deal whose start was cut short: it is
+    void, and its Disconnected or DeviceFault event still follows on the event stream."""
+
+    def __init__(self, message: str, deal_id: int | None = None) -> None:
+        super().__init__(message)
+        self.deal_id = deal_id
 
 
 class DeviceBusy(DeviceError):

@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealer.core import Card, Deal, Seat
 from dealer.core.events import (
@@ -64,7 +64,7 @@ from firmware_protocol.messages import (
     Status,
 )
 
-from .device import BoardResult, CommandRefused, DeviceBusy, DeviceError, LinkLost, MachineInfo
+from .device import BoardResult, CommandRefused, DealingDevice, DeviceBusy, DeviceError, LinkLost, MachineInfo
 from .transport import Transport, TransportClosed
 
 HOST_MIN_VERSION = 1
@@ -143,6 +143,7 @@ class MachineDriver:
         self._background: set[asyncio.Task[None]] = set()
         self._lost: asyncio.Event = asyncio.Event()
         self._lost_reason = ""
+        self._lost_deal: int | None = None
         self._wake: asyncio.Event = asyncio.Event()
         self._write_lock = asyncio.Lock()
         self._last_tx = 0.0
@@ -186,11 +187,21 @@ class MachineDriver:
         return ev
 
     async def start_deal(self) -> int:
+        """Start a random deal; returns its id. Its events arrive on :meth:`events`.
+
+        Raises CommandRefused when the device says no, LinkLost when the link drops (a Disconnected event
+        naming this deal follows, since the machine may have begun it), DeviceBusy while another deal runs.
+        """
         op = self._begin()
         try:
             await self._command(StartDeal(op.deal_id))
+        except LinkLost as exc:
+            if self._op is op:
+                self._op = None
+            raise LinkLost(str(exc), op.deal_id) from exc
         except DeviceError:
-            self._op = None
+            if self._op is op:
+                self._op = None
             raise
         return op.deal_id
 
@@ -204,7 +215,8 @@ class MachineDriver:
         try:
             await self._command(MakeBoard(op.deal_id, board_number, copy, deal.to_bytes()))
         except DeviceError:
-            self._op = None
+            if self._op is op:
+                self._op = None
             raise
         assert op.outcome is not None
         outcome = await op.outcome
@@ -298,15 +310,10 @@ class MachineDriver:
         self._session_ok = True
 
     async def _supervise(self) -> None:
-        """After a lost link: report, void, reconnect, report again. Runs until close()."""
+        """After a lost link: report, reconnect, report again. Runs until close()."""
         while not self._closed:
             await self._lost.wait()
-            reason = self._lost_reason
-            op = self._op
-            self._session_ok = False
-            self._emit(Disconnected(reason, self._now(), op.deal_id if op is not None else None))
-            if op is not None:
-                self._void(op, FaultKind.DISCONNECTED, f"link lost: {reason}", send_abort=False, emit=False)
+            self._emit(Disconnected(self._lost_reason, self._now(), self._lost_deal))
             await self._teardown()
             while not self._closed:
                 await asyncio.sleep(self.reconnect_delay)
@@ -337,10 +344,18 @@ class MachineDriver:
         self.link.reset()
 
     def _mark_lost(self, reason: str) -> None:
-        if not self._lost.is_set():
-            self._lost_reason = reason
-            self._lost.set()
-            self._fail_pending(LinkLost(reason))
+        """The link is gone: from now on nothing is sent; the deal in progress is void (reported by the
+        supervisor as :class:`Disconnected`, also when the deal's START_DEAL itself failed with LinkLost)."""
+        if self._lost.is_set():
+            return
+        self._lost_reason = reason
+        self._session_ok = False
+        op = self._op
+        self._lost_deal = op.deal_id if op is not None else None
+        if op is not None:
+            self._void(op, FaultKind.DISCONNECTED, f"link lost: {reason}", send_abort=False, emit=False)
+        self._lost.set()
+        self._fail_pending(LinkLost(reason))
 
     # -- I/O loops -------------------------------------------------------------------------------------
     async def _read_loop(self, transport: Transport) -> None:
@@ -685,3 +700,9 @@ class MachineDriver:
 
     def _emit(self, ev: DeviceEvent) -> None:
         self._events.put_nowait(ev)
+
+
+if TYPE_CHECKING:  # mypy proves the driver satisfies the interface the service uses
+
+    def _is_dealing_device(driver: MachineDriver) -> DealingDevice:
+        return driver

@@ -49,6 +49,8 @@ class ErrorReason(Enum):
     BAD_PAYLOAD = "bad_payload"  # payload size does not fit the message's layout
     BAD_FIELD = "bad_field"  # a field value out of its range
 
+    __hash__ = object.__hash__  # members are singletons; identity hashing keeps error counting cheap
+
 
 # Errors after which the header can be trusted (the CRC matched): the receiver may NAK these.
 TRUSTED_HEADER = frozenset(
@@ -243,8 +245,9 @@ def decode_frame(encoded: bytes, versions: frozenset[int] = frozenset({PROTOCOL_
     if len(raw) < HEADER_SIZE + CRC_SIZE:
         return FrameError(ErrorReason.TOO_SHORT, f"{len(raw)} bytes after COBS", encoded)
     body, (crc,) = raw[:-CRC_SIZE], CRC.unpack_from(raw, len(raw) - CRC_SIZE)
-    if zlib.crc32(body) != crc:
-        return FrameError(ErrorReason.BAD_CRC, f"CRC {crc:#010x} != {zlib.crc32(body):#010x}", encoded)
+    computed = zlib.crc32(body)
+    if computed != crc:
+        return FrameError(ErrorReason.BAD_CRC, f"CRC {crc:#010x}, computed {computed:#010x}", encoded)
     version, msg_type, seq, length = HEADER.unpack_from(body)
     payload = body[HEADER_SIZE:]
     if length != len(payload):

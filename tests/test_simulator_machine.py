@@ -101,14 +101,14 @@ def test_no_session_before_hello_over_raw_serial() -> None:
         port = serial.serial_for_url(sim.url, timeout=0.5)
         try:
             decoder = Decoder()
-            boot = decoder.feed(port.read(64))
-            assert [type(e.message).__name__ for e in boot if isinstance(e, Received)] == ["Boot"]
+            # (the BOOT sent at power-up may be gone: opening a serial port flushes its input buffer)
             port.write(encode(StartDeal(5), 0))
-            got: list[object] = []
+            naks: list[Nak] = []
             deadline = time.monotonic() + 5
-            while not got and time.monotonic() < deadline:
+            while not naks and time.monotonic() < deadline:
                 got = [e.message for e in decoder.feed(port.read(64)) if isinstance(e, Received)]
-            assert got and isinstance(got[0], Nak) and got[0].reason == NakReason.NO_SESSION
+                naks = [m for m in got if isinstance(m, Nak)]
+            assert naks and naks[0].reason == NakReason.NO_SESSION and naks[0].nacked_seq == 0
         finally:
             port.close()
 

@@ -62,6 +62,10 @@ class PtyEndpoint:
         self.machine.attach(self._write)
 
     def _close(self) -> None:
+        # Remove the link first: once the pty is closed its /dev/pts number may be handed to another
+        # process's terminal, and a host reopening a stale link would talk to a stranger.
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
         self.machine.detach()
         if self._master >= 0 and self._loop is not None:
             self._loop.remove_reader(self._master)

@@ -56,20 +56,18 @@ class LineNoise:
         out = bytearray()
         for _ in range(count):
             self.junk += 1
-            kind = self.rng.randrange(3)
-            if kind == 0:  # random bytes
-                junk = self._bytes(self.rng.randrange(1, 40))
-            elif kind == 1:  # a mangled copy of the real frame, several hits
+            r = self.rng.random()
+            kind = 0 if r < 0.45 else 1 if r < 0.9 else 2
+            if kind == 0 or not frame:  # random bytes
+                junk = self._bytes(1 + int(self.rng.random() * 39))
+            elif kind == 1 and frame:  # a mangled copy of the real frame, several hits
                 buf = bytearray(frame)
-                for _ in range(self.rng.randrange(1, 4)):
-                    if buf:
-                        i = self.rng.randrange(len(buf))
-                        buf[i] ^= 1 << self.rng.randrange(8)
-                        if buf[i] == 0:
-                            buf[i] = 0x55
+                for _ in range(1 + (self.rng.random() < 0.5)):
+                    i = int(self.rng.random() * len(buf))
+                    buf[i] = (buf[i] ^ (1 << int(self.rng.random() * 8))) or 0x55
                 junk = bytes(buf)
             else:  # a run of bytes longer than any frame (no delimiter)
-                junk = self._bytes(self.rng.randrange(250, 300))
+                junk = self._bytes(250 + int(self.rng.random() * 50))
             out += junk + b"\x00"
         return bytes(out)
 
