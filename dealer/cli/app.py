@@ -27,7 +27,6 @@ COMMAND_MODULES = (
     "dealer.cli.bank_cmds",
     "dealer.cli.draw_cmds",
     "dealer.cli.audit_cmds",
-    "dealer.cli.export_cmds",
     "dealer.cli.device_cmds",
     "dealer.cli.simulate_cmds",
     "dealer.cli.serve_cmds",
