@@ -158,6 +158,13 @@ def crash_day(root: Path, target: int, formation_kills: int, board_kills: int, s
             finished = on_disk  # the copy in progress at the kill may have finished just before it
             bank_verify(cfg)
             server.start()
+
+            async def after_restart() -> dict[str, Any]:
+                async with httpx.AsyncClient(timeout=60) as http:
+                    return await boards_progress(http, server, LABEL)
+
+            shown = asyncio.run(after_restart())  # the console shows where board making stopped
+            assert shown["state"] == "interrupted" and {tuple(x) for x in shown["skipped"]} == finished
         p = asyncio.run(board_run(kill_after=None))
         assert p["state"] == "done", p
         assert {tuple(x) for x in p["skipped"]} == finished

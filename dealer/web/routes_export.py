@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -267,7 +268,15 @@ def make_router(service: Service) -> APIRouter:
     async def boards_progress(label: str, request: Request) -> dict[str, Any]:
         guard(request, False)
         job = jobs.get(label)
-        return job.view() if job is not None else BoardJob(label).view()
+        if job is not None:
+            return job.view()
+        view = BoardJob(label).view()
+        journal = out_dir(label) / f"{session_slug(label)}.journal.json"
+        if journal.is_file():  # made in an earlier run of the service: what the journal says is finished
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                done = json.loads(journal.read_text(encoding="utf-8"))["done"]
+                view.update(state="interrupted", copies_done=len(done), skipped=sorted(done))
+        return view
 
     # -- hand records ---------------------------------------------------------------------------------------
     class _Gate:
