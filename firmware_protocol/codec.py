@@ -156,13 +156,30 @@ def _from_wire(kind: str, value: Any) -> tuple[Any, str | None]:
 # -- encoding --------------------------------------------------------------------------------------------
 
 
+def _encoder(spec: MessageSpec) -> tuple[tuple[str, ...], tuple[tuple[int, str, str], ...]]:
+    """Names of the fixed fields, and (index, type, name) of those needing more than a range check by struct."""
+    fixed = [f for f in spec.fields if f.type != "text"]
+    special = tuple((i, f.type, f.name) for i, f in enumerate(fixed) if f.type not in ("u8", "u16", "u32"))
+    return tuple(f.name for f in fixed), special
+
+
+_ENCODERS = {t: _encoder(spec) for t, spec in _SPECS.items()}
+
+
 def encode_payload(message: Message) -> bytes:
     spec = _SPECS[message.TYPE]
-    values = [_to_wire(f.type, f.name, getattr(message, f.name)) for f in spec.fields if f.type != "text"]
-    payload = spec.fixed.pack(*values)
+    names, special = _ENCODERS[spec.type]
+    values = [getattr(message, n) for n in names]
+    for i, kind, name in special:
+        values[i] = _to_wire(kind, name, values[i])
+    try:
+        payload = spec.fixed.pack(*values)
+    except struct.error:  # an integer out of its range: say which
+        for f, v in zip(spec.fields, values, strict=False):
+            _to_wire(f.type, f.name, v)
+        raise
     if spec.has_text:
-        text_field = spec.fields[-1].name
-        payload += str(getattr(message, text_field)).encode("utf-8")
+        payload += str(getattr(message, spec.fields[-1].name)).encode("utf-8")
     if len(payload) > MAX_PAYLOAD:
         raise EncodeError(f"{spec.name}: payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
     return payload

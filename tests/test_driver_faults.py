@@ -31,8 +31,10 @@ def test_fault_is_typed_and_voids_the_deal(kind: str, fault: SimFault) -> None:
     plan.inject(fault, operation=2, position=20)
 
     async def main() -> None:
+        # a power cut (0.15 s) must look like a restart, not a dead link: give retransmission a wider window
+        window = {"ack_timeout": 0.15} if fault is SimFault.POWER_LOSS else {}
         with simulator(kind, plan) as sim:
-            async with driver(sim) as drv:
+            async with driver(sim, **window) as drv:
                 good = await run_deal(drv)
                 assert isinstance(good.end, DealEnded)
                 bad = await run_deal(drv)
