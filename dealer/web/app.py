@@ -21,6 +21,7 @@ from .auth import check_role, cookie_name
 from .config import LANGUAGES
 from .hub import parse_last_event_id
 from .i18n import catalogue, translate
+from .routes_export import make_router as make_export_router
 from .service import Service
 from .station import StationError
 
@@ -192,6 +193,7 @@ def create_app(service: Service) -> FastAPI:
     from .director import install_director_routes
 
     install_director_routes(app, service)
+    app.include_router(make_export_router(service))
     return app
 
 

@@ -87,6 +87,10 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
         url = _str(url, f"{where}.url", source)
     elif kind != "simulator":
         raise ConfigError(f"{where}.url is required for kind = {kind!r}", source)
+    if kind == "simulator" and url not in (None, "pty", "usb"):
+        raise ConfigError(
+            f"{where}.url = {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)", source
+        )
     auto = data.get("auto_redeal", False)
     if not isinstance(auto, bool):
         raise ConfigError(f"{where}.auto_redeal = {auto!r} must be true or false", source)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import time
-from typing import Any
+from typing import Any, Literal
 
 from dealer.core.events import DeviceEvent, FaultKind
 
@@ -62,9 +62,12 @@ class MachineLink:
             share = cfg.fault_rate / len(_RANDOM_FAULTS)
             plan = FaultPlan(rates={SimFault[name]: share for name in _RANDOM_FAULTS} if share else {}, seed=cfg.seed)
             machine = VirtualMachine(pace=52.0 / cfg.cards_per_second, faults=plan, serial=f"SIM-{cfg.name}")
-            self._sim = SimulatorThread(machine, "pty")
+            medium: Literal["pty", "usb"] = (
+                "usb" if cfg.url == "usb" else "pty"
+            )  # url = "usb": the simulator behind its pyusb backend
+            self._sim = SimulatorThread(machine, medium)
             await asyncio.to_thread(self._sim.start)
-            self.url = self._sim.url
+            self.url = self._sim.url if medium == "pty" else "usb:1209:0001 (simulator backend)"
         elif cfg.kind == "tcp":
             assert cfg.url is not None
             self.url = cfg.url if "://" in cfg.url else f"tcp://{cfg.url}"
@@ -74,8 +77,10 @@ class MachineLink:
         else:
             assert cfg.url is not None
             self.url = cfg.url
-        url = self.url
-        self._driver = MachineDriver(lambda: open_transport(url))
+        url, backend = self.url, self._sim.backend if self._sim is not None else None
+        if backend is not None:
+            url = "usb:1209:0001"
+        self._driver = MachineDriver(lambda: open_transport(url, usb_backend=backend))
         try:
             await self._driver.connect()
         except Exception:

@@ -55,6 +55,8 @@ class Service:
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
         }
+        for station in self.stations.values():
+            station.marker = config.var_dir / f"station-{station.name}.dealing"
         self.autostart = autostart
         self._ticker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -71,6 +73,8 @@ class Service:
         head = await self.bank.call(self.bank.bank.ledger_head)
         self.hub.publish(bank_message(formed, self.regulation.bank_target, head))
         for station in self.stations.values():
+            if await station.recover() is not None:
+                log.warning("station %s: the deal in progress when the service stopped is voided", station.name)
             station.announce()
         if self.autostart:
             for station in self.stations.values():

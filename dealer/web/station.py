@@ -9,9 +9,12 @@ deals, device health. Formation runs toward the bank's target and can be started
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 import time
 from collections import Counter, deque
+from pathlib import Path
 from typing import Any
 
 from dealer.bank.api import DealSource
@@ -26,6 +29,7 @@ from dealer.session import (
     DealVoided,
     FaultReported,
     PublicDealCommitted,
+    PublicDealStarted,
     PublicDealVoided,
     Step,
     VoidReason,
@@ -42,6 +46,7 @@ log = logging.getLogger("dealer.station")
 
 ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
 BANK_REFUSED = "bank_refused"
+INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
 # device faults with their own guidance (others get the generic "machine fault" text)
 FAULT_GUIDES = {
@@ -91,6 +96,43 @@ class Station:
         self._reader: asyncio.Task[None] | None = None
         self._committing = 0  # accepted deals on their way to disk
         self._lock = asyncio.Lock()
+        # Marks a deal in progress on disk, so a service killed mid-deal voids it on restart (``recover``).
+        self.marker: Path | None = None
+
+    # -- crash recovery --------------------------------------------------------------------------------------
+    async def _mark(self, attempt: int) -> None:
+        if self.marker is None:
+            return
+        sizer = getattr(self.bank.bank, "ledger_size", None)
+        size = await self.bank.call(sizer) if callable(sizer) else 0
+        tmp = self.marker.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"station": self.name, "attempt": attempt, "ledger_size": size, "time": time.time()}))
+        os.replace(tmp, self.marker)  # survives the process being killed (no fsync: not a power-cut guarantee)
+
+    def _unmark(self) -> None:
+        if self.marker is not None:
+            self.marker.unlink(missing_ok=True)
+
+    async def recover(self) -> dict[str, Any] | None:
+        """At start-up: a deal the previous run was dealing when it died is voided in the ledger (re-dealt next)."""
+        if self.marker is None or not self.marker.exists():
+            return None
+        try:
+            mark: dict[str, Any] = json.loads(self.marker.read_text())
+        except (OSError, ValueError):
+            mark = {}
+        since = int(mark.get("ledger_size", 0))
+        if await self.bank.call(self._committed_since, since):  # died between the commit and clearing the mark
+            self._unmark()
+            return None
+        detail = {"detail": "the service stopped during this deal", "previous_attempt": mark.get("attempt")}
+        await self.bank.call(self.bank.bank.void_deal, INTERRUPTED, self.name, detail)
+        self._unmark()
+        entry = {"time": time.time(), "attempt": 0, "reason": INTERRUPTED, "cards_dealt": 0,
+                 "key": f"guide.{INTERRUPTED}", "params": {}}  # fmt: skip
+        self.voided.appendleft(entry)
+        self.errors += 1
+        return detail
 
     # -- public view ---------------------------------------------------------------------------------------
     def announce(self) -> None:
@@ -149,6 +191,15 @@ class Station:
         if self.link is link:
             self.running = False
             self._set_status("disconnected")
+
+    def _committed_since(self, since: int) -> bool:
+        entries = getattr(self.bank.bank, "entries", None)
+        if entries is None or since <= 0:
+            return False
+        for _, kind, body, _ in entries(since):
+            if kind == "deal" and json.loads(body).get("d", {}).get("src", {}).get("station") == self.name:
+                return True
+        return False
 
     # -- formation control -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -223,6 +274,8 @@ class Station:
         for pub in step.public:
             if isinstance(pub, PublicDealVoided):
                 continue  # published after the ledger has the void, below
+            if isinstance(pub, PublicDealStarted):
+                await self._mark(pub.attempt)
             self.hub.publish(from_projection(self.name, pub))
         for op in step.operator:
             if isinstance(op, CardAccepted):
@@ -267,6 +320,7 @@ class Station:
         if op.position is not None:
             detail["position"] = op.position + 1
         await self.bank.call(self.bank.bank.void_deal, op.reason.value, self.name, detail)
+        self._unmark()
         self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, op.reason.value)))
         params: dict[str, Any] = {
             "pos": (op.position + 1) if op.position is not None else op.cards_dealt + 1,
@@ -318,6 +372,7 @@ class Station:
         except Exception as exc:  # a duplicate of a banked deal, a full disk: void it, say why
             log.warning("station %s: bank refused the deal: %s", self.name, exc)
             await self.bank.call(self.bank.bank.void_deal, BANK_REFUSED, self.name, {"detail": str(exc)})
+            self._unmark()
             self.errors += 1
             self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, BANK_REFUSED)))
             self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
@@ -326,6 +381,7 @@ class Station:
             return
         finally:
             self._committing -= 1
+        self._unmark()
         self.committed += 1
         self.last_bank_deal = committed.deal_id
         formed = await self.bank.call(self.bank.bank.deal_count)

@@ -1,0 +1,78 @@
+"""The director's export API over a real server: role checks, the reveal gate, safe downloads, refusals."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import httpx
+from _web_server import regulation, running_service, service_config
+
+from dealer.bank.api import DealSource
+from dealer.bank.store import SqliteBank
+from dealer.core import DEAL_COUNT, Deal
+from dealer.draw.director import Director
+from dealer.draw.protocol import named_spec
+from dealer.web.routes_export import session_slug
+
+
+def _drawn_bank(path: Path, deals: int = 40) -> list[int]:
+    rng = random.Random(5)
+    with SqliteBank(path) as bank:
+        for _ in range(deals):
+            bank.commit_deal(Deal.from_rank(rng.randrange(DEAL_COUNT)), DealSource(kind="station", station="A"))
+        d = Director(bank)
+        d.seal()
+        d.prepare("Open: 1 & 2", named_spec("the closing FTSE 100 of the day"), share_percent=5)
+        d.enter_public_value("Open: 1 & 2", named="7420.15")
+        return [x.deal.deal_id for x in d.run("Open: 1 & 2")]
+
+
+def test_export_routes_are_director_only_gated_and_safe(tmp_path: Path) -> None:
+    cfg = service_config(tmp_path)
+    (tmp_path / "var").mkdir()
+    drawn = _drawn_bank(cfg.bank_path)
+    with running_service(cfg, regulation(2, 32, target=40), autostart=False) as server:
+        base = f"{server.base}/api/director/draws/Open: 1 %26 2"
+        director = {"Authorization": f"Bearer {server.director}"}
+        judge = {"Authorization": f"Bearer {server.judge}"}
+        for path in ("/files", "/boards", "/handrecords"):
+            assert httpx.post(base + path).status_code == 401
+            assert httpx.post(base + path, headers=judge).status_code == 403
+            assert httpx.post(base + path, headers={"Authorization": "Bearer wrong-secret-xyz"}).status_code == 403
+        assert httpx.get(base + "/boards", headers=judge).status_code == 403
+        with httpx.Client(headers=director, timeout=60) as d:
+            r = d.post(base + "/files", json={"formats": ["pbn", "dlm"], "sealed": True})
+            assert r.status_code == 200, r.text
+            assert r.json()["boards"] == len(drawn) == 2
+            stem = session_slug("Open: 1 & 2")
+            assert stem == "Open_1_2" and sorted(r.json()["files"]) == [f"{stem}.dlm", f"{stem}.pbn"]
+            assert (cfg.var_dir / "export" / stem / f"{stem}.pbn").is_file()
+            assert d.get(base + f"/files/{stem}.pbn").content.startswith(b"%")
+            for bad in ("..%2Fbank.sqlite", "..%2F..%2Fvar%2Fbank.sqlite", ".hidden", "nothing.pbn"):
+                assert d.get(base + f"/files/{bad}").status_code == 404, bad
+            assert httpx.get(base + f"/files/{stem}.pbn", headers=judge).status_code == 403
+            assert d.post(base + "/files", json={"formats": ["nope"]}).status_code == 400
+            assert d.post(base + "/files", json={"copies": 0}).status_code == 400
+            # hand records only after the reveal
+            gated = d.post(base + "/handrecords")
+            assert gated.status_code == 403 and "not revealed" in gated.json()["detail"]
+            assert d.post(base + "/reveal").status_code == 200
+            hr = d.post(base + "/handrecords", json={"formats": ["html"], "lang": "ru"})
+            assert hr.status_code == 200, hr.text
+            html = d.get(base + f"/files/{stem}.handrecords.html").text
+            assert "<html" in html.lower()
+            # a session that was never drawn
+            assert d.post(f"{server.base}/api/director/draws/none/files").status_code == 400
+            # boards on a simulated machine; a second start while running is refused
+            started = d.post(base + "/boards", json={"device": "simulator", "pace": 0.2, "copies": 1})
+            assert started.status_code == 202 and started.json()["copies_total"] == 2
+            assert d.post(base + "/boards", json={"device": "simulator"}).status_code == 409
+            deadline = time.monotonic() + 60
+            while (p := d.get(base + "/boards").json())["state"] == "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            assert p["state"] == "done" and sorted(p["made"]) == [[1, 1], [2, 1]]
+        kinds = [e.data.get("what") for e in SqliteBank(cfg.bank_path).entries_of_kind("export")]
+        assert kinds == ["files", "handrecords", "boards"]
