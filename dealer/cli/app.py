@@ -32,7 +32,6 @@ COMMAND_MODULES = (
     "dealer.cli.simulate_cmds",
     "dealer.cli.scanner_cmds",
     "dealer.cli.serve_cmds",
-    "dealer.cli.export_cmds",
 )
 
 
