@@ -111,8 +111,19 @@ def concrete(template: str) -> str:
 
 
 def endpoints(app: FastAPI) -> list[Endpoint]:
+    return _endpoints(app.routes, "")
+
+
+def _endpoints(routes: Any, prefix: str) -> list[Endpoint]:
     out: list[Endpoint] = []
-    for route in app.routes:
+    for plain in routes:
+        included = getattr(plain, "original_router", None)  # FastAPI's lazily included APIRouter
+        if included is not None:
+            out += _endpoints(included.routes, prefix + plain.include_context.prefix)
+            continue
+        route = plain
+        if prefix and isinstance(route, APIRoute | APIWebSocketRoute):
+            raise AssertionError(f"prefixed router {prefix}: extend the matrix to join prefixes")
         if isinstance(route, APIWebSocketRoute):
             out.append(Endpoint("ws", "WS", route.path, concrete(route.path), area_of(route.path)))
         elif isinstance(route, APIRoute):
