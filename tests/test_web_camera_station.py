@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
 import httpx
 import pytest
 from _web_server import regulation, running_service, service_config
@@ -15,7 +16,7 @@ from test_web_stream import Capture, judge, wait_for
 from dealer.bank.store import SqliteBank
 from dealer.core import Card, Seat
 from dealer.core.cards import ALL_CARDS
-from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, Disconnected, FaultKind
+from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, FaultKind
 from dealer.web.camera_link import CameraLink, CameraLinkError, calibrate_virtual, shuffled_deal, virtual_template
 from dealer.web.config import ConfigError, StationConfig, config_from_dict
 from dealer.web.links import open_link
@@ -179,3 +180,32 @@ def test_a_camera_station_banks_deals_and_the_audience_sees_only_open_cards(tmp_
         assert hand["open"] == [int(c) for c in order[:K] if last.deal.seat_of(c) is seat]
         assert hand["hidden"] == sum(last.deal.seat_of(c) is seat for c in order[K:])
     assert not {int(c) for c in order[K:]} & {c for h in st["hands"].values() for c in h["open"]}
+
+
+def test_a_source_that_ends_before_52_cards_is_a_device_fault(calibration_file: Path, tmp_path: Path) -> None:
+    template = virtual_template(FAST)
+    cards = [Card.parse(code) for code in ("SA", "H7", "D2")]
+    for i, c in enumerate(cards):  # three photographs of cards, read as a still-image source
+        assert cv2.imwrite(str(tmp_path / f"img{i}.png"), template.render(c))
+
+    async def scenario() -> list[list[DeviceEvent]]:
+        link = CameraLink(StationConfig("A", kind="camera", url=str(tmp_path / "*.png"), calibration=calibration_file))
+        await link.open()
+        deals: list[list[DeviceEvent]] = []
+        for _ in range(2):  # each deal reads the source afresh, under a new deal id
+            await link.request_deal()
+            events: list[DeviceEvent] = []
+            while not events or not isinstance(events[-1], DeviceFault):
+                event = await asyncio.wait_for(link.next_event(), 30)
+                assert event is not None
+                events.append(event)
+            deals.append(events)
+        await link.close()
+        return deals
+
+    for deal_id, events in enumerate(asyncio.run(scenario()), start=1):
+        assert isinstance(events[0], DealStarted) and events[0].deal_id == deal_id
+        assert [e.card for e in events[1:-1] if isinstance(e, CardSeen)] == cards
+        fault = events[-1]
+        assert isinstance(fault, DeviceFault) and fault.kind is FaultKind.MISSING_CARD
+        assert fault.deal_id == deal_id and fault.position == 3 and "ended after 3 cards" in fault.detail
