@@ -15,7 +15,7 @@ from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
 
 LANGUAGES = ("en", "ru")
-STATION_KINDS = ("simulator", "serial", "usb", "tcp")
+STATION_KINDS = ("simulator", "serial", "usb", "tcp", "camera")
 DEFAULT_PATH = Path("config/service.toml")
 
 
@@ -34,6 +34,7 @@ class StationConfig:
     auto_redeal: bool = False
     first_seat: Seat = Seat.N
     seed: int | None = None
+    calibration: Path | None = None  # kind = "camera": the calibration file (optional for a virtual: source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,9 @@ class ServiceConfig:
 
 
 _TOP = {"language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations"}
-_STATION = {"name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed"}
+_STATION = {
+    "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
+}  # fmt: skip
 
 
 def _unknown(table: dict[str, Any], allowed: set[str], where: str, source: str) -> None:
@@ -100,6 +103,16 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"{where}.seed = {seed!r} must be a whole number", source)
+    calibration = data.get("calibration")
+    if calibration is not None:
+        calibration = _str(calibration, f"{where}.calibration", source)
+        if kind != "camera":
+            raise ConfigError(f"{where}.calibration = {calibration!r}: only a kind = 'camera' station has one", source)
+    elif kind == "camera" and not str(url).startswith("virtual:"):
+        raise ConfigError(
+            f"{where}.calibration is required for a camera on {url!r} (only a virtual: source calibrates itself)",
+            source,
+        )
     return StationConfig(
         name=name,
         kind=kind,
@@ -109,6 +122,7 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
         auto_redeal=auto,
         first_seat=Seat.parse(first),
         seed=seed,
+        calibration=Path(calibration) if calibration is not None else None,
     )
 
 

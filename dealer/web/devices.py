@@ -34,7 +34,9 @@ class DeviceLink(Protocol):
 
     def status(self) -> dict[str, Any]: ...
 
-    async def request_deal(self) -> None: ...
+    async def request_deal(self) -> None:
+        """Deal one deal; a manual station (``can_deal`` False) starts reading the operator's next deal."""
+        ...
 
     async def next_event(self) -> DeviceEvent | None:
         """The next event; None when the stream has ended (device closed)."""

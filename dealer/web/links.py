@@ -174,6 +174,10 @@ class MachineLink:
 
 
 def open_link(config: StationConfig) -> DeviceLink:
+    if config.kind == "camera":
+        from .camera_link import CameraLink
+
+        return CameraLink(config)
     return MachineLink(config)
 
 

@@ -136,13 +136,14 @@ class Service:
                     kind, _, url = device.partition(":")
                 cfg = StationConfig(
                     name=cfg.name,
-                    kind=kind if kind in ("serial", "usb", "tcp", "simulator") else "serial",
+                    kind=kind if kind in ("serial", "usb", "tcp", "simulator", "camera") else "serial",
                     url=url or device,
                     cards_per_second=cfg.cards_per_second,
                     fault_rate=cfg.fault_rate,
                     auto_redeal=cfg.auto_redeal,
                     first_seat=cfg.first_seat,
                     seed=cfg.seed,
+                    calibration=cfg.calibration if kind == "camera" else None,
                 )
             link: DeviceLink = open_link(cfg)
             await station.connect(link)

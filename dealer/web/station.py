@@ -257,10 +257,7 @@ class Station:
             return
         if self.link is None:
             return
-        if not self.link.can_deal:  # manual dealing: the operator deals, we wait for cards
-            self._set_status("dealing")
-            return
-        try:
+        try:  # a machine deals; a manual station (can_deal False) arms its reader for the operator's next deal
             await self.link.request_deal()
         except Exception as exc:  # the device is reconnecting, refuses, does not answer: the judge decides
             self.running = False
