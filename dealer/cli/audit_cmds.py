@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+
+from dealer.fsutil import write_atomic
 
 from .app import app
 from .bank_cmds import bank_app
@@ -25,20 +25,6 @@ DEFAULT_ALPHA = 0.01  # dealer.audit.engine.DEFAULT_ALPHA (checked by a test)
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write the whole file or nothing (temporary file in the same folder, then rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[str]]:

@@ -9,9 +9,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from dealer.export.boards import SessionBoard, boards_from_records
-from dealer.export.files import read_deal_file, write_atomic, write_session_files
+from dealer.export.files import read_deal_file, write_session_files
 from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
 from dealer.formats.base import FormatError, ReadResult
+from dealer.fsutil import write_atomic
 
 from .app import app, fail
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from dealer.core.errors import DealerError
+from dealer.fsutil import write_atomic
 
 from .boards import SessionBoard
-from .files import write_atomic
 
 VERSION = 1
 

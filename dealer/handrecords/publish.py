@@ -63,7 +63,7 @@ def publish(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Path]:
     """Analyse the boards and write ``stem.html``/``.pdf``/``.pbn`` atomically; gated on reveal."""
-    from dealer.export.files import write_atomic
+    from dealer.fsutil import write_atomic
 
     if gate is not None:
         gate.ensure_revealed(session)
