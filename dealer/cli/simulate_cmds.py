@@ -33,7 +33,7 @@ def simulate_machine(
     if pty and tcp is not None:
         raise typer.BadParameter("choose one of --pty and --tcp", param_hint="--pty/--tcp")
     plan = parse_faults(faults, seed)
-    machine = VirtualMachine(pace=pace, faults=plan, serial=serial)
+    machine = VirtualMachine(pace=pace, faults=plan, serial=serial, history_limit=64)
 
     async def main() -> None:
         endpoint: PtyEndpoint | TcpEndpoint
@@ -52,7 +52,6 @@ def simulate_machine(
         with contextlib.suppress(asyncio.CancelledError):
             await runner
         await endpoint.stop()
-        done = sum(1 for t in machine.history if t.completed)
-        print(f"stopped after {len(machine.history)} operations ({done} completed)", flush=True)
+        print(f"stopped after {machine.operations} operations ({machine.completed} completed)", flush=True)
 
     asyncio.run(main())

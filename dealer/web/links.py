@@ -61,7 +61,9 @@ class MachineLink:
 
             share = cfg.fault_rate / len(_RANDOM_FAULTS)
             plan = FaultPlan(rates={SimFault[name]: share for name in _RANDOM_FAULTS} if share else {}, seed=cfg.seed)
-            machine = VirtualMachine(pace=52.0 / cfg.cards_per_second, faults=plan, serial=f"SIM-{cfg.name}")
+            machine = VirtualMachine(
+                pace=52.0 / cfg.cards_per_second, faults=plan, serial=f"SIM-{cfg.name}", history_limit=64
+            )
             medium: Literal["pty", "usb"] = (
                 "usb" if cfg.url == "usb" else "pty"
             )  # url = "usb": the simulator behind its pyusb backend

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -111,6 +112,7 @@ class VirtualMachine:
         power_outage: float = 0.5,
         cable_outage: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
+        history_limit: int | None = 10_000,
     ) -> None:
         self.pace = pace
         self.shuffler = shuffler
@@ -128,8 +130,10 @@ class VirtualMachine:
         self.fault_code = 0
         self.session = False
         self.powered = True
-        self.history: list[DealTruth] = []
+        # the last ``history_limit`` operations (None: all); bounded so a long-running simulator keeps flat memory
+        self.history: deque[DealTruth] = deque(maxlen=history_limit)
         self.operations = 0
+        self.completed = 0
         self.unplug: Callable[[float], None] | None = None  # set by the endpoint: pull the cable for N s
         self._wire: Callable[[bytes], None] | None = None
         self._op: asyncio.Task[None] | None = None
@@ -344,6 +348,7 @@ class VirtualMachine:
         else:
             self._send(BoardDone(deal_id, board, copy, fed, record))
         truth.completed = True
+        self.completed += 1
         self.state = State.IDLE
         self._op = None
         self.flush()
