@@ -7,14 +7,30 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
-from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, Reconnected
+from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, FaultKind, Reconnected
 from drivers.machine import MachineDriver
-from drivers.simulator import FaultPlan, SimulatorThread, VirtualMachine
+from drivers.simulator import FaultPlan, SimFault, SimulatorThread, VirtualMachine
 from drivers.transport import TcpTransport, open_transport
 
 KINDS = ("pty", "usb", "tcp")
 # Short retransmission timeout for fast fault tests; enough retries that a loaded CI machine is not a pulled cable.
 FAST = {"ack_timeout": 0.05, "retry_limit": 30}
+
+# Each injected simulator fault and the typed event the driver must surface for it.
+EXPECTED = {
+    SimFault.JAM: FaultKind.JAM,
+    SimFault.MISFEED: FaultKind.MISFEED,
+    SimFault.UNREADABLE: FaultKind.UNREADABLE_CARD,
+    SimFault.DUPLICATE_READ: FaultKind.DUPLICATE_CARD,
+    SimFault.MISSING_CARD: FaultKind.MISSING_CARD,
+    SimFault.WRONG_POCKET: FaultKind.WRONG_POCKET,
+    SimFault.HOPPER_EMPTY: FaultKind.HOPPER_EMPTY,
+    SimFault.COVER_OPEN: FaultKind.COVER_OPEN,
+    SimFault.POWER_LOSS: FaultKind.POWER,
+    SimFault.BOARD_MISSING: FaultKind.BOARD_MISSING,
+    SimFault.POCKET_FULL: FaultKind.POCKET_FULL,
+    SimFault.EXTRA_CARD: FaultKind.EXTRA_CARD,
+}
 
 
 @contextlib.contextmanager

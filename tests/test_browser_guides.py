@@ -9,16 +9,15 @@ Screenshots go to ``test-artifacts/guides/``; with ``DEALER_UPDATE_SCREENSHOTS=1
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _browser import launch_chromium, needs_chromium
 from _web_server import Running, regulation, running_service, service_config
 
-CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[1]
 UPDATE = os.environ.get("DEALER_UPDATE_SCREENSHOTS") == "1"
 OUT = ROOT / "docs" / "img" if UPDATE else ROOT / "test-artifacts" / "guides"
@@ -26,23 +25,14 @@ VIEW = {"width": 1280, "height": 720}
 MAX_PNG = 200_000
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium at /usr/bin/chromium"),
+    needs_chromium,
 ]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
     OUT.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update"],
-        )
-        yield b
-        b.close()
+    yield from launch_chromium()
 
 
 @pytest.fixture(scope="module")

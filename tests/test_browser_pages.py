@@ -3,36 +3,26 @@ the judge's console connects a simulator and starts dealing. Screenshots go to t
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _browser import launch_chromium, needs_chromium
 from _web_server import Running, regulation, running_service, service_config
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium at /usr/bin/chromium"),
+    needs_chromium,
 ]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update"],
-        )
-        yield b
-        b.close()
+    yield from launch_chromium()
 
 
 @pytest.fixture(scope="module")

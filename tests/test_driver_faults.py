@@ -3,25 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from _proto_helpers import KINDS, driver, run, run_deal, simulator, wait_for
+from _proto_helpers import EXPECTED, KINDS, driver, run, run_deal, simulator, wait_for
 
-from dealer.core.events import CardSeen, DealEnded, DeviceFault, Disconnected, FaultKind, Reconnected
+from dealer.core.events import CardSeen, DealEnded, DeviceFault, Disconnected, Reconnected
 from drivers.simulator import FaultPlan, SimFault
-
-EXPECTED = {
-    SimFault.JAM: FaultKind.JAM,
-    SimFault.MISFEED: FaultKind.MISFEED,
-    SimFault.UNREADABLE: FaultKind.UNREADABLE_CARD,
-    SimFault.DUPLICATE_READ: FaultKind.DUPLICATE_CARD,
-    SimFault.MISSING_CARD: FaultKind.MISSING_CARD,
-    SimFault.WRONG_POCKET: FaultKind.WRONG_POCKET,
-    SimFault.HOPPER_EMPTY: FaultKind.HOPPER_EMPTY,
-    SimFault.COVER_OPEN: FaultKind.COVER_OPEN,
-    SimFault.POWER_LOSS: FaultKind.POWER,
-    SimFault.BOARD_MISSING: FaultKind.BOARD_MISSING,
-    SimFault.POCKET_FULL: FaultKind.POCKET_FULL,
-    SimFault.EXTRA_CARD: FaultKind.EXTRA_CARD,
-}
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from _proto_helpers import KINDS, driver, run, simulator
+from _proto_helpers import EXPECTED, KINDS, driver, run, simulator
 
 from dealer.core.events import (
     CardSeen,
@@ -15,27 +15,11 @@ from dealer.core.events import (
     DeviceEvent,
     DeviceFault,
     Disconnected,
-    FaultKind,
     Reconnected,
 )
 from drivers.device import LinkLost
 from drivers.machine import MachineDriver
 from drivers.simulator import FaultPlan, NoiseConfig, SimFault
-
-EXPECTED = {
-    SimFault.JAM: FaultKind.JAM,
-    SimFault.MISFEED: FaultKind.MISFEED,
-    SimFault.UNREADABLE: FaultKind.UNREADABLE_CARD,
-    SimFault.DUPLICATE_READ: FaultKind.DUPLICATE_CARD,
-    SimFault.MISSING_CARD: FaultKind.MISSING_CARD,
-    SimFault.WRONG_POCKET: FaultKind.WRONG_POCKET,
-    SimFault.HOPPER_EMPTY: FaultKind.HOPPER_EMPTY,
-    SimFault.COVER_OPEN: FaultKind.COVER_OPEN,
-    SimFault.POWER_LOSS: FaultKind.POWER,
-    SimFault.BOARD_MISSING: FaultKind.BOARD_MISSING,
-    SimFault.POCKET_FULL: FaultKind.POCKET_FULL,
-    SimFault.EXTRA_CARD: FaultKind.EXTRA_CARD,
-}
 
 
 async def _until_connected(drv: MachineDriver) -> None:
