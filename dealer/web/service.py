@@ -173,5 +173,6 @@ class Service:
         return available_devices()
 
     # -- director ------------------------------------------------------------------------------------------
-    def publish_commitment(self, label: str, commitment: str, deals: int, public_value: str) -> None:
-        self.hub.publish(commitment_message(label, commitment, deals, public_value))
+    def publish_commitment(self, view: dict[str, Any]) -> None:
+        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
+        self.hub.publish(commitment_message(view))
