@@ -60,7 +60,8 @@ class Regulation:
         return self.sessions * self.deals_per_session + self.spare_deals
 
     def plan_text(self) -> str:
-        pct = f"{Decimal(self.share_bp) / 100:f}".rstrip("0").rstrip(".")
+        whole, frac = divmod(self.share_bp, 100)
+        pct = str(whole) if not frac else f"{whole}.{frac:02d}".rstrip("0")
         return (
             f"{self.sessions} sessions × {self.deals_per_session} boards + {self.spare_deals} spare = "
             f"{self.total_deals} deals at {pct}% of the bank"

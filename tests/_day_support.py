@@ -76,8 +76,8 @@ class DayConfig:
         reg = self.root / "regulation.toml"
         reg.write_text(
             f'title = "Day test"\n[dealing]\nvariant = 2\nopen_cards = {self.open_cards}\n'
-            f"[draw]\nshare_percent = 5\n[session]\nboards = {min(200, max(1, self.target // 20))}\n"
-            f"copies = {self.copies}\n"
+            f"[draw]\nshare_percent = 10\n[session]\nboards = {min(200, max(1, self.target // 20))}\n"
+            f"copies = {self.copies}\n[schedule]\nsessions = 2\n"
             f"[bank]\ntarget = {self.target}\n"
         )
         cfg = self.root / "service.toml"

@@ -18,6 +18,7 @@ from dealer.draw.protocol import (
     drawn_ids,
     eligible_ranges,
     named_spec,
+    percent_text,
     public_value,
     quota_limit,
     share_basis_points,
@@ -30,6 +31,7 @@ def test_quota_is_a_share_of_the_whole_sealed_bank() -> None:
     for bad in (0.99, 10.01, 2.555):
         with pytest.raises(DrawError):
             share_basis_points(bad)
+    assert [percent_text(x) for x in (1000, 500, 250, 125, 105)] == ["10%", "5%", "2.5%", "1.25%", "1.05%"]
     assert quota_limit(3360, 500) == 168  # 3360 × 5 / 100
     assert quota_limit(3399, 500) == 169  # floor(169.95)
     check_quota(3360, 500, 144, 24)

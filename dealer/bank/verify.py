@@ -13,12 +13,21 @@ from hashlib import sha256
 from typing import Any
 
 from dealer.core import Deal
-from dealer.draw.protocol import COMMIT_FORMAT, commitment_hash, commitment_picks
+from dealer.draw.protocol import (
+    COMMIT_FORMAT,
+    commitment_hash,
+    commitment_picks,
+    draw_seed,
+    drawn_ids,
+    to_ranges,
+)
 
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
 from .merkle import leaf_hash, merkle_root
 from .store import DEAL_STATES, DRAWN, IN_BANK, PLAYED, SqliteBank
+
+OLD_COMMIT_FORMAT = "bridge-dealer-draw-commit/1"  # listed its eligible ranges; banks made before format 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +152,14 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         cp = seals.get(doc["seal"]["index"], {})
         if any(cp.get(k) != doc["seal"][k] for k in ("size", "root", "last_deal", "ts")) or doc["bank"] != bank_id:
             raise _Bad(f"draw {row[0]!r}: its commitment names a seal that is not ledger entry {doc['seal']['index']}")
+        if doc.get("format") == OLD_COMMIT_FORMAT and previous is None:  # format 1: no chain, ranges listed
+            never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
+            if doc["eligible"]["ranges"] != to_ranges(never_drawn):
+                raise _Bad(f"draw {row[0]!r}: its eligible set is not the sealed deals never drawn before")
+            for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key, None).items():
+                marked[deal_id] = (state, str(row[0]))
+            counts["draws"] += 1
+            continue
         if doc.get("format") != COMMIT_FORMAT:
             raise _Bad(f"draw {row[0]!r}: commitment format {doc.get('format')!r} is not {COMMIT_FORMAT!r}")
         if doc["previous"] != previous or doc["drawn_before"] != len(marked):
@@ -213,7 +230,10 @@ def _check_deal_row(row: tuple[Any, ...], entry: Entry | None) -> None:
         raise _Bad(f"{where}: session {session!r} is not a label")
 
 
-def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None, before: list[int]) -> dict[int, str]:
+def _check_draw(
+    row: tuple[Any, ...], steps: dict[str, Entry], key: str | None, before: list[int] | None
+) -> dict[int, str]:
+    """``before``: the deals drawn by the earlier draws of the chain (None for a format-1 draw)."""
     label, state, commit_index, secret, value, drawn = row
     where = f"draw {label!r}"
     entry = steps.get(EntryKind.DRAW_COMMIT)
@@ -249,7 +269,11 @@ def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None, 
         if drawn is not None:
             raise _Bad(f"{where}: has a result before it was run")
         return {}
-    ids = [i for _, i in commitment_picks(doc, secret, str(value), before)[1]]
+    if before is None:
+        seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
+        ids = [i for _, i in drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])]
+    else:
+        ids = [i for _, i in commitment_picks(doc, secret, str(value), before)[1]]
     try:
         stored = json.loads(drawn)
     except (TypeError, ValueError) as exc:

@@ -52,7 +52,9 @@ def share_basis_points(percent: float | int | str) -> int:
 
 
 def percent_text(bp: int) -> str:
-    return f"{Decimal(bp) / 100:f}".rstrip("0").rstrip(".") + "%"
+    """Hundredths of a percent as text: 1000 -> '10%', 250 -> '2.5%', 125 -> '1.25%'."""
+    whole, frac = divmod(bp, 100)
+    return f"{whole}%" if not frac else f"{whole}.{frac:02d}".rstrip("0") + "%"
 
 
 def quota_limit(sealed: int, share_bp: int) -> int:
