@@ -52,6 +52,7 @@ class Service:
         self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path))
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.operator = OperatorBus()
+        self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
         }
