@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from dealer.draw.bundle import load_bundle, verify_bundle
 from dealer.draw.director import Director, DrawnDeal
@@ -15,7 +16,7 @@ from dealer.draw.protocol import DrawError, dice_spec, named_spec
 from .app import app, fail
 from .options import BankOption, KeysOption, open_bank
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 draw_app = typer.Typer(help="The verifiable draw: commit, public value, run, reveal, bundle, verify.")
 app.add_typer(draw_app, name="draw", no_args_is_help=True)
 
@@ -141,8 +142,8 @@ def verify_cmd(bundle_path: Path = typer.Argument(..., metavar="BUNDLE", help="A
         raise fail(f"{bundle_path}: {exc}") from exc
     checks = verify_bundle(bundle)
     for check in checks:
-        mark = "[green]passed[/]" if check.ok else "[bold red]FAILED[/]"
-        out.print(f"{mark} {check.name}: ", end="")
+        mark = Text("passed", style="green") if check.ok else Text("FAILED", style="bold red")
+        out.print(mark, f"{check.name}:", end=" ")
         out.print(check.detail, markup=False)
     if not checks or not checks[-1].ok:
         raise fail(f"{bundle_path}: verification failed at '{checks[-1].name}'")
