@@ -14,7 +14,7 @@ from dealer.core.errors import DealerError
 
 from .app import app
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 machine_app = typer.Typer(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
 app.add_typer(machine_app, name="machine")
 
