@@ -17,7 +17,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from cobs import cobs
+
 from firmware_protocol.cards import pack_seats, unpack_seats
+from firmware_protocol.codec import CRC, crc32
 from firmware_protocol.connection import (
     SESSION_TIMEOUT,
     Answered,
@@ -45,6 +48,7 @@ from firmware_protocol.messages import (
     GetStatus,
     MakeBoard,
     Message,
+    MsgType,
     NakReason,
     Reset,
     StartDeal,
@@ -53,7 +57,7 @@ from firmware_protocol.messages import (
 )
 from firmware_protocol.table import load_table
 
-from .faults import FaultPlan, NoiseConfig, SimFault
+from .faults import FaultPlan, NoiseConfig, ProtocolQuirk, SimFault
 from .noise import LineNoise
 
 Shuffler = Callable[[Sequence[int]], list[int]]
@@ -62,6 +66,25 @@ Shuffler = Callable[[Sequence[int]], list[int]]
 DEVICE_MIN_VERSION = 1
 DEVICE_MAX_VERSION = 1
 _ACCEPTS = load_table().states
+
+
+def apply_quirks(data: bytes, quirks: set[ProtocolQuirk]) -> bytes:
+    """Rewrite outgoing frames the way a buggy firmware would send them."""
+    out = bytearray()
+    for part in data.split(b"\x00")[:-1]:
+        if not part:
+            out += b"\x00"
+            continue
+        raw = bytearray(cobs.decode(part))
+        if ProtocolQuirk.NO_NAK in quirks and raw[1] == MsgType.NAK:
+            continue
+        if ProtocolQuirk.WRONG_VERSION in quirks and raw[1] == MsgType.HELLO_REPLY:
+            raw[4:7] = bytes([2, 1, 2])
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
+        if ProtocolQuirk.CRC_BIG_ENDIAN in quirks:
+            raw[-4:] = raw[-4:][::-1]
+        out += cobs.encode(bytes(raw)) + b"\x00"
+    return bytes(out)
 
 
 def csprng_shuffle(cards: Sequence[int]) -> list[int]:
@@ -170,12 +193,16 @@ class VirtualMachine:
     def receive(self, data: bytes) -> None:
         if not self.powered:
             return
+        if ProtocolQuirk.NO_DUPLICATE_DETECTION in self.faults.quirks:
+            self.conn.link.forget_rx()  # the bug: every frame looks new
         events = self.conn.receive(self.noise_in.apply(data), self.clock())
         self._handle(events)
         self.flush()
 
     def flush(self, wake: bool = True) -> None:
         data = self.conn.data_to_send()
+        if data and self.faults.quirks:
+            data = apply_quirks(data, self.faults.quirks)
         if data and self._wire is not None and self.powered:
             self._wire(self.noise_out.apply(data))
         if wake and self._wake is not None:
