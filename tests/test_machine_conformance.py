@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _c_support import build, example_device, write_decks
+from _c_support import SANITIZE, build, example_device, sanitizers_work, write_decks
 
 from drivers.conformance import run_conformance
 from drivers.simulator import SimulatorThread, VirtualMachine, parse_faults
@@ -46,7 +46,9 @@ def test_the_simulator_conforms_and_the_report_is_written(tmp_path: Path) -> Non
 
 
 def test_the_c_example_conforms(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
-    binary = build(tmp_path_factory.mktemp("odp-conf"), "example_device", ["odp.c", "example_device.c"], ["-O2"])
+    out = tmp_path_factory.mktemp("odp-conf")
+    flags = SANITIZE if sanitizers_work(out) else ["-O2"]  # the hostile checks also run under ASan/UBSan
+    binary = build(out, "example_device", ["odp.c", "example_device.c"], flags)
     write_decks(tmp_path / "decks.txt", 5, seed=1)
     link = tmp_path / "ttyODP"
     with example_device(binary, tmp_path / "decks.txt", link):
