@@ -50,7 +50,7 @@ def _message_strategy(spec_name: str) -> st.SearchStrategy[Message]:
 messages = st.one_of([_message_strategy(m.name) for m in TABLE.messages])
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=250)
 @given(messages, st.integers(0, 255))
 def test_encode_decode_identity(msg: Message, seq: int) -> None:
     frame = encode(msg, seq)
@@ -60,7 +60,7 @@ def test_encode_decode_identity(msg: Message, seq: int) -> None:
     assert events == [Received(1, seq, msg)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.lists(st.tuples(messages, st.integers(0, 255)), min_size=1, max_size=8), st.data())
 def test_stream_split_anywhere(items: list[tuple[Message, int]], data: st.DataObject) -> None:
     stream = b"".join(encode(m, s) for m, s in items)
@@ -75,7 +75,7 @@ def test_stream_split_anywhere(items: list[tuple[Message, int]], data: st.DataOb
     assert decoder.stats.error_total == 0
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(st.lists(st.binary(max_size=400), max_size=6))
 def test_decode_never_raises(chunks: list[bytes]) -> None:
     decoder = Decoder()
@@ -85,7 +85,7 @@ def test_decode_never_raises(chunks: list[bytes]) -> None:
     assert decoder.stats.bytes == sum(map(len, chunks))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.binary(max_size=600), messages, st.integers(0, 255))
 def test_resync_after_garbage(garbage: bytes, msg: Message, seq: int) -> None:
     decoder = Decoder()
@@ -95,7 +95,7 @@ def test_resync_after_garbage(garbage: bytes, msg: Message, seq: int) -> None:
     assert all(isinstance(e, FrameError) for e in events[:-1])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(messages, st.integers(0, 255), st.data())
 def test_any_single_corruption_is_rejected(msg: Message, seq: int, data: st.DataObject) -> None:
     """A flipped bit, dropped or inserted byte never yields a different valid message."""
