@@ -12,6 +12,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dealer import __version__
 from dealer.core.errors import DealerError
@@ -72,7 +73,7 @@ def _root(
 
 def fail(message: str) -> typer.Exit:
     """Print an error on stderr and return the exit to raise (code 1)."""
-    err.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)  # messages quote data
     return typer.Exit(1)
 
 
@@ -93,5 +94,5 @@ def main() -> None:
     try:
         app()
     except DealerError as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True, soft_wrap=True)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
         sys.exit(1)
