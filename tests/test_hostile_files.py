@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dealer.bank.importer import import_files, read_files
+from dealer.bank.importer import SkippedFile, import_files, read_files
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
 from dealer.core.errors import DealerError
@@ -139,7 +139,7 @@ def test_files_with_no_deals_are_all_named_or_skipped_on_request(tmp_path: Path)
     with pytest.raises(FormatError) as info:
         read_files([good, *bad])
     assert "2 files cannot be imported" in str(info.value) and all(str(p) in str(info.value) for p in bad)
-    skipped: list = []
+    skipped: list[SkippedFile] = []
     parsed = read_files([good, *bad], skip_bad=True, skipped=skipped)
     assert [r.path for r, _ in parsed] == [str(good)]
     assert [s.path for s in skipped] == [str(p) for p in bad]
