@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from dealer.core.cards import ALL_CARDS, Card
-from drivers.camera import CameraScanner, calibrate
+from drivers.camera import Calibration, CameraScanner, calibrate
 from drivers.camera.blas import single_thread_blas
 from drivers.camera.sources import Frame
 from drivers.camera.virtual import LEVELS, VirtualCamera, named_deck
@@ -50,6 +50,7 @@ class _Tagged:
 
     def __init__(self, cam: VirtualCamera) -> None:
         self.cam = cam
+        self.name = cam.name
         self.item_of: dict[int, int] = {}
 
     def frames(self) -> Iterator[Frame]:
@@ -61,12 +62,13 @@ class _Tagged:
         pass
 
 
-def score_stream(scanner_cal: Any, cam: VirtualCamera, score: StreamScore) -> None:
+def score_stream(scanner_cal: Calibration, cam: VirtualCamera, score: StreamScore) -> None:
     source = _Tagged(cam)
-    scanner = CameraScanner(source, scanner_cal)  # type: ignore[arg-type]
+    scanner = CameraScanner(source, scanner_cal)
     events: dict[int, list[Card | None]] = {}
     for event in scanner.events():
-        events.setdefault(source.item_of[event.frame], []).append(event.card)
+        frame = event.frame if event.frame is not None else -1
+        events.setdefault(source.item_of.get(frame, -1), []).append(event.card)
     score.frames += scanner.stats.frames
     score.cpu += scanner.stats.seconds
     for index, item in enumerate(cam.shown):
