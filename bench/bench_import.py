@@ -71,6 +71,28 @@ def _ours_import(files: list[Path], tmp: Path) -> tuple[float, str]:
     return elapsed, r.stdout
 
 
+def _longest_batch(corpus: list[Path], tmp: Path) -> tuple[float, int]:
+    """The longest write transaction of an in-process import (the time a station's commit may wait)."""
+    from dealer.bank.importer import import_parsed, read_files
+    from dealer.bank.store import SqliteBank
+
+    parsed = read_files(corpus)
+    with SqliteBank(tmp / "batches.sqlite") as bank:
+        inner = bank.import_deals
+        spans: list[float] = []
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spans.append(time.perf_counter() - start)
+
+        bank.import_deals = timed  # type: ignore[method-assign]
+        import_parsed(bank, parsed)
+    return max(spans), len(spans)
+
+
 def run(quick: bool = False) -> list[dict[str, Any]]:
     files = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn") if SAMPLE.is_dir() else []
     if not files:
@@ -98,6 +120,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             best_cmd = min(best_cmd, t)
             t, parsed = _ours_parse(datas)
             best_parse = min(best_parse, t)
+        longest, batches = _longest_batch(corpus, tmp)
     m = SUMMARY.search(stdout)
     if m is None:
         raise RuntimeError(f"no summary in the import's output: {stdout[-500:]}")
@@ -130,6 +153,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             "unit": "x",
             "target": ">= 10",
             "note": f"our PBN reader in process: {parsed / best_parse:,.0f} records/s",
+        },
+        {
+            "name": "import.longest_batch_transaction",
+            "value": round(longest * 1000, 1),
+            "unit": "ms",
+            "target": "<= 250",
+            "note": f"{batches} batches of <= 1,000 new deals: the longest a station's commit waits",
         },
         {
             "name": "import.silent_losses",
