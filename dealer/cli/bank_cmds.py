@@ -8,10 +8,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
-from dealer.bank.importer import import_parsed, read_files
+from dealer.bank.importer import ImportReport, SkippedFile, import_parsed, read_files
 from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
+from dealer.fsutil import MAX_INPUT_BYTES
 
 from .app import app, fail
 from .machine import print_json, print_line
@@ -20,8 +22,6 @@ from .options import BankOption, KeysOption, open_bank
 out = Console(highlight=False, markup=False)
 bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public deals, export the public key.")
 app.add_typer(bank_app, name="bank", no_args_is_help=True)
-
-BIG_IMPORT = 5000  # deals from which a progress bar is shown
 
 
 def _progress() -> Progress:
@@ -124,40 +124,87 @@ def import_cmd(
     files: list[Path] = typer.Argument(..., help="Deal files of any readable format (by extension)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
-    show: int = typer.Option(20, "--show", help="How many duplicates and problems to list (0: all)."),
+    show: int = typer.Option(20, "--show", help="How many problems and duplicates to list (0: all)."),
+    max_size: int = typer.Option(
+        MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
+    ),
+    skip_bad: bool = typer.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
 ) -> None:
-    """Import public deals: each deal once, the whole import in one transaction."""
-    parsed = read_files(files)  # an unreadable file stops here, before the bank is opened
+    """Import public deals: each deal once, committed in short batches; every record imported or reported."""
+    skipped: list[SkippedFile] = []
+    if out.is_terminal:
+        with _progress() as progress:
+            task = progress.add_task("reading files", total=len(files))
+            parsed = read_files(
+                files,
+                max_bytes=max_size * 2**20,
+                skip_bad=skip_bad,
+                skipped=skipped,
+                progress=lambda done: progress.update(task, completed=done),
+            )
+    else:
+        parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped)
+    if not parsed:
+        raise fail(f"no file with deals to import ({len(skipped)} left out); nothing was imported")
     total = sum(len(records) for _, records in parsed)
     with open_bank(bank, keys, create=True) as b:
-        if total >= BIG_IMPORT:
+        if out.is_terminal:
             with _progress() as progress:
                 task = progress.add_task("importing", total=total)
                 report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
         else:
             report = import_parsed(b, parsed)
-    listed = 0
+    report.skipped.extend(skipped)
+    _import_summary(report, show)
+
+
+def _import_summary(report: ImportReport, show: int) -> None:
+    """Problems (files left out, unreadable records, duplicates) as one table, then the totals."""
+    rows: list[tuple[str, str, str, str]] = [(s.path, "", "", f"left out: {s.reason}") for s in report.skipped]
     for f in report.files:
-        out.print(
-            f"{f.path}: {f.records} deals read, {f.imported} imported, {len(f.duplicates)} duplicates, "
-            f"{len(f.problems)} not readable",
-            markup=False,
+        rows.extend((f.path, _opt(p.line), _opt(p.board), p.reason) for p in f.problems)
+    problems = len(rows)
+    for f in report.files:
+        rows.extend(
+            (d.file, _opt(d.line), _opt(d.board), f"duplicate of deal {d.repeats} ({d.first_seen})")
+            for d in f.duplicates
         )
-        for p in f.problems:
-            out.print(f"  {f.path}: {p.where()}: {p.reason}", markup=False)
-        for d in f.duplicates:
-            if show and listed >= show:
-                break
-            out.print(f"  {d.describe()}", markup=False)
-            listed += 1
-    if show and report.duplicates > listed:
-        out.print(f"  … {report.duplicates - listed} more duplicates (--show 0 lists all)", markup=False)
+    listed = rows if show == 0 else rows[: max(show, 0)]
+    if listed:
+        if out.is_terminal:
+            table = Table(title="Problems and duplicates", title_justify="left")
+            for column in ("file", "line", "board", "what"):
+                table.add_column(column, overflow="fold")
+            for row in listed:
+                table.add_row(*(Text(cell) for cell in row))  # file text is data, never markup
+            out.print(table)
+        else:  # plain lines, one a record, written at once (thousands of duplicates print in milliseconds)
+            lines = []
+            for path, line, board, what in listed:
+                where = f"{path}:{line}" if line else path
+                lines.append(f"{where}:{f' board {board}:' if board else ''} {what}\n")
+            out.file.write("".join(lines))
+    if len(rows) > len(listed):
+        out.print(f"… {len(rows) - len(listed)} more (--show 0 lists all)", markup=False)
     span = f" as deals {report.first_deal}..{report.last_deal}" if report.first_deal is not None else ""
-    out.print(
-        f"imported {report.imported} of {report.records} deals{span}; {report.duplicates} duplicates, "
-        f"{report.problems} unreadable records; ledger entry {report.batch_index}",
-        markup=False,
+    entries = report.batch_indices
+    ledger = (
+        f"ledger entry {entries[0]}"
+        if len(entries) == 1
+        else f"ledger entries {entries[0]}..{entries[-1]} ({len(entries)} batches)"
     )
+    out.print(
+        f"{len(report.files)} files: imported {report.imported} of {report.records} deals{span}; "
+        f"{report.duplicates} duplicates, {problems - len(report.skipped)} unreadable records"
+        + (f", {len(report.skipped)} files left out" if report.skipped else "")
+        + f"; {ledger}",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def _opt(value: int | None) -> str:
+    return "" if value is None else str(value)
 
 
 @bank_app.command("export-key")

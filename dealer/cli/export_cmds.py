@@ -13,7 +13,7 @@ from dealer.export.boards import SessionBoard, boards_from_records
 from dealer.export.files import read_deal_file, write_session_files
 from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
 from dealer.formats.base import FormatError, ReadResult
-from dealer.fsutil import write_atomic
+from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
 from .app import app, fail
 
@@ -28,9 +28,9 @@ FromOption = typer.Option(None, "--from", help="Input format (default: from the 
 SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards that cannot be read (listed).")
 
 
-def _read(path: Path, fmt: str | None, skip_bad: bool) -> ReadResult:
-    result = read_deal_file(path, fmt)
-    for problem in result.problems:
+def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT_BYTES // 2**20) -> ReadResult:
+    result = read_deal_file(path, fmt, max_size * 2**20)
+    for problem in result.problems:  # file names and file text are data: escaped, never taken as markup
         err.print(Text(f"{path}: {problem.where()}:", style="yellow"), problem.reason, soft_wrap=True)
     if result.problems and not skip_bad:
         raise fail(f"{path}: {len(result.problems)} board(s) cannot be read; fix the file or pass --skip-bad")
@@ -53,10 +53,13 @@ def convert(
     sealed: bool = typer.Option(False, "--sealed", help="DLM: Status=Sealed (the operator screen hides the deals)."),
     copies: int = typer.Option(1, "--copies", min=1, max=50, help="Copies per board (DLM Duplicates, DUP)."),
     skip_bad: bool = SkipOption,
+    max_size: int = typer.Option(
+        MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
+    ),
 ) -> None:
     """Convert a deal file from any readable format to any writable one."""
     load_all()
-    result = _read(source, from_fmt, skip_bad)
+    result = _read(source, from_fmt, skip_bad, max_size)
     fmt = by_name(to_fmt) if to_fmt else by_path(str(target))
     if not fmt.can_write:
         raise FormatError(f"format {fmt.name} can be read but not written")
