@@ -38,6 +38,16 @@ class StationConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """What a client may send and how many may watch (docs/service.md, "Limits"); checked in ``limits.py``."""
+
+    max_body_bytes: int = 65536
+    max_json_depth: int = 32
+    max_ws_message_bytes: int = 65536
+    max_public_connections: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceConfig:
     language: str = "en"
     host: str = "127.0.0.1"
@@ -49,10 +59,20 @@ class ServiceConfig:
     judge_secret: str | None = None
     director_secret: str | None = None
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
+    limits: Limits = field(default_factory=Limits)
     source: str = "defaults"
 
 
-_TOP = {"language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations"}
+_TOP = {
+    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits"
+}  # fmt: skip
+# [limits]: key -> (lowest, highest) allowed
+_LIMITS = {
+    "max_body_bytes": (1024, 16 * 1024 * 1024),
+    "max_json_depth": (4, 256),
+    "max_ws_message_bytes": (1024, 16 * 1024 * 1024),
+    "max_public_connections": (1, 100_000),
+}
 _STATION = {
     "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
 }  # fmt: skip
@@ -154,6 +174,14 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     if dup is not None:
         raise ConfigError(f"station name {dup!r} is used twice", source)
     regulation = data.get("regulation")
+    limits = data.get("limits", {})
+    if not isinstance(limits, dict):
+        raise ConfigError("[limits] must be a table", source)
+    _unknown(limits, set(_LIMITS), "limits.", source)
+    for key, (lo, hi) in _LIMITS.items():
+        value = limits.get(key, getattr(Limits(), key))
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ConfigError(f"limits.{key} = {value!r} must be a whole number in {lo}..{hi}", source)
     return ServiceConfig(
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
@@ -165,6 +193,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         judge_secret=secrets.get("judge"),
         director_secret=secrets.get("director"),
         stations=stations,
+        limits=Limits(**{k: limits[k] for k in _LIMITS if k in limits}),
         source=source,
     )
 

@@ -9,30 +9,35 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from hashlib import sha256
-from typing import Any
+from typing import Any, TypeVar
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import Response
 
 from dealer.bank.ledger import canonical_json
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
 
-from .auth import check_role
+from .auth import role_check
+from .models import (
+    DirectorStatus,
+    Drawn,
+    DrawnDealView,
+    LabelParam,
+    Prepared,
+    PrepareDraw,
+    PublicValue,
+    Published,
+    Revealed,
+    RunDraw,
+    SealView,
+    ValueEntered,
+)
 from .service import Service
 
-
-def _body(raw: bytes) -> dict[str, Any]:
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:  # not JSON, or not even UTF-8 text (UnicodeDecodeError)
-        raise HTTPException(400, f"request body is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise HTTPException(400, "request body must be a JSON object")
-    return data
+T = TypeVar("T")
 
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
@@ -46,25 +51,24 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     director = Director(bank)
     run = service.bank.call
 
-    async def guarded(request: Request, state_changing: bool) -> dict[str, Any]:
-        check_role(request, service.secrets, "director", state_changing=state_changing)
-        return _body(await request.body()) if state_changing else {}
+    read = [Depends(role_check(service.secrets, "director", state_changing=False))]
+    write = [Depends(role_check(service.secrets, "director", state_changing=True))]
 
-    def drawn_view(label: str) -> list[dict[str, Any]]:
+    def drawn_view(label: str) -> list[DrawnDealView]:
         out = []
         for item in director.drawn_deals(label):
             deal = item.deal.deal
             out.append(
-                {
-                    "deal_id": item.deal.deal_id,
-                    "position": item.position,
-                    "pbn": deal.to_pbn(),
-                    "hands": {seat.letter: [int(c) for c in deal.hand(seat).cards] for seat in Seat},
-                }
+                DrawnDealView(
+                    deal_id=item.deal.deal_id,
+                    position=item.position,
+                    pbn=deal.to_pbn(),
+                    hands={seat.letter: [int(c) for c in deal.hand(seat).cards] for seat in Seat},
+                )
             )
         return out
 
-    def status() -> dict[str, Any]:
+    def status() -> DirectorStatus:
         st = director.status()
         st["target"] = service.regulation.bank_target
         st["draw_available"] = True
@@ -75,116 +79,104 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
             s["time"] = s["ts"]
-        return st
+        return DirectorStatus.model_validate(st)
 
     def commitment_digest(label: str) -> str:
         return sha256(canonical_json(director.commitment(label)["commitment"])).hexdigest()
 
-    async def act(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    async def act(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
-    @app.get("/api/director/status")
-    async def director_status(request: Request) -> dict[str, Any]:
-        await guarded(request, False)
-        result: dict[str, Any] = await act(status)
-        return result
+    @app.get("/api/director/status", response_model=DirectorStatus, dependencies=read)
+    async def director_status() -> DirectorStatus:
+        return await act(status)
 
-    @app.post("/api/director/seal")
-    async def director_seal(request: Request) -> dict[str, Any]:
-        await guarded(request, True)
+    @app.post("/api/director/seal", response_model=SealView, dependencies=write)
+    async def director_seal() -> SealView:
         seal = await act(director.seal)
-        return {"size": seal.size, "root": seal.root, "last_deal": seal.last_deal, "ts": seal.ts}
+        return SealView(index=seal.ledger_index, size=seal.size, root=seal.root, last_deal=seal.last_deal, ts=seal.ts)
 
-    @app.post("/api/director/draws")
-    async def director_prepare(request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        label = str(body.get("label", ""))
-        share = body.get("share")
-        count = body.get("count")
+    @app.post("/api/director/draws", response_model=Prepared, dependencies=write)
+    async def director_prepare(body: PrepareDraw) -> Prepared:
 
-        def prepare() -> dict[str, Any]:
-            witnesses = body.get("witnesses")
-            if isinstance(witnesses, str):
-                witnesses = [w.strip() for w in witnesses.split(",") if w.strip()]
+        def prepare() -> Prepared:
+            witnesses = body.witness_names()
             if witnesses:
-                spec = dice_spec([str(w) for w in witnesses], int(body.get("digits", 4)))
+                spec = dice_spec(witnesses, body.digits)
             else:
-                spec = named_spec(
-                    str(body.get("public_value_source") or "dice digits entered by the witnesses present")
+                spec = named_spec(body.public_value_source or "dice digits entered by the witnesses present")
+            return Prepared.model_validate(
+                director.prepare(
+                    body.label,
+                    spec,
+                    share_percent=body.share if body.count is None else None,
+                    count=body.count,
                 )
-            return director.prepare(
-                label,
-                spec,
-                share_percent=float(share) if share is not None and count is None else None,
-                count=int(count) if count is not None else None,
             )
 
-        result: dict[str, Any] = await act(prepare)
-        return result
+        return await act(prepare)
 
-    @app.post("/api/director/draws/{label}/publish")
-    async def director_publish(label: str, request: Request) -> dict[str, Any]:
-        await guarded(request, True)
+    @app.post("/api/director/draws/{label}/publish", response_model=Published, dependencies=write)
+    async def director_publish(label: LabelParam) -> Published:
 
-        def published() -> dict[str, Any]:
+        def published() -> Published:
             doc = director.commitment(label)["commitment"]
-            return {
-                "label": label,
-                "commitment": commitment_digest(label),
-                "deals": doc["n"],
-                "public_value": doc["public_value"]["description"],
-            }
+            return Published(
+                label=label,
+                commitment=commitment_digest(label),
+                deals=doc["n"],
+                public_value=doc["public_value"]["description"],
+            )
 
-        msg: dict[str, Any] = await act(published)
-        service.publish_commitment(msg["label"], msg["commitment"], msg["deals"], msg["public_value"])
+        msg = await act(published)
+        service.publish_commitment(msg.label, msg.commitment, msg.deals, msg.public_value)
         return msg
 
-    @app.post("/api/director/draws/{label}/value")
-    async def director_value(label: str, request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        dice = body.get("dice")
-        named = body.get("named", body.get("public_value"))
-        if dice is not None:
-            value = await act(director.enter_public_value, label, dice=[str(d) for d in dice])
+    @app.post("/api/director/draws/{label}/value", response_model=ValueEntered, dependencies=write)
+    async def director_value(label: LabelParam, body: PublicValue) -> ValueEntered:
+        if body.dice is not None:
+            value = await act(director.enter_public_value, label, dice=body.dice)
         else:
-            value = await act(director.enter_public_value, label, named=str(named or ""))
-        return {"label": label, "public_value": value}
+            value = await act(director.enter_public_value, label, named=body.named or body.public_value or "")
+        return ValueEntered(label=label, public_value=value)
 
-    @app.post("/api/director/draws/{label}/run")
-    async def director_run(label: str, request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        if body.get("public_value") or body.get("dice"):
+    @app.post("/api/director/draws/{label}/run", response_model=Drawn, dependencies=write)
+    async def director_run(label: LabelParam, body: RunDraw | None = None) -> Drawn:
+        if body is not None and (body.public_value or body.dice):
+            given = body
 
             def value_then_run() -> None:
                 rec = bank.get_draw(label)
                 if rec.public_value is None:
                     spec = director.commitment(label)["commitment"]["public_value"]
-                    if body.get("dice"):
-                        director.enter_public_value(label, dice=[str(d) for d in body["dice"]])
+                    if given.dice:
+                        director.enter_public_value(label, dice=given.dice)
                     elif spec["kind"] == "dice":  # one field: the witnesses' digits separated by / , or spaces
-                        parts = re.split(r"[/,\s]+", str(body["public_value"]).strip())
+                        parts = re.split(r"[/,\s]+", str(given.public_value).strip())
                         director.enter_public_value(label, dice=[p for p in parts if p])
                     else:
-                        director.enter_public_value(label, named=str(body["public_value"]))
+                        director.enter_public_value(label, named=str(given.public_value))
                 director.run(label)
 
             await act(value_then_run)
         else:
             await act(director.run, label)
-        return {"label": label, "drawn": await act(drawn_view, label)}
+        return Drawn(label=label, drawn=await act(drawn_view, label))
 
-    @app.post("/api/director/draws/{label}/reveal")
-    async def director_reveal(label: str, request: Request) -> dict[str, Any]:
-        await guarded(request, True)
-        result: dict[str, Any] = await act(director.reveal, label)
-        return result
+    @app.post("/api/director/draws/{label}/reveal", response_model=Revealed, dependencies=write)
+    async def director_reveal(label: LabelParam) -> Revealed:
+        return Revealed.model_validate(await act(director.reveal, label))
 
-    @app.get("/api/director/draws/{label}/bundle")
-    async def director_bundle(label: str, request: Request) -> Response:
-        await guarded(request, False)
+    @app.get(
+        "/api/director/draws/{label}/bundle",
+        dependencies=read,
+        response_class=Response,
+        responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+    )
+    async def director_bundle(label: LabelParam) -> Response:
         bundle = await act(director.bundle, label)
         return Response(
             json.dumps(bundle, indent=2, sort_keys=True),

@@ -19,68 +19,72 @@ from dealer.session import (
     PublicEvent,
 )
 
-Message = dict[str, Any]
+from .models import (
+    PublicBank,
+    PublicCard,
+    PublicCommitment,
+    PublicDealCommittedMsg,
+    PublicDealStartedMsg,
+    PublicDealVoidedMsg,
+    PublicHidden,
+    PublicMessage,
+    PublicStation,
+)
+
+Message = dict[str, Any]  # a public message as the hub keeps it: built only through the models below
 SEATS = "NESW"
 
 
-def from_projection(station: str, event: PublicEvent) -> Message:
+def typed(station: str, event: PublicEvent) -> PublicMessage:
+    """The public message for one event of a session's public projection."""
     if isinstance(event, PublicCardOpen):
-        return {
-            "type": "card",
-            "station": station,
-            "attempt": event.attempt,
-            "position": event.position,
-            "seat": SEATS[event.seat],
-            "card": int(event.card),
-        }
+        return PublicCard(
+            station=station,
+            attempt=event.attempt,
+            position=event.position,
+            seat=SEATS[event.seat],
+            card=int(event.card),
+        )
     if isinstance(event, PublicCardHidden):
-        return {
-            "type": "hidden",
-            "station": station,
-            "attempt": event.attempt,
-            "position": event.position,
-            "seat": SEATS[event.seat],
-            "count": event.hidden_in_seat,
-        }
+        return PublicHidden(
+            station=station,
+            attempt=event.attempt,
+            position=event.position,
+            seat=SEATS[event.seat],
+            count=event.hidden_in_seat,
+        )
     if isinstance(event, PublicDealStarted):
-        return {
-            "type": "deal_started",
-            "station": station,
-            "attempt": event.attempt,
-            "variant": event.variant,
-            "open_count": event.open_count,
-        }
+        return PublicDealStartedMsg(
+            station=station, attempt=event.attempt, variant=event.variant, open_count=event.open_count
+        )
     if isinstance(event, PublicDealVoided):
-        return {"type": "deal_voided", "station": station, "attempt": event.attempt, "reason": event.reason}
+        return PublicDealVoidedMsg(station=station, attempt=event.attempt, reason=event.reason)
     if isinstance(event, PublicDealCommitted):
-        return {
-            "type": "deal_committed",
-            "station": station,
-            "attempt": event.attempt,
-            "bank_deal": event.bank_deal,
-            "ledger_head": event.ledger_head,
-            "formed": event.formed,
-        }
+        return PublicDealCommittedMsg(
+            station=station,
+            attempt=event.attempt,
+            bank_deal=event.bank_deal,
+            ledger_head=event.ledger_head,
+            formed=event.formed,
+        )
     raise TypeError(f"not a public projection: {type(event).__name__}")  # pragma: no cover
 
 
+def from_projection(station: str, event: PublicEvent) -> Message:
+    return typed(station, event).model_dump()
+
+
 def station_message(station: str, variant: int, open_count: int, status: str) -> Message:
-    return {"type": "station", "station": station, "variant": variant, "open_count": open_count, "status": status}
+    return PublicStation(station=station, variant=variant, open_count=open_count, status=status).model_dump()
 
 
 def bank_message(formed: int, target: int, ledger_head: str) -> Message:
-    return {"type": "bank", "formed": formed, "target": target, "ledger_head": ledger_head}
+    return PublicBank(formed=formed, target=target, ledger_head=ledger_head).model_dump()
 
 
 def commitment_message(label: str, commitment: str, deals: int, public_value: str) -> Message:
     """A published draw commitment: what the draw will use, never which deals it picks."""
-    return {
-        "type": "commitment",
-        "label": label,
-        "commitment": commitment,
-        "deals": deals,
-        "public_value": public_value,
-    }
+    return PublicCommitment(label=label, commitment=commitment, deals=deals, public_value=public_value).model_dump()
 
 
 def _empty_hands() -> dict[str, Any]:
