@@ -246,7 +246,7 @@ def parse_command(text: str, limits: Limits) -> JudgeCommand:
     try:
         data = parse_json_text(text, limits)
     except ValueError as exc:
-        raise CommandInvalid(str(exc)) from None
+        raise CommandInvalid(f"a command must be a JSON object: {exc}") from None
     if not isinstance(data, dict):
         raise CommandInvalid("a command must be a JSON object")
     try:

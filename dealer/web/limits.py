@@ -11,6 +11,7 @@ its place and a short preview of the input, never the input itself (a 100 MB val
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
@@ -49,6 +50,8 @@ def preview(value: object) -> object:
     """What of a refused value may be shown back: short scalars as they are, the start of a long text."""
     if isinstance(value, str):
         return value if len(value) <= PREVIEW else value[:PREVIEW] + f"… ({len(value)} characters)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON has no NaN or infinity: shown as text
     if value is None or isinstance(value, bool | int | float):
         text = repr(value)
         return value if len(text) <= PREVIEW else text[:PREVIEW] + "…"

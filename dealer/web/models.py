@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 from fastapi import Path
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, StringConstraints
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, StringConstraints
 
 from dealer.core.events import FaultKind
 
@@ -379,6 +379,13 @@ class PublicSnapshot(BaseModel):
     commitment: CommitmentView | None
 
 
+def _comma_list(value: object) -> object:
+    """``"Ann, Boris"`` as ``["Ann", "Boris"]`` (the console's one text field); anything else as it is."""
+    if isinstance(value, str):
+        return [w.strip() for w in value.split(",") if w.strip()]
+    return value
+
+
 # -- the director ------------------------------------------------------------------------------------------------
 class PrepareDraw(Request):
     """Commit to a draw. ``share`` is a percentage of the whole eligible bank; ``count`` a number of deals (the
@@ -387,13 +394,11 @@ class PrepareDraw(Request):
     label: Label
     share: Annotated[float, Field(gt=0, le=100)] | None = None
     count: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    witnesses: Annotated[list[Name], Field(max_length=LIST_MAX)] | Annotated[str, Field(max_length=1000)] | None = None
+    witnesses: Annotated[list[Name], BeforeValidator(_comma_list), Field(max_length=LIST_MAX)] | None = None
     digits: Annotated[int, Field(ge=1, le=DICE_MAX)] = 4
     public_value_source: Text | None = None
 
     def witness_names(self) -> list[str]:
-        if isinstance(self.witnesses, str):
-            return [w.strip() for w in self.witnesses.split(",") if w.strip()][:LIST_MAX]
         return list(self.witnesses or [])
 
 
