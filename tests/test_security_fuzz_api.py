@@ -146,7 +146,8 @@ def test_the_schema_declares_every_body_and_answer(live: Live) -> None:
     fuzz above draws its bodies from nothing else."""
     paths = live.app.openapi()["paths"]
     with_body = {"/api/judge/stations/{name}/{action}", "/api/director/draws", "/api/director/draws/{label}/value"}
-    with_body |= {f"/api/director/draws/{{label}}/{x}" for x in ("run", "files", "boards", "handrecords")}
+    with_body |= {f"/api/director/draws/{{label}}/{x}" for x in ("run", "void", "files", "boards", "handrecords")}
+    with_body.add("/api/judge/boards/cards")
     for path, item in paths.items():
         for method, op in item.items():
             if path in with_body and method == "post":

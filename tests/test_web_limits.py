@@ -21,9 +21,15 @@ from dealer.web.config import Limits
 from dealer.web.limits import json_depth
 
 LIMITS = Limits()
-DRAW_POSTS = ["/api/director/draws", "/api/director/draws/R1/value", "/api/director/draws/R1/run"]
+DRAW_POSTS = [
+    "/api/director/draws",
+    "/api/director/draws/R1/value",
+    "/api/director/draws/R1/run",
+    "/api/director/draws/R1/void",
+]
 EVERY_POST = [
     "/api/judge/stations/A/hide",
+    "/api/judge/boards/cards",
     "/api/director/seal",
     *DRAW_POSTS,
     "/api/director/draws/R1/publish",
@@ -101,13 +107,15 @@ def test_a_100_mb_body_is_refused_from_its_header_unread(server: Running) -> Non
 
 # -- typed bodies: the attack run's and issue #15's inputs ---------------------------------------------------------
 BAD_FIELDS = [
-    ("/api/director/draws", {"label": "R1", "share": "x"}, ["body", "share"]),
-    ("/api/director/draws", {"label": "R1", "share": [1]}, ["body", "share"]),
-    ("/api/director/draws", {"label": "R1", "count": "abc"}, ["body", "count"]),
-    ("/api/director/draws", {"label": "R1", "witnesses": ["A"], "digits": "x"}, ["body", "digits"]),
+    ("/api/director/draws", {"label": "R1", "share": 5}, ["body", "share"]),  # the regulation decides now
+    ("/api/director/draws", {"label": "R1", "numbers": [1]}, ["body", "numbers"]),
+    ("/api/director/draws", {"label": "R1", "max": "abc"}, ["body", "max"]),
+    ("/api/director/draws", {"label": "R1", "witnesses": ["A"], "rolls": "x"}, ["body", "rolls"]),
     ("/api/director/draws", {"label": "R1", "witnesses": 5}, ["body", "witnesses"]),
-    ("/api/director/draws", {"label": "x" * 3000, "share": 5}, ["body", "label"]),
-    ("/api/director/draws", {"label": "R1", "share": 5, "sahre": 5}, ["body", "sahre"]),
+    ("/api/director/draws", {"label": "x" * 3000}, ["body", "label"]),
+    ("/api/director/draws", {"label": "R1", "witnesess": ["A"]}, ["body", "witnesess"]),
+    ("/api/director/draws/R1/void", {"reason": 5}, ["body", "reason"]),
+    ("/api/judge/boards/cards", {"show": "perhaps"}, ["body", "show"]),
     ("/api/director/draws/R1/value", {"dice": 5}, ["body", "dice"]),
     ("/api/director/draws/R1/run", {"dice": 5}, ["body", "dice"]),
     ("/api/director/draws/R1/boards", {"pace": "x"}, ["body", "pace"]),
@@ -128,7 +136,7 @@ def test_a_bad_field_is_422_naming_it(server: Running, path: str, body: dict[str
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999999"])
 def test_nan_and_infinities_are_422(server: Running, number: str) -> None:
     for path, body, field in (
-        ("/api/director/draws", f'{{"label": "R1", "share": {number}}}', "share"),
+        ("/api/director/draws", f'{{"label": "R1", "max": {number}}}', "max"),
         ("/api/director/draws/R1/boards", f'{{"pace": {number}}}', "pace"),
         ("/api/director/draws/R1/boards", f'{{"copy_timeout": {number}}}', "copy_timeout"),
     ):
@@ -138,7 +146,7 @@ def test_nan_and_infinities_are_422(server: Running, number: str) -> None:
 
 
 def test_a_huge_integer_is_4xx(server: Running) -> None:
-    r = post(server, "/api/director/draws", '{"label": "R1", "count": ' + "9" * 5000 + "}")
+    r = post(server, "/api/director/draws", '{"label": "R1", "max": ' + "9" * 5000 + "}")
     assert 400 <= r.status_code < 500 and "9" * 100 not in r.text
 
 

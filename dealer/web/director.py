@@ -3,6 +3,7 @@ commitment on the audience display, enter the public value, run the draw, see th
 
 Everything goes through ``dealer.draw.director.Director`` on the bank's own thread. Drawn deals are returned
 only here, behind the director's secret; the audience gets nothing of a draw but its published commitment.
+Bodies and answers are the models of ``models.py``; the role check runs before a body is read.
 """
 
 from __future__ import annotations
@@ -25,15 +26,17 @@ from .models import (
     DirectorStatus,
     Drawn,
     DrawnDealView,
+    HallView,
     LabelParam,
     Prepared,
     PrepareDraw,
     PublicValue,
-    Published,
     Revealed,
     RunDraw,
     SealView,
     ValueEntered,
+    VoidDraw,
+    Voided,
 )
 from .service import Service
 
@@ -50,7 +53,6 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         return
     director = Director(bank)
     run = service.bank.call
-
     read = [Depends(role_check(service.secrets, "director", state_changing=False))]
     write = [Depends(role_check(service.secrets, "director", state_changing=True))]
 
@@ -71,10 +73,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     def status() -> DirectorStatus:
         st = director.status()
         st["target"] = service.regulation.bank_target
+        st["plan"] = director.plan(service.regulation)
         st["draw_available"] = True
         for d in st["draws"]:
             d["deals"] = d["n"]
             d["commitment"] = commitment_digest(d["label"])
+            d["published"] = bank.draw_published(d["label"])
             if d["state"] in ("drawn", "revealed"):
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
@@ -90,85 +94,114 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
+    async def to_hall(label: str) -> None:
+        view: dict[str, Any] = await act(director.hall_view, label)
+        service.publish_commitment(view)
+
     @app.get("/api/director/status", response_model=DirectorStatus, dependencies=read)
     async def director_status() -> DirectorStatus:
         return await act(status)
 
-    @app.post("/api/director/seal", response_model=SealView, dependencies=write)
+    @app.post("/api/director/seal", response_model=SealView, response_model_exclude_none=True, dependencies=write)
     async def director_seal() -> SealView:
         seal = await act(director.seal)
-        return SealView(index=seal.ledger_index, size=seal.size, root=seal.root, last_deal=seal.last_deal, ts=seal.ts)
+        target = service.regulation.bank_target
+        warning = None
+        if seal.last_deal < target:
+            warning = (
+                f"sealed {seal.last_deal} deals, below the regulation's target of {target} "
+                f"({service.regulation.plan_text()}): a draw from this bank needs the director's override"
+            )
+        return SealView(
+            index=seal.ledger_index,
+            size=seal.size,
+            root=seal.root,
+            last_deal=seal.last_deal,
+            ts=seal.ts,
+            warning=warning,
+        )
 
     @app.post("/api/director/draws", response_model=Prepared, dependencies=write)
     async def director_prepare(body: PrepareDraw) -> Prepared:
-
         def prepare() -> Prepared:
-            witnesses = body.witness_names()
-            if witnesses:
-                spec = dice_spec(witnesses, body.digits)
+            if body.witnesses:
+                spec = dice_spec(body.witnesses, body.rolls, body.faces)
             else:
-                spec = named_spec(body.public_value_source or "dice digits entered by the witnesses present")
+                spec = named_spec(
+                    body.named or "",
+                    body.numbers,
+                    body.min,
+                    body.max,
+                    body.width,
+                    "as drawn" if body.as_drawn else "ascending",
+                    not body.repeats,
+                    body.separator or "-",
+                )
             return Prepared.model_validate(
                 director.prepare(
                     body.label,
                     spec,
-                    share_percent=body.share if body.count is None else None,
-                    count=body.count,
+                    service.regulation,
+                    replacement=body.replacement,
+                    override=body.override or None,
                 )
             )
 
         return await act(prepare)
 
-    @app.post("/api/director/draws/{label}/publish", response_model=Published, dependencies=write)
-    async def director_publish(label: LabelParam) -> Published:
+    @app.post("/api/director/draws/{label}/publish", response_model=HallView, dependencies=write)
+    async def director_publish(label: LabelParam) -> HallView:
+        view: dict[str, Any] = await act(director.publish, label)
+        service.publish_commitment(view)  # recorded in the ledger first, then on the audience display
+        return HallView.model_validate(view)
 
-        def published() -> Published:
-            doc = director.commitment(label)["commitment"]
-            return Published(
-                label=label,
-                commitment=commitment_digest(label),
-                deals=doc["n"],
-                public_value=doc["public_value"]["description"],
-            )
-
-        msg = await act(published)
-        service.publish_commitment(msg.label, msg.commitment, msg.deals, msg.public_value)
-        return msg
+    def enter_value(label: str, dice: list[str] | None, typed: str | None) -> str:
+        rec = bank.get_draw(label)
+        if rec.public_value is not None:
+            return rec.public_value
+        spec = director.commitment(label)["commitment"]["public_value"]
+        if dice is not None:
+            return director.enter_public_value(label, dice=dice)
+        if spec["kind"] == "dice":  # one field: every witness's digits in order, spaces or separators allowed
+            return director.enter_public_value(label, dice=[typed or ""])
+        return director.enter_public_value(label, named=typed or "")
 
     @app.post("/api/director/draws/{label}/value", response_model=ValueEntered, dependencies=write)
     async def director_value(label: LabelParam, body: PublicValue) -> ValueEntered:
-        if body.dice is not None:
-            value = await act(director.enter_public_value, label, dice=body.dice)
-        else:
-            value = await act(director.enter_public_value, label, named=body.named or body.public_value or "")
-        return ValueEntered(label=label, public_value=value)
+        typed = body.public_value if body.public_value is not None else body.named
+        if body.check:  # show the canonical form back without storing it
+
+            def normalised() -> str:
+                spec = director.commitment(label)["commitment"]["public_value"]
+                if spec["kind"] == "dice":
+                    return director.normalise(label, dice=body.dice if body.dice else [typed or ""])
+                return director.normalise(label, named=typed or "")
+
+            return ValueEntered(label=label, public_value=await act(normalised), stored=False)
+        value = await act(enter_value, label, body.dice, typed)
+        await to_hall(label)
+        return ValueEntered(label=label, public_value=value, stored=True)
+
+    @app.post("/api/director/draws/{label}/void", response_model=Voided, dependencies=write)
+    async def director_void(label: LabelParam, body: VoidDraw) -> Voided:
+        data: dict[str, Any] = await act(director.void, label, body.reason)
+        await to_hall(label)
+        return Voided(label=label, reason=data["void"]["reason"])
 
     @app.post("/api/director/draws/{label}/run", response_model=Drawn, dependencies=write)
     async def director_run(label: LabelParam, body: RunDraw | None = None) -> Drawn:
         if body is not None and (body.public_value or body.dice):
-            given = body
-
-            def value_then_run() -> None:
-                rec = bank.get_draw(label)
-                if rec.public_value is None:
-                    spec = director.commitment(label)["commitment"]["public_value"]
-                    if given.dice:
-                        director.enter_public_value(label, dice=given.dice)
-                    elif spec["kind"] == "dice":  # one field: the witnesses' digits separated by / , or spaces
-                        parts = re.split(r"[/,\s]+", str(given.public_value).strip())
-                        director.enter_public_value(label, dice=[p for p in parts if p])
-                    else:
-                        director.enter_public_value(label, named=str(given.public_value))
-                director.run(label)
-
-            await act(value_then_run)
-        else:
-            await act(director.run, label)
+            await act(enter_value, label, body.dice, body.public_value)
+            await to_hall(label)
+        await act(director.run, label)
+        await to_hall(label)  # the hall learns that the draw has run; nothing of what it drew
         return Drawn(label=label, drawn=await act(drawn_view, label))
 
     @app.post("/api/director/draws/{label}/reveal", response_model=Revealed, dependencies=write)
     async def director_reveal(label: LabelParam) -> Revealed:
-        return Revealed.model_validate(await act(director.reveal, label))
+        result = Revealed.model_validate(await act(director.reveal, label))
+        await to_hall(label)
+        return result
 
     @app.get(
         "/api/director/draws/{label}/bundle",

@@ -229,12 +229,17 @@ class JobState(StrEnum):
 
 
 class Foul(BaseModel):
+    """A foul copy. The judge's console without Show cards gets board, copy, attempt, kind, pocket and position
+    only (``card``, ``expected`` and ``reason`` name the card)."""
+
     board: int
     copy_: int = Field(alias="copy")
     attempt: int
-    reason: str
-    card: str | None = None
+    kind: str | None = None
+    position: int | None = None
     pocket: str | None = None
+    reason: str | None = None
+    card: str | None = None
     expected: str | None = None
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
@@ -252,6 +257,16 @@ class BoardsView(BaseModel):
     skipped: list[tuple[int, int]]
     fouls: list[Foul]
     error: str | None
+
+
+class BoardCards(Request):
+    """Show (or hide) the cards of board making on the judge's console; showing is ledgered first."""
+
+    show: bool
+
+
+class BoardCardsShown(BaseModel):
+    show: bool
 
 
 OperatorMessage = (
@@ -329,11 +344,25 @@ class PublicBank(BaseModel):
 
 
 class PublicCommitment(BaseModel):
+    """A draw before the hall (``public.commitment_message`` decides which keys it may carry)."""
+
     type: Literal["commitment"] = "commitment"
     label: str
     commitment: str
     deals: int
-    public_value: str
+    kind: str | None = None
+    previous: JsonValue = None
+    drawn_before: int | None = None
+    public_value: str | None = None
+    public_value_spec: dict[str, JsonValue] | None = None
+    witnesses: list[str] | None = None
+    format: str | None = None
+    bits: float | None = None
+    value: str | None = None
+    state: str | None = None
+    secret: str | None = None
+    drawn: list[int] | None = None
+    reason: str | None = None
 
 
 PublicMessage = (
@@ -369,7 +398,6 @@ class CommitmentView(Reply):
     label: str
     commitment: str
     deals: int
-    public_value: str
 
 
 class PublicSnapshot(BaseModel):
@@ -388,34 +416,75 @@ def _comma_list(value: object) -> object:
 
 # -- the director ------------------------------------------------------------------------------------------------
 class PrepareDraw(Request):
-    """Commit to a draw. ``share`` is a percentage of the whole eligible bank; ``count`` a number of deals (the
-    regulation decides which one a session uses). With ``witnesses`` the public value is their dice digits."""
+    """Commit to a draw; its size comes from the regulation's schedule. With ``witnesses`` the public value V is
+    their dice (``rolls`` each of a ``faces``-sided die); otherwise ``named`` describes a public number: ``numbers``
+    numbers in ``min``..``max`` (``width`` digits, ``as_drawn`` order, ``repeats`` allowed, ``separator``)."""
 
     label: Label
-    share: Annotated[float, Field(gt=0, le=100)] | None = None
-    count: Annotated[int, Field(ge=1, le=100_000)] | None = None
     witnesses: Annotated[list[Name], BeforeValidator(_comma_list), Field(max_length=LIST_MAX)] | None = None
-    digits: Annotated[int, Field(ge=1, le=DICE_MAX)] = 4
-    public_value_source: Text | None = None
-
-    def witness_names(self) -> list[str]:
-        return list(self.witnesses or [])
+    rolls: Annotated[int, Field(ge=1, le=100)] = 8
+    faces: Annotated[int, Field(ge=2, le=100)] = 6
+    named: Text | None = None
+    numbers: Annotated[int, Field(ge=0, le=100)] = 0
+    min: Annotated[int, Field(ge=0, le=10**18)] = 1
+    max: Annotated[int, Field(ge=0, le=10**18)] = 0
+    width: Annotated[int, Field(ge=1, le=20)] | None = None
+    as_drawn: bool = False
+    repeats: bool = False
+    separator: Annotated[str, StringConstraints(max_length=8)] = "-"
+    replacement: bool = False
+    override: Text | None = None
 
 
 class PublicValue(Request):
-    """The public value of a draw: the witnesses' dice digits, or a named value (``public_value`` is its alias)."""
+    """The public value of a draw: the witnesses' dice digits, or the typed value (``public_value``, or
+    ``named``); ``check`` shows the canonical form back without storing it."""
 
     dice: Annotated[list[Dice], Field(max_length=LIST_MAX)] | None = None
     named: Text | None = None
     public_value: Text | None = None
+    check: bool = False
 
 
 class RunDraw(Request):
-    """Run a draw, entering its public value first when given (``public_value``: digits separated by / , or
-    spaces for a dice draw, the value itself for a named one)."""
+    """Run a draw, entering its public value first when given (``public_value``: every witness's digits in order
+    for a dice draw, the value itself for a named one)."""
 
     dice: Annotated[list[Dice], Field(max_length=LIST_MAX)] | None = None
     public_value: Text | None = None
+
+
+class VoidDraw(Request):
+    """Abandon a prepared draw publicly, with the reason (ledgered with K)."""
+
+    reason: Text = ""
+
+
+class Voided(BaseModel):
+    label: str
+    reason: str
+
+
+class HallView(Reply):
+    """A draw as the hall is shown it: its hash, the witnesses and the format of V; V once entered; K and the
+    drawn ids only once revealed (``secret``, ``drawn``), the reason once voided."""
+
+    label: str
+    commitment: str
+    deals: int
+    kind: str
+    previous: JsonValue = None
+    drawn_before: int | None = None
+    public_value: str | None = None
+    public_value_spec: dict[str, JsonValue] | None = None
+    witnesses: list[str] = []
+    format: str | None = None
+    bits: float | None = None
+    value: str | None = None
+    state: str
+    secret: str | None = None
+    drawn: list[int] | None = None
+    reason: str | None = None
 
 
 class SealView(Reply):
@@ -425,6 +494,7 @@ class SealView(Reply):
     size: int
     ts: str
     time: str | None = None
+    warning: str | None = None  # sealed below the regulation's target
 
 
 class DrawnDealView(BaseModel):
@@ -437,10 +507,12 @@ class DrawnDealView(BaseModel):
 class DrawView(Reply):
     label: str
     state: str
+    kind: str = "session"
     n: int
     deals: int
     eligible: int
     commitment: str
+    published: bool = False
     public_value: str | None
     drawn: list[DrawnDealView] | None = None
 
@@ -459,6 +531,7 @@ class DirectorStatus(Reply):
     seals: list[SealView]
     draws: list[DrawView]
     target: int
+    plan: dict[str, JsonValue]
     draw_available: bool
 
 
@@ -467,16 +540,10 @@ class Prepared(BaseModel):
     signature: JsonValue
 
 
-class Published(BaseModel):
-    label: str
-    commitment: str
-    deals: int
-    public_value: str
-
-
 class ValueEntered(BaseModel):
     label: str
     public_value: str
+    stored: bool
 
 
 class Drawn(BaseModel):

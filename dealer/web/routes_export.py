@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 from .auth import role_check
 from .jobs import Job, JobBusy
 from .models import (
+    BoardCards,
+    BoardCardsShown,
     BoardsView,
     FileParam,
     FilesWritten,
@@ -65,10 +68,29 @@ class BoardProgress:
     current: str = ""
     made: list[tuple[int, int]] = field(default_factory=list)
     skipped: list[tuple[int, int]] = field(default_factory=list)
-    fouls: list[Foul] = field(default_factory=list)
+    fouls: list[FoulCopy] = field(default_factory=list)
 
 
-def boards_view(label: str, state: JobState, p: BoardProgress, error: str | None = None) -> BoardsView:
+_CARD_NAME = re.compile(r"[♠♥♦♣][AKQJT2-9]|\b[SHDC][AKQJT2-9]\b")
+
+
+def _card_free(text: str) -> str:
+    """An error text with every card name blanked out (the reason of a foul names the card)."""
+    return _CARD_NAME.sub("…", text)
+
+
+def _foul(f: FoulCopy, cards: bool) -> Foul:
+    """A foul copy; without ``cards`` (the judge's console without Show cards) which pocket and which card
+    position went wrong only, never the card (nor the pocket it belongs in, nor the reason, which names it)."""
+    public = Foul(board=f.board, copy=f.copy, attempt=f.attempt, kind=f.kind, pocket=f.pocket, position=f.position)
+    if not cards:
+        return public
+    return public.model_copy(update={"reason": f.reason, "card": f.card, "expected": f.expected})
+
+
+def boards_view(
+    label: str, state: JobState, p: BoardProgress, error: str | None = None, cards: bool = True
+) -> BoardsView:
     return BoardsView(
         label=label,
         state=state,
@@ -78,25 +100,13 @@ def boards_view(label: str, state: JobState, p: BoardProgress, error: str | None
         current=p.current,
         made=list(p.made),
         skipped=list(p.skipped),
-        fouls=list(p.fouls),
-        error=error,
+        fouls=[_foul(f, cards) for f in p.fouls],
+        error=error if cards or error is None else _card_free(error),
     )
 
 
-def job_view(job: Job[BoardProgress]) -> BoardsView:
-    return boards_view(job.key, job.state, job.progress, job.error)
-
-
-def _foul(f: FoulCopy) -> Foul:
-    return Foul(
-        board=f.board,
-        copy=f.copy,
-        attempt=f.attempt,
-        reason=f.reason,
-        card=f.card,
-        pocket=f.pocket,
-        expected=f.expected,
-    )
+def job_view(job: Job[BoardProgress], cards: bool = True) -> BoardsView:
+    return boards_view(job.key, job.state, job.progress, job.error, cards)
 
 
 class CopyTimeout(DealerError, TimeoutError):
@@ -135,6 +145,7 @@ def make_router(service: Service) -> APIRouter:
 
     read = [Depends(role_check(service.secrets, "director", state_changing=False))]
     write = [Depends(role_check(service.secrets, "director", state_changing=True))]
+    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True))]
 
     def guard() -> Director:
         if director is None:
@@ -210,8 +221,8 @@ def make_router(service: Service) -> APIRouter:
             elif pr.stage is Stage.SKIPPED:
                 p.skipped.append((pr.board, pr.copy))
             elif pr.stage is Stage.FOUL and pr.foul is not None:
-                p.fouls.append(_foul(pr.foul))
-            service.operator.send(job_view(job))
+                p.fouls.append(pr.foul)
+            service.operator.send(job_view(job, cards=service.board_cards_shown))
 
         driver: MachineDriver | None = None
         try:
@@ -240,6 +251,15 @@ def make_router(service: Service) -> APIRouter:
             if sim is not None:
                 await asyncio.to_thread(sim.stop)
 
+    @router.post("/api/judge/boards/cards", response_model=BoardCardsShown, dependencies=judge_write)
+    async def board_cards(body: BoardCards) -> BoardCardsShown:
+        """Show cards for board making on the judge's console (ledgered before anything is shown), or hide them."""
+        if body.show and not service.board_cards_shown:
+            payload = {"what": "board making", "by": "judge", "time": time.time()}
+            await service.bank.call(service.bank.bank.record_event, "cards_shown", payload)
+        service.board_cards_shown = body.show
+        return BoardCardsShown(show=body.show)
+
     @router.post("/api/director/draws/{label}/boards", dependencies=write, status_code=202, response_model=BoardsView)
     async def start_boards(label: LabelParam, body: MakeBoards | None = None) -> BoardsView:
         d = guard()
@@ -255,7 +275,7 @@ def make_router(service: Service) -> APIRouter:
                 label,
                 progress,
                 lambda j: make_boards(j, boards, body),
-                on_end=lambda j: service.operator.send(job_view(j)),
+                on_end=lambda j: service.operator.send(job_view(j, cards=service.board_cards_shown)),
             )
         except JobBusy as exc:
             raise HTTPException(409, str(exc)) from exc

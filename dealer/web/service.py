@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from dealer.bank.api import BankApi
 from dealer.regulation import Regulation, load_regulation
@@ -53,6 +54,7 @@ class Service:
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
+        self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
         }
@@ -170,5 +172,6 @@ class Service:
         return [DeviceEntry.model_validate(d) for d in available_devices()]
 
     # -- director ------------------------------------------------------------------------------------------
-    def publish_commitment(self, label: str, commitment: str, deals: int, public_value: str) -> None:
-        self.hub.publish(commitment_message(label, commitment, deals, public_value))
+    def publish_commitment(self, view: dict[str, Any]) -> None:
+        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
+        self.hub.publish(commitment_message(view))
