@@ -56,8 +56,10 @@ def test_export_routes_are_director_only_gated_and_safe(tmp_path: Path) -> None:
             for bad in ("..%2Fbank.sqlite", "..%2F..%2Fvar%2Fbank.sqlite", ".hidden", "nothing.pbn"):
                 assert d.get(base + f"/files/{bad}").status_code == 404, bad
             assert httpx.get(base + f"/files/{stem}.pbn", headers=judge).status_code == 403
-            assert d.post(base + "/files", json={"formats": ["nope"]}).status_code == 400
-            assert d.post(base + "/files", json={"copies": 0}).status_code == 400
+            nope = d.post(base + "/files", json={"formats": ["nope"]})
+            assert nope.status_code == 422 and nope.json()["detail"][0]["loc"] == ["body", "formats", 0]
+            zero = d.post(base + "/files", json={"copies": 0})
+            assert zero.status_code == 422 and zero.json()["detail"][0]["loc"] == ["body", "copies"]
             # hand records only after the reveal
             gated = d.post(base + "/handrecords")
             assert gated.status_code == 403 and "not revealed" in gated.json()["detail"]

@@ -38,6 +38,16 @@ class StationConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """What a client may send and how many may watch (docs/service.md, "Limits"); checked in ``limits.py``."""
+
+    max_body_bytes: int = 65536
+    max_json_depth: int = 32
+    max_ws_message_bytes: int = 65536
+    max_public_connections: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceConfig:
     language: str = "en"
     host: str = "127.0.0.1"
@@ -52,10 +62,20 @@ class ServiceConfig:
     judge_secret: str | None = None
     director_secret: str | None = None
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
+    limits: Limits = field(default_factory=Limits)
     source: str = "defaults"
 
 
-_TOP = {"language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations"}
+_TOP = {
+    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits"
+}  # fmt: skip
+# [limits]: key -> (lowest, highest) allowed
+_LIMITS = {
+    "max_body_bytes": (1024, 16 * 1024 * 1024),
+    "max_json_depth": (4, 256),
+    "max_ws_message_bytes": (1024, 16 * 1024 * 1024),
+    "max_public_connections": (1, 100_000),
+}
 _STATION = {
     "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
 }  # fmt: skip
@@ -161,6 +181,14 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     seal_deals = bank.get("seal_every_deals", 50)
     if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
         raise ConfigError(f"bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source)
+    limits = data.get("limits", {})
+    if not isinstance(limits, dict):
+        raise ConfigError("[limits] must be a table", source)
+    _unknown(limits, set(_LIMITS), "limits.", source)
+    for key, (lo, hi) in _LIMITS.items():
+        value = limits.get(key, getattr(Limits(), key))
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ConfigError(f"limits.{key} = {value!r} must be a whole number in {lo}..{hi}", source)
     return ServiceConfig(
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
@@ -175,6 +203,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         judge_secret=secrets.get("judge"),
         director_secret=secrets.get("director"),
         stations=stations,
+        limits=Limits(**{k: limits[k] for k in _LIMITS if k in limits}),
         source=source,
     )
 

@@ -11,14 +11,24 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bank.api import BankApi
-from dealer.core.events import FaultKind
 from dealer.regulation import Regulation, load_regulation
 
 from .bankworker import BankWorker
 from .config import ServiceConfig, StationConfig
 from .devices import DeviceLink
 from .hub import PublicHub
+from .jobs import JobRunner
 from .links import available_devices, open_link
+from .models import (
+    BankFigures,
+    DeviceEntry,
+    Heartbeat,
+    JudgeAction,
+    JudgeState,
+    OperatorBank,
+    StationAction,
+    StationView,
+)
 from .operator import OperatorBus
 from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
@@ -53,6 +63,7 @@ class Service:
         self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path, config.bank_busy_timeout))
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.operator = OperatorBus()
+        self.jobs = JobRunner()  # long jobs: board making, hand records
         self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
@@ -91,6 +102,7 @@ class Service:
         self._ticker = asyncio.create_task(self._tick())
 
     async def shutdown(self) -> None:
+        await self.jobs.shutdown()
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -111,7 +123,7 @@ class Service:
         self._anchor = (size, head)
         msg = bank_message(await self.bank.call(bank.deal_count), self.regulation.bank_target, head, size)
         self.hub.publish(msg)
-        self.operator.send(msg)
+        self.operator.send(OperatorBank.model_validate(msg))
 
     async def auto_seal(self) -> Any:
         """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
@@ -142,9 +154,7 @@ class Service:
                 log.warning("bank watch: %s", exc)
             for station in self.stations.values():
                 if station.link is not None:
-                    self.operator.send(
-                        {"type": "heartbeat", "station": station.name, "device_status": station.link.status()}
-                    )
+                    self.operator.send(Heartbeat(station=station.name, device_status=station.link.status()))
 
     # -- judge ---------------------------------------------------------------------------------------------
     def station(self, name: str) -> Station:
@@ -153,17 +163,15 @@ class Service:
         except KeyError:
             raise StationError(f"no station {name!r} (stations: {', '.join(self.stations)})") from None
 
-    def judge_state(self) -> dict[str, Any]:
-        return {
-            "type": "state",
-            "stations": [s.state() for s in self.stations.values()],
-            "bank": self.hub.state.bank,
-        }
+    def judge_state(self) -> JudgeState:
+        return JudgeState(
+            stations=[s.view() for s in self.stations.values()], bank=BankFigures.model_validate(self.hub.state.bank)
+        )
 
-    async def judge_command(self, name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def judge_command(self, name: str, action: StationAction, args: JudgeAction) -> StationView:
         station = self.station(name)
         if action == "connect":
-            device = str(args.get("device", "simulator"))
+            device = args.device
             cfg = station.config
             if device != "simulator" or cfg.kind != "simulator":
                 if device.startswith("usb:"):
@@ -204,15 +212,14 @@ class Service:
         elif action == "hide":
             await station.set_show_cards(False, "judge")
         elif action == "inject":
-            fault = FaultKind(str(args.get("kind", "jam")))
-            if not await station.inject_fault(fault):
+            if not await station.inject_fault(args.kind):
                 raise StationError(f"station {name}: this device cannot simulate faults")
         else:
             raise StationError(f"unknown action {action!r}")
-        return station.state()
+        return station.view()
 
-    def devices(self) -> list[dict[str, str]]:
-        return available_devices()
+    def devices(self) -> list[DeviceEntry]:
+        return [DeviceEntry.model_validate(d) for d in available_devices()]
 
     # -- director ------------------------------------------------------------------------------------------
     def publish_commitment(self, view: dict[str, Any]) -> None:

@@ -49,6 +49,7 @@ from .bankworker import BankWorker
 from .config import StationConfig
 from .devices import DeviceLink
 from .hub import PublicHub
+from .models import OperatorCard, OperatorCardShown, OperatorCommitted, OperatorFault, StationView, StationViewShown
 from .operator import OperatorBus
 from .public import bank_message, from_projection, station_message
 
@@ -315,17 +316,24 @@ class Station:
             if isinstance(op, CardAccepted):
                 self.cards_read += 1
                 self._current.append((op.position, op.seat, op.card))
-                msg: dict[str, Any] = {
-                    "type": "card",
-                    "station": self.name,
-                    "attempt": op.attempt,
-                    "position": op.position,
-                    "seat": SEATS[op.seat],
-                    "open": op.open,
-                }
+                seat = SEATS[op.seat]
                 if self.show_cards:
-                    msg["card"] = int(op.card)
-                self.operator.send(msg)
+                    self.operator.send(
+                        OperatorCardShown(
+                            station=self.name,
+                            attempt=op.attempt,
+                            position=op.position,
+                            seat=seat,
+                            open=op.open,
+                            card=int(op.card),
+                        )
+                    )
+                else:
+                    self.operator.send(
+                        OperatorCard(
+                            station=self.name, attempt=op.attempt, position=op.position, seat=seat, open=op.open
+                        )
+                    )
             elif isinstance(op, CardIgnored):
                 pass
             elif isinstance(op, FaultReported):
@@ -342,7 +350,7 @@ class Station:
     def _fault(self, key: str, params: dict[str, Any], kind: str) -> None:
         entry = {"time": time.time(), "station": self.name, "key": key, "params": params, "kind": kind}
         self.faults.appendleft(entry)
-        self.operator.send({"type": "fault", **entry})
+        self.operator.send(OperatorFault.model_validate(entry))
 
     async def _voided(self, op: DealVoided) -> None:
         self._current = []
@@ -516,9 +524,7 @@ class Station:
         )
         size = committed.ledger_index + 1
         self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head, size))
-        self.operator.send(
-            {"type": "committed", "station": self.name, "bank_deal": committed.deal_id, "formed": formed}
-        )
+        self.operator.send(OperatorCommitted(station=self.name, bank_deal=committed.deal_id, formed=formed))
         if self.pending or self.running:
             self.send_state()
         elif self.regulation.bank_target and formed >= self.regulation.bank_target:
@@ -568,8 +574,12 @@ class Station:
             st["current"] = [{"position": p, "seat": SEATS[s], "card": int(c)} for p, s, c in self._current]
         return st
 
+    def view(self) -> StationView:
+        st = self.state()
+        return (StationViewShown if "current" in st else StationView).model_validate(st)
+
     def send_state(self) -> None:
-        self.operator.send(self.state())
+        self.operator.send(self.view())
 
 
 class StationError(Exception):
