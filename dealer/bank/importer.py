@@ -19,7 +19,7 @@ from dealer.formats.base import BoardRecord, FormatError, ReadProblem
 
 from .api import DealSource
 from .repository import BankRepository
-from .store import ImportItem
+from .store import ImportItem, base_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +110,19 @@ def import_parsed(
     owners: list[tuple[FileReport, BoardRecord]] = []
     for report, records in parsed:
         for rec in records:
-            items.append(ImportItem(rec.deal, DealSource("import", file=report.path, board=rec.board, line=rec.line)))
+            source = DealSource("import", file=report.path, board=rec.board, line=rec.line, file_sha256=report.sha256)
+            items.append(ImportItem(rec.deal, source))
             owners.append((report, rec))
     total = len(items)
     batch = {
         "files": [
-            {"file": r.path, "format": r.format, "sha256": r.sha256, "records": r.records, "problems": len(r.problems)}
+            {
+                "file": base_name(r.path),  # the public ledger: base name and SHA-256, never a local path
+                "format": r.format,
+                "sha256": r.sha256,
+                "records": r.records,
+                "problems": len(r.problems),
+            }
             for r, _ in parsed
         ]
     }
