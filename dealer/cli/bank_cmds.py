@@ -18,6 +18,7 @@ from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
 out = Console(highlight=False)
+warn = Console(highlight=False, stderr=True)
 bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public deals, export the public key.")
 app.add_typer(bank_app, name="bank", no_args_is_help=True)
 
@@ -56,10 +57,25 @@ def status_cmd(
 
 
 @bank_app.command("seal")
-def seal_cmd(bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
+def seal_cmd(
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+    regulation: Path | None = typer.Option(
+        None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: embedded)."
+    ),
+) -> None:
     """Sign a checkpoint of the ledger: its deals become eligible for draws."""
+    from dealer.regulation import load_regulation
+
+    reg = load_regulation(regulation)
     with open_bank(bank, keys) as b:
         seal = b.seal()
+    if seal.last_deal < reg.bank_target:
+        warn.print(
+            f"warning: sealed {seal.last_deal} deals, below the regulation's target of {reg.bank_target} "
+            f"({reg.plan_text()}): a draw from this bank needs the director's override with a reason",
+            markup=False,
+        )
     out.print(f"sealed {seal.size} ledger entries (deals 1..{seal.last_deal})", markup=False)
     print_line(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}")
 
