@@ -542,9 +542,11 @@ class SqliteBank:
         return any(e.data.get("label") == label for e in self.entries_of_kind(EntryKind.DRAW_PUBLISHED))
 
     def draw_void(self, label: str, data: dict[str, Any]) -> Entry:
-        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently."""
+        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently. Only before
+        its public value is entered: after that, the holder of K knows the result, and a void would let them
+        throw away a draw they did not like."""
         with self._tx() as db:
-            self._expect_draw_state(db, label, ("committed", "public-value"))
+            self._expect_draw_state(db, label, ("committed",))
             entry = self._append(db, EntryKind.DRAW_VOID, data)
             db.execute("UPDATE draws SET state='void' WHERE label=?", (label,))
         return entry
