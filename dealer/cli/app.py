@@ -7,6 +7,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dealer import __version__
 from dealer.core.errors import DealerError
@@ -19,7 +20,7 @@ app = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, markup=False)  # data (file names, file text) is never markup
 
 # Each command group lives in its own module and registers itself on ``app`` when imported.
 COMMAND_MODULES = (
@@ -50,7 +51,7 @@ def _root(
 
 def fail(message: str) -> typer.Exit:
     """Print an error on stderr and return the exit to raise (code 1)."""
-    err.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)
     return typer.Exit(1)
 
 
@@ -60,5 +61,5 @@ def main() -> None:
     try:
         app()
     except DealerError as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True, soft_wrap=True)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
         sys.exit(1)

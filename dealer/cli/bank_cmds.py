@@ -10,14 +10,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from dealer.bank.importer import import_parsed, read_files
-from dealer.bank.verify import verify_bank
+from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
 
 from .app import app, fail
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 warn = Console(highlight=False, stderr=True)
 bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public deals, export the public key.")
 app.add_typer(bank_app, name="bank", no_args_is_help=True)
@@ -60,6 +60,9 @@ def status_cmd(
 def seal_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the sealed record (keep it: `bank verify --since FILE` checks against it)."
+    ),
     regulation: Path | None = typer.Option(
         None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: embedded)."
     ),
@@ -70,31 +73,61 @@ def seal_cmd(
     reg = load_regulation(regulation)
     with open_bank(bank, keys) as b:
         seal = b.seal()
-    if seal.last_deal < reg.bank_target:
+        size, head = b.anchor()
+        entry = b.entry(seal.ledger_index)
+    if seal.last_deal < reg.bank_target:  # on stderr: --json output stays one JSON document
         warn.print(
             f"warning: sealed {seal.last_deal} deals, below the regulation's target of {reg.bank_target} "
             f"({reg.plan_text()}): a draw from this bank needs the director's override with a reason",
             markup=False,
         )
+    if as_json:
+        record = {
+            "seal": {"checkpoint": entry.data["checkpoint"], "signature": seal.signature},
+            "public_key": seal.public_key,
+            "ledger_index": seal.ledger_index,
+            "head": f"{size}:{head}",
+        }
+        print_json(record)
+        return
     out.print(f"sealed {seal.size} ledger entries (deals 1..{seal.last_deal})", markup=False)
     print_line(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}")
+    print_line(f"ledger head {size}:{head[:16]} (note it in the act; full hash {head})")
 
 
 @bank_app.command("verify")
-def verify_cmd(bank: Path = BankOption) -> None:
+def verify_cmd(
+    bank: Path = BankOption,
+    head: str | None = typer.Option(
+        None, "--head", help="A ledger head noted earlier (SIZE:HASH as displayed): the ledger must still hold it."
+    ),
+    since: Path | None = typer.Option(
+        None, "--since", help="A draw bundle or `bank seal --json` record: the ledger must still hold its seal/draw."
+    ),
+) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    with open_bank(bank, None) as b:
-        if b.ledger_size() >= 50_000:
-            with _progress() as progress:
-                task = progress.add_task("verifying ledger", total=b.ledger_size())
-                report = verify_bank(b, lambda done, total: progress.update(task, completed=done, total=total))
-        else:
-            report = verify_bank(b)
+    if not bank.is_file():
+        raise fail(f"{bank}: no bank file there")
+    try:
+        anchor = Head.parse(head) if head is not None else None
+        sealed = Since.load(since) if since is not None else None
+    except AnchorError as exc:
+        raise fail(str(exc)) from exc
+    size = bank.stat().st_size
+    if size >= 20 << 20:
+        with _progress() as progress:
+            task = progress.add_task("verifying ledger", total=None)
+            report = verify_file(
+                bank, lambda done, total: progress.update(task, completed=done, total=total), anchor, sealed
+            )
+    else:
+        report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
         raise fail(f"{bank}: {report.problem}")
+    extra = (f"; head {anchor} found" if anchor else "") + (f"; {since} is in the ledger" if sealed else "")
     out.print(
         f"ok: {report.entries} ledger entries chained, {report.seals} seals, {report.deals} commitments, "
-        f"{report.draws} draws verified",
+        f"{report.draws} draws verified{extra}",
         markup=False,
     )
 

@@ -48,7 +48,7 @@ def calibrate_cmd(
 ) -> None:
     """Calibrate on one pass of the sorted deck (♠A ♠K … ♠2 ♥A … ♣2), one card at a time."""
     src: FrameSource = open_source(source)
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         if sys.stdout.isatty():
             with _progress(console) as progress:
@@ -79,7 +79,7 @@ def read_cmd(
     src = open_source(source)
     scanner = CameraScanner(src, cal, deal_id=deal_id)
     tty = sys.stdout.isatty()
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         if tty:
             with _progress(console) as progress:
