@@ -203,6 +203,11 @@ def test_fork_is_detected(director: Director) -> None:
     fork["commitment_signature"] = director.bank.sign(canonical_json(fork["commitment"]))
     checks = verify_bundle(b3, [b1, b2, fork])
     assert checks[-1].name == "chain" and "two chains" in checks[-1].detail
+    early = copy.deepcopy(b2)  # a second draw following S1, given beside the genuine S2
+    early["commitment"]["label"] = "S2 bis"
+    early["commitment_signature"] = director.bank.sign(canonical_json(early["commitment"]))
+    checks = verify_bundle(b3, [b1, b2, early])
+    assert checks[-1].name == "chain" and "'S2 bis' also follows" in checks[-1].detail
 
 
 def test_void_is_public_chained_and_draws_nothing(director: Director) -> None:
