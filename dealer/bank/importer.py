@@ -28,7 +28,7 @@ from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input
 
 from .api import DealSource
 from .repository import BankRepository
-from .store import ImportItem
+from .store import ImportItem, base_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,14 +187,15 @@ def import_parsed(
         in_chunk: dict[str, FileReport] = {}
         for position in chunk:
             report, rec = owners[position]
-            items.append(ImportItem(rec.deal, DealSource("import", file=report.path, board=rec.board, line=rec.line)))
+            source = DealSource("import", file=report.path, board=rec.board, line=rec.line, file_sha256=report.sha256)
+            items.append(ImportItem(rec.deal, source))
             in_chunk.setdefault(report.path, report)
         batch: dict[str, object] = {
             "part": part,
             "parts": parts,
             "files": [
                 {
-                    "file": r.path,
+                    "file": base_name(r.path),  # the public ledger: base name and SHA-256, never a local path
                     "format": r.format,
                     "sha256": r.sha256,
                     "records": r.records,

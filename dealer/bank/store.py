@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 import uuid
@@ -122,13 +123,21 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
+def base_name(path: str) -> str:
+    """A file's base name, whatever the separator: what the public ledger may say of a local path."""
+    return re.split(r"[\\/]", path)[-1]
+
+
 def source_public(source: DealSource) -> dict[str, Any]:
-    """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret."""
+    """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret, and of a
+    file only its base name and SHA-256 (never the organiser's local path)."""
     out: dict[str, Any] = {"kind": source.kind, "shown": source.shown_cards}
-    for name in ("station", "variant", "file", "board", "line"):
+    for name in ("station", "variant", "board", "line", "file_sha256"):
         value = getattr(source, name)
         if value is not None:
             out[name] = value
+    if source.file is not None:
+        out["file"] = base_name(source.file)
     return out
 
 
@@ -625,9 +634,11 @@ class SqliteBank:
         return any(e.data.get("label") == label for e in self.entries_of_kind(EntryKind.DRAW_PUBLISHED))
 
     def draw_void(self, label: str, data: dict[str, Any]) -> Entry:
-        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently."""
+        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently. Only before
+        its public value is entered: after that, the holder of K knows the result, and a void would let them
+        throw away a draw they did not like."""
         with self._tx() as db:
-            self._expect_draw_state(db, label, ("committed", "public-value"))
+            self._expect_draw_state(db, label, ("committed",))
             entry = self._append(db, EntryKind.DRAW_VOID, data)
             db.execute("UPDATE draws SET state='void' WHERE label=?", (label,))
         return entry

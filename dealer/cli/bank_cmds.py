@@ -20,6 +20,7 @@ from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
 out = Console(highlight=False, markup=False)
+warn = Console(highlight=False, stderr=True)
 bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public deals, export the public key.")
 app.add_typer(bank_app, name="bank", no_args_is_help=True)
 
@@ -62,12 +63,24 @@ def seal_cmd(
     as_json: bool = typer.Option(
         False, "--json", help="Print the sealed record (keep it: `bank verify --since FILE` checks against it)."
     ),
+    regulation: Path | None = typer.Option(
+        None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: embedded)."
+    ),
 ) -> None:
     """Sign a checkpoint of the ledger: its deals become eligible for draws."""
+    from dealer.regulation import load_regulation
+
+    reg = load_regulation(regulation)
     with open_bank(bank, keys) as b:
         seal = b.seal()
         size, head = b.anchor()
         entry = b.entry(seal.ledger_index)
+    if seal.last_deal < reg.bank_target:  # on stderr: --json output stays one JSON document
+        warn.print(
+            f"warning: sealed {seal.last_deal} deals, below the regulation's target of {reg.bank_target} "
+            f"({reg.plan_text()}): a draw from this bank needs the director's override with a reason",
+            markup=False,
+        )
     if as_json:
         record = {
             "seal": {"checkpoint": entry.data["checkpoint"], "signature": seal.signature},

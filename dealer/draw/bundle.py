@@ -466,13 +466,13 @@ def _chain(b: dict[str, Any], pool: list[dict[str, Any]]) -> tuple[bool, str, li
         links.append(prev)
         cur = prev
     links.reverse()  # oldest first
-    forks = [
-        o["commitment"]["label"]
-        for h, o in by_hash.items()
-        if h != me and o["commitment"]["previous"] == com["previous"]
-    ]
-    if forks:
-        return False, f"draw {forks[0]!r} also follows {com['previous'] or 'nothing'}: two chains of one bank", []
+    members = {me, *(commitment_hash(x["commitment"]) for x in links)}
+    for member in [*links, b]:  # no other given draw may follow the same draw as one of the chain (a fork)
+        follows = member["commitment"]["previous"]
+        forks = [o["commitment"]["label"] for h, o in by_hash.items()
+                 if h not in members and o["commitment"]["previous"] == follows]  # fmt: skip
+        if forks:
+            return False, f"draw {forks[0]!r} also follows {follows or 'nothing'}: two chains of one bank", []
     drawn: list[int] = []
     prev_doc: dict[str, Any] | None = None
     for earlier in [*links, b]:

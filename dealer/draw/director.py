@@ -269,6 +269,8 @@ class Director:
     def run(self, label: str) -> list[DrawnDeal]:
         """Draw (director only): the result is stored and marked, never published before ``reveal``."""
         rec = self.bank.get_draw(label)
+        if rec.state == "void":
+            raise DrawError(f"draw {label!r} is void: it draws nothing")
         if rec.public_value is None:
             raise DrawError(f"draw {label!r} has no public value yet: enter it first")
         doc = self.commitment(label)["commitment"]
