@@ -237,6 +237,7 @@ def test_an_import_while_a_station_deals_loses_no_deal(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_a_300000_deal_import_while_a_station_deals_loses_no_deal(tmp_path: Path) -> None:
     _import_while_dealing(tmp_path, 300_000, 50)
 
