@@ -241,8 +241,8 @@ def make_router(service: Service) -> APIRouter:
                 on_progress=on_progress,
             )
             await maker.run_async(boards)
-            job.state = "done"
             await record("boards", job.label, [journal], copies=job.total_copies)
+            job.state = "done"  # only once the ledger has the run (the bank may be busy a moment)
         except asyncio.CancelledError:
             job.state = "stopped"
             raise
