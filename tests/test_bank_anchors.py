@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 from bank_support import fill, random_deal, station_source
+from draw_support import full_draw, regulation
 
 from dealer.bank import keys
 from dealer.bank.ledger import Entry, commitment
 from dealer.bank.store import SqliteBank
 from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
-from dealer.draw.protocol import named_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,17 +108,18 @@ def test_a_replaced_unsealed_deal_with_a_recomputed_chain_is_found_with_the_head
     assert not report.ok and "is not in the ledger" in str(report.problem)
 
 
+REG = regulation(boards=3, share=10)  # 3 deals from a bank of 30
+
+
 def _draw(bank: SqliteBank, label: str, value: str) -> list[int]:
-    director = Director(bank)
-    director.prepare(label, named_spec("a named public number"), count=3)
-    director.enter_public_value(label, named=value)
-    return [d.deal.deal_id for d in director.run(label)]
+    full_draw(Director(bank), label, REG, value=value, reveal=False)
+    return list(bank.get_draw(label).drawn or ())
 
 
 def test_an_erased_and_rerun_draw_is_found_with_the_head_and_with_the_bundle(sealed: Path, tmp_path: Path) -> None:
     with SqliteBank(sealed) as bank:
         bank.seal()
-        first = _draw(bank, "S1", "12345")
+        first = _draw(bank, "S1", "12345612/65432165")
         assert bank.latest_seal() is not None and bank.latest_seal().size == bank.ledger_size() - 1  # type: ignore[union-attr]
         director = Director(bank)
         director.reveal("S1")
@@ -132,7 +133,7 @@ def test_an_erased_and_rerun_draw_is_found_with_the_head_and_with_the_bundle(sea
         db.execute("DELETE FROM draws")
         db.execute("UPDATE deals SET state='bank', session=NULL")
     with SqliteBank(sealed) as bank:  # and run it again with a new K
-        second = _draw(bank, "S1", "12345")
+        second = _draw(bank, "S1", "12345612/65432165")
         Director(bank).reveal("S1")
     assert second != first
     assert verify_file(sealed).ok  # the finding: the file alone looks fine
@@ -164,7 +165,7 @@ def _bank_file(tmp_path: Path) -> bytes:
     with SqliteBank(path) as bank:
         fill(bank, 30, seed=5)
         bank.seal()
-        _draw(bank, "S1", "777")
+        _draw(bank, "S1", "11223344/55663322")
         bank.void_deal("jam", "A")
     assert not (path.parent / "bank.sqlite-wal").exists() or path.with_name("bank.sqlite-wal").stat().st_size == 0
     return path.read_bytes()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -15,6 +14,7 @@ from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
 
 from .app import app, fail
+from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
 out = Console(highlight=False, markup=False)
@@ -40,7 +40,7 @@ def status_cmd(
     with open_bank(bank, keys) as b:
         st = Director(b).status()
     if as_json:
-        out.print(json.dumps(st, indent=2), markup=False)
+        print_json(st, sort_keys=False)
         return
     table = Table(title=f"Bank {st['bank']}", show_header=False)
     for key in ("deals", "in_bank", "drawn", "played", "sealed_deals", "unsealed_deals", "eligible", "ledger_size"):
@@ -48,12 +48,12 @@ def status_cmd(
     table.add_row("ledger head", st["ledger_head"])
     table.add_row("anchor for the act", f"{st['ledger_size']}:{st['ledger_head'][:16]}")
     out.print(table)
-    for s in st["seals"]:
-        out.print(
+    for s in st["seals"]:  # lines holding hashes: plain, never wrapped
+        print_line(
             f"seal at entry {s['index']}: {s['size']} entries, deals 1..{s['last_deal']}, root {s['root']}, {s['ts']}"
         )
     for d in st["draws"]:
-        out.print(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
+        print_line(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
 
 
 @bank_app.command("seal")
@@ -76,11 +76,11 @@ def seal_cmd(
             "ledger_index": seal.ledger_index,
             "head": f"{size}:{head}",
         }
-        typer.echo(json.dumps(record, indent=2, sort_keys=True))
+        print_json(record)
         return
     out.print(f"sealed {seal.size} ledger entries (deals 1..{seal.last_deal})", markup=False)
-    out.print(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}", markup=False)
-    out.print(f"ledger head {size}:{head[:16]} (note it in the act; full hash {head})", markup=False)
+    print_line(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}")
+    print_line(f"ledger head {size}:{head[:16]} (note it in the act; full hash {head})")
 
 
 @bank_app.command("verify")
@@ -172,8 +172,8 @@ def export_key_cmd(
         pem = b.public_key_pem()
         raw = b.public_key_hex()
     if output is None:
-        out.print(pem.decode().rstrip(), markup=False)
-        out.print(f"raw: {raw}", markup=False)
+        print_line(pem.decode().rstrip())
+        print_line(f"raw: {raw}")
     else:
         output.write_bytes(pem)
         out.print(f"wrote {output} (raw key {raw})", markup=False)
