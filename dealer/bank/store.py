@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 import uuid
@@ -70,6 +71,8 @@ CREATE TABLE IF NOT EXISTS draws (
     drawn TEXT
 );
 """
+
+SCHEMA_OBJECTS = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA))
 
 # Deal states
 IN_BANK = "bank"
@@ -224,8 +227,8 @@ class SqliteBank:
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _init_schema(self) -> None:
-        existing = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name='meta'").fetchone()[0]
-        if existing and self._db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
+        names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        if names >= SCHEMA_OBJECTS and self._db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
             self._read_bank_id()  # an existing bank opens without a write, so never waits for another writer
             return
         for statement in SCHEMA.split(";"):
