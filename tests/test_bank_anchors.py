@@ -159,6 +159,24 @@ def test_the_cli_checks_head_and_sealed_record(sealed: Path) -> None:
     assert r.returncode == 1 and "SIZE:HASH" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_hostile_since_files_are_refused_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    (tmp_path / "nested.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "text.json").write_bytes("[/] ﻿".encode("utf-16"))
+    (tmp_path / "shape.json").write_text(json.dumps({"seal": {"checkpoint": 5, "signature": "x"}}))
+    reasons = {
+        "zero.json": "not a regular file",
+        "nested.json": "RecursionError",
+        "text.json": "not a draw bundle",
+        "shape.json": "seal.checkpoint must be an object",
+        "missing.json": "not a regular file",
+    }
+    for name, reason in reasons.items():
+        with pytest.raises(AnchorError) as err:
+            Since.load(tmp_path / name)
+        assert reason in str(err.value), (name, err.value)
+
+
 # -- item 3: every kind of damage is a finding --------------------------------------------------------------------
 def _bank_file(tmp_path: Path) -> bytes:
     path = tmp_path / "src" / "bank.sqlite"
