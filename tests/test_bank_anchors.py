@@ -108,10 +108,11 @@ def test_a_replaced_unsealed_deal_with_a_recomputed_chain_is_found_with_the_head
     assert not report.ok and "is not in the ledger" in str(report.problem)
 
 
+REG = regulation(boards=3, share=10)  # 3 deals from a bank of 30
+
+
 def _draw(bank: SqliteBank, label: str, value: str) -> list[int]:
-    """Draw 3 boards (10% of a 30-deal bank) with the dice of two witnesses; not revealed."""
-    director = Director(bank)
-    full_draw(director, label, regulation(boards=3), value=value, reveal=False)
+    full_draw(Director(bank), label, REG, value=value, reveal=False)
     return list(bank.get_draw(label).drawn or ())
 
 
@@ -158,13 +159,31 @@ def test_the_cli_checks_head_and_sealed_record(sealed: Path) -> None:
     assert r.returncode == 1 and "SIZE:HASH" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_hostile_since_files_are_refused_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    (tmp_path / "nested.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "text.json").write_bytes("[/] ﻿".encode("utf-16"))
+    (tmp_path / "shape.json").write_text(json.dumps({"seal": {"checkpoint": 5, "signature": "x"}}))
+    reasons = {
+        "zero.json": "not a regular file",
+        "nested.json": "RecursionError",
+        "text.json": "not a draw bundle",
+        "shape.json": "seal.checkpoint must be an object",
+        "missing.json": "not a regular file",
+    }
+    for name, reason in reasons.items():
+        with pytest.raises(AnchorError) as err:
+            Since.load(tmp_path / name)
+        assert reason in str(err.value), (name, err.value)
+
+
 # -- item 3: every kind of damage is a finding --------------------------------------------------------------------
 def _bank_file(tmp_path: Path) -> bytes:
     path = tmp_path / "src" / "bank.sqlite"
     with SqliteBank(path) as bank:
         fill(bank, 30, seed=5)
         bank.seal()
-        _draw(bank, "S1", "12345612/65432165")
+        _draw(bank, "S1", "11223344/55663322")
         bank.void_deal("jam", "A")
     assert not (path.parent / "bank.sqlite-wal").exists() or path.with_name("bank.sqlite-wal").stat().st_size == 0
     return path.read_bytes()

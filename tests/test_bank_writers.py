@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +238,7 @@ def test_an_import_while_a_station_deals_loses_no_deal(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_a_300000_deal_import_while_a_station_deals_loses_no_deal(tmp_path: Path) -> None:
     _import_while_dealing(tmp_path, 300_000, 50)
 
@@ -250,3 +252,39 @@ def test_the_service_config_sets_the_bank_wait_and_the_seal_interval() -> None:
         config_from_dict({"bank": {"busy_timeout": -1}}, "t")
     with pytest.raises(ConfigError, match="bank.seal_every_deals"):
         config_from_dict({"bank": {"seal_every_deals": 1.5}}, "t")
+
+
+def test_a_deal_waiting_for_the_bank_gets_a_last_chance_at_shutdown(tmp_path: Path) -> None:
+    cfg = service_config(
+        tmp_path,
+        stations=[{"name": "A", "cards_per_second": 2000.0}],
+        bank={"path": str(tmp_path / "var" / "bank.sqlite"), "busy_timeout": 0.05},
+    )
+    holder: LockHolder | None = None
+    with running_service(cfg, regulation(2, 32, target=6), autostart=False) as server:
+        holder = LockHolder(server.service.config.bank_path)
+        station = server.service.stations["A"]
+
+        async def script(c: Console) -> None:
+            await c.cmd("connect", device="simulator")
+            await c.until(station_msg("ready"))
+            await c.cmd("start")
+            await c.until(lambda m: m["type"] == "station" and m["status"] == "bank_waiting" and m["pending"])
+            await c.cmd("pause")
+
+        run_console(server, script)
+
+        def release_once_stopping() -> None:  # the service is shutting down: its stations are disconnected
+            while station.link is not None:
+                threading.Event().wait(0.01)
+            assert holder is not None
+            holder.release()
+
+        releaser = threading.Thread(target=release_once_stopping, daemon=True)
+        releaser.start()
+    releaser.join(30)
+    holder.close()
+    deals, voids = _station_entries(cfg.bank_path)
+    assert deals == station.session.accepted >= 1 and not station.pending  # written during the shutdown
+    assert not [v for v in voids if v["reason"] in ("bank_refused", "bank_unavailable")]  # (a deal cut off by
+    # the disconnect itself is voided as such, also written in that last chance)

@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS draws (
 );
 """
 
+SCHEMA_OBJECTS = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA))
+
 # Deal states
 IN_BANK = "bank"
 DRAWN = "drawn"
@@ -233,8 +235,8 @@ class SqliteBank:
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _init_schema(self) -> None:
-        existing = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name='meta'").fetchone()[0]
-        if existing and self._db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
+        names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        if names >= SCHEMA_OBJECTS and self._db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
             self._read_bank_id()  # an existing bank opens without a write, so never waits for another writer
             return
         for statement in SCHEMA.split(";"):

@@ -60,6 +60,7 @@ class AnchorError(ValueError):
     """An anchor given to verify that cannot be used (names what is wrong with it)."""
 
 
+MAX_SINCE_BYTES = 64 << 20  # a --since file larger than this is refused unread (bundles are a few MB at most)
 MIN_HEAD_DIGITS = 16  # a noted head of 16 hex digits (64 bits) cannot be matched by a forged ledger
 
 
@@ -100,7 +101,12 @@ class Since:
     @classmethod
     def load(cls, path: Path) -> Since:
         try:
-            raw = path.read_bytes()[: 64 << 20]
+            if not path.is_file():
+                raise AnchorError(f"{path}: not a regular file")
+            with path.open("rb") as f:
+                raw = f.read(MAX_SINCE_BYTES + 1)
+            if len(raw) > MAX_SINCE_BYTES:
+                raise AnchorError(f"{path}: larger than {MAX_SINCE_BYTES >> 20} MiB: not a bundle or a seal record")
             doc = json.loads(raw)
             seal = doc["seal"]
             checkpoint, signature = seal["checkpoint"], seal["signature"]
@@ -109,6 +115,8 @@ class Since:
             commitment = doc.get("commitment")
             drawn = doc.get("drawn")
             ids = tuple(int(d["deal_id"]) for d in drawn) if isinstance(drawn, list) else None
+        except AnchorError:
+            raise
         except OSError as exc:
             raise AnchorError(f"{path}: cannot read ({exc.strerror})") from exc
         except (ValueError, TypeError, KeyError, RecursionError) as exc:

@@ -47,6 +47,7 @@ def status_cmd(
     for key in ("deals", "in_bank", "drawn", "played", "sealed_deals", "unsealed_deals", "eligible", "ledger_size"):
         table.add_row(key.replace("_", " "), str(st[key]))
     table.add_row("ledger head", st["ledger_head"])
+    table.add_row("anchor for the act", f"{st['ledger_size']}:{st['ledger_head'][:16]}")
     out.print(table)
     for s in st["seals"]:  # lines holding hashes: plain, never wrapped
         print_line(

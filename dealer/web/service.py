@@ -35,6 +35,8 @@ from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
 
 log = logging.getLogger("dealer.service")
+SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank get this long
+SEAL_RETRY_S = 60.0  # an automatic seal that failed (busy bank, wrong key) is tried again after this long
 
 
 def default_bank_factory(path: Path, busy_timeout: float = 2.0) -> Callable[[], BankApi]:
@@ -74,6 +76,7 @@ class Service:
         self._ticker: asyncio.Task[None] | None = None
         self._anchor: tuple[int, str] | None = None
         self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def begin_shutdown(self) -> None:
@@ -85,6 +88,7 @@ class Service:
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
         await self.watch_bank()
         for station in self.stations.values():
             if await station.recover() is not None:
@@ -111,6 +115,7 @@ class Service:
             station.running = False
             with contextlib.suppress(Exception):
                 await station.disconnect()
+            await station.flush(SHUTDOWN_FLUSH_S)  # a deal waiting for the bank gets a last chance
         self.bank.close()
 
     async def watch_bank(self) -> None:
@@ -136,10 +141,16 @@ class Service:
         due = (every_deals and deals >= every_deals) or (
             every_min and entries and time.monotonic() - self._seal_clock >= every_min * 60
         )
-        if not due:
+        if not due or time.monotonic() < self._seal_retry:
             return None
         self._seal_clock = time.monotonic()
-        seal = await self.bank.call(bank.seal)  # type: ignore[attr-defined]
+        self._seal_retry = 0.0
+        try:
+            seal = await self.bank.call(bank.seal)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self._seal_retry = time.monotonic() + SEAL_RETRY_S
+            log.error("automatic seal failed (tried again in %g s): %s", SEAL_RETRY_S, exc)
+            return None
         log.info("automatic seal: %d ledger entries, deals 1..%d", seal.size, seal.last_deal)
         return seal
 

@@ -489,6 +489,20 @@ class Station:
         else:
             self._set_status("needs_redeal")
 
+    async def flush(self, timeout: float) -> bool:
+        """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
+        drainer = self._drainer
+        if not self.pending or drainer is None:
+            return True
+        self._wake.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(drainer), timeout)
+        if self.pending:
+            log.error("station %s: %d ledger writes never reached the bank: %s", self.name, len(self.pending),
+                      [w.view() for w in self.pending])  # fmt: skip
+            drainer.cancel()
+        return not self.pending
+
     async def retry_pending(self) -> None:
         """The judge: try the waiting ledger writes now."""
         if not self.pending:
