@@ -297,3 +297,24 @@ def test_cli_verifies_a_bundle_and_its_chain_without_any_database(director: Dire
     refused = _cli("draw", "verify", str(dup), cwd=alone)
     assert refused.returncode == 1 and "'secret' appears twice" in refused.stderr
     assert not (alone / "var").exists()
+
+
+def test_a_void_bundle_carrying_a_public_value_is_refused(director: Director) -> None:
+    """A void after V would let the holder of K throw away a draw whose result they already knew: the bank
+    refuses it, and a void bundle forged with V in it (signed with the bank's own key) fails verification."""
+    director.seal()
+    director.prepare("S1", DICE, REG)
+    director.publish("S1")
+    director.void("S1", "the hall lost power")
+    genuine = director.bundle("S1")
+    assert all(c.ok for c in verify_bundle(genuine)) and genuine["public_value"] is None
+    forged = copy.deepcopy(genuine)
+    forged["public_value"] = "12345612/65432165"
+    checks = verify_bundle(forged)
+    assert checks[-1].name == "void" and not checks[-1].ok
+    assert "voided after its public value was entered" in checks[-1].detail
+    director.prepare("S2", DICE, REG)
+    director.publish("S2")
+    director.enter_public_value("S2", dice=["12345612/65432165"])
+    with pytest.raises(BankError, match="needs it committed"):
+        director.void("S2", "changed our mind")

@@ -429,6 +429,8 @@ def _void_check(b: dict[str, Any], pub: str) -> Check:
         problems.append("the void names another draw")
     if v["secret"] != b["secret"]:
         problems.append("the void's K differs from the bundle's")
+    if b["public_value"] is not None:  # with K and V the result is fixed: a void then would discard a known draw
+        problems.append("the draw was voided after its public value was entered, when its result was already fixed")
     return _fail_or(
         not problems,
         "void",
