@@ -236,13 +236,19 @@ class Foul(BaseModel):
     copy_: int = Field(alias="copy")
     attempt: int
     kind: str | None = None
-    position: int | None = None
     pocket: str | None = None
+    position: int | None = None
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
+class FoulShown(Foul):
+    """A foul copy with the card, the pocket it belongs in and the reason: the director's view, and the judge's
+    once Show cards is on for board making (ledgered first)."""
+
     reason: str | None = None
     card: str | None = None
     expected: str | None = None
-
-    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
 
 class BoardsView(BaseModel):
@@ -255,7 +261,7 @@ class BoardsView(BaseModel):
     current: str
     made: list[tuple[int, int]]
     skipped: list[tuple[int, int]]
-    fouls: list[Foul]
+    fouls: list[FoulShown | Foul]
     error: str | None
 
 

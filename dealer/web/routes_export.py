@@ -40,6 +40,7 @@ from .models import (
     FileParam,
     FilesWritten,
     Foul,
+    FoulShown,
     HandRecords,
     JobState,
     LabelParam,
@@ -86,13 +87,25 @@ def _card_free(text: str) -> str:
     return _CARD_NAME.sub("…", text)
 
 
+FOUL_PUBLIC_KEYS = ("board", "copy", "attempt", "kind", "pocket", "position")  # all the blind console gets
+
+
 def _foul(f: FoulCopy, cards: bool) -> Foul:
     """A foul copy; without ``cards`` (the judge's console without Show cards) which pocket and which card
     position went wrong only, never the card (nor the pocket it belongs in, nor the reason, which names it)."""
-    public = Foul(board=f.board, copy=f.copy, attempt=f.attempt, kind=f.kind, pocket=f.pocket, position=f.position)
     if not cards:
-        return public
-    return public.model_copy(update={"reason": f.reason, "card": f.card, "expected": f.expected})
+        return Foul(board=f.board, copy=f.copy, attempt=f.attempt, kind=f.kind, pocket=f.pocket, position=f.position)
+    return FoulShown(
+        board=f.board,
+        copy=f.copy,
+        attempt=f.attempt,
+        kind=f.kind,
+        pocket=f.pocket,
+        position=f.position,
+        reason=f.reason,
+        card=f.card,
+        expected=f.expected,
+    )
 
 
 def boards_view(
