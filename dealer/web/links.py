@@ -190,6 +190,8 @@ def available_devices() -> list[dict[str, str]]:
     devices = [{"id": "simulator", "kind": "simulator", "description": "simulated dealing machine (pty)"}]
     try:
         for row in serial_rows():
+            if row["description"] in ("", "n/a") and not row["usb"]:
+                continue  # a motherboard UART with nothing behind it (/dev/ttyS0..31): not a dealing machine
             text = " ".join(x for x in (row["description"], row["profile"], row["serial"]) if x)
             devices.append({"id": f"serial:{row['device']}", "kind": "serial", "description": text})
         usb_found, _ = usb_rows()

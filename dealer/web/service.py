@@ -11,9 +11,10 @@ from typing import Any
 
 from dealer.bank.api import BankApi
 from dealer.core.events import FaultKind
-from dealer.regulation import Regulation, load_regulation
+from dealer.regulation import DealingVariant, Regulation, load_regulation
 
 from .bankworker import BankWorker
+from .closed import ClosedBoards
 from .config import ServiceConfig, StationConfig
 from .devices import DeviceLink
 from .hub import PublicHub
@@ -22,6 +23,7 @@ from .operator import OperatorBus
 from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
+from .streams import PublicStreams
 
 log = logging.getLogger("dealer.service")
 
@@ -50,10 +52,18 @@ class Service:
             config.director_secret or load_or_create_secret(config.var_dir, "director"),
         )
         self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path))
-        self.hub = PublicHub(delay=config.broadcast_delay)
+        self.hub = PublicHub()  # the hall: real time
+        self.remote = PublicHub(delay=config.broadcast_delay)  # remote viewers: held back by broadcast_delay
+        self.streams = PublicStreams(self.hub, self.remote)
         self.operator = OperatorBus()
+        self.closed: ClosedBoards | None = None
+        if self.regulation.variant is DealingVariant.CLOSED:  # Law 6: variant 1 deals into boards, no bank
+            self.closed = ClosedBoards(
+                config.var_dir / "boards" / "closed.jsonl", self.regulation.boards_per_session, self.regulation.copies
+            )
         self.stations = {
-            s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
+            s.name: Station(s, self.regulation, self.bank, self.streams, self.operator, self.closed)
+            for s in config.stations
         }
         for station in self.stations.values():
             station.marker = config.var_dir / f"station-{station.name}.dealing"
@@ -64,23 +74,22 @@ class Service:
     def begin_shutdown(self) -> None:
         """Called from a signal handler: end the audience streams so the server can stop at once."""
         if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self.hub.close)
+            self._loop.call_soon_threadsafe(self.streams.close)
 
     # -- life cycle ----------------------------------------------------------------------------------------
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
         formed = await self.bank.call(self.bank.bank.deal_count)
         head = await self.bank.call(self.bank.bank.ledger_head)
-        self.hub.publish(bank_message(formed, self.regulation.bank_target, head))
+        self.streams.publish(bank_message(formed, self.regulation.bank_target, head))
         for station in self.stations.values():
             if await station.recover() is not None:
                 log.warning("station %s: the deal in progress when the service stopped is voided", station.name)
             station.announce()
-        if self.autostart:
+        if self.autostart:  # connect only: nothing is dealt until the technical judge presses Start
             for station in self.stations.values():
                 try:
                     await station.connect(open_link(station.config))
-                    await station.start()
                 except Exception as exc:  # a missing device must not stop the service: the judge reconnects
                     log.warning("station %s: %s", station.name, exc)
                     station.status = "disconnected"
@@ -122,8 +131,20 @@ class Service:
             "bank": self.hub.state.bank,
         }
 
+    async def publish_ledger_head(self) -> None:
+        """The ledger head moved without a deal (a seal, a draw, a reveal): both consoles and the audience show it."""
+        formed = await self.bank.call(self.bank.bank.deal_count)
+        head = await self.bank.call(self.bank.bank.ledger_head)
+        self.streams.publish(bank_message(formed, self.regulation.bank_target, head))
+        target = self.regulation.bank_target
+        self.operator.send({"type": "bank", "formed": formed, "target": target, "ledger_head": head})
+
     async def judge_command(self, name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
         station = self.station(name)
+        if action in ("connect", "disconnect", "reset") and station.session.dealing and not args.get("confirm"):
+            raise StationError(
+                f"station {name}: a deal is in progress; {action} voids it (reason operator): confirm to go on"
+            )
         if action == "connect":
             device = str(args.get("device", "simulator"))
             cfg = station.config
@@ -149,6 +170,8 @@ class Service:
             await station.connect(link)
         elif action == "disconnect":
             await station.disconnect()
+        elif action == "reset":
+            await station.reset()
         elif action in ("start", "resume"):
             await station.start()
         elif action == "pause":
@@ -174,4 +197,4 @@ class Service:
 
     # -- director ------------------------------------------------------------------------------------------
     def publish_commitment(self, label: str, commitment: str, deals: int, public_value: str) -> None:
-        self.hub.publish(commitment_message(label, commitment, deals, public_value))
+        self.streams.publish(commitment_message(label, commitment, deals, public_value))
