@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import Running, regulation, running_service, service_config
+from _web_server import Running, press_start, regulation, running_service, service_config
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 pytestmark = [
@@ -30,6 +30,7 @@ def dealing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     tmp = tmp_path_factory.mktemp("browser")
     stations = [{"name": "A", "cards_per_second": 60.0}, {"name": "B", "cards_per_second": 45.0}]
     with running_service(service_config(tmp, stations=stations), regulation(2, 32, target=200)) as server:
+        press_start(server)
         yield server
 
 
@@ -146,6 +147,7 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
 def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path: Path) -> None:
     cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
     with running_service(cfg, regulation(3, None, target=40)) as server:
+        press_start(server)
         deadline = time.monotonic() + 60
         while server.service.stations["A"].status != "target_reached":
             assert time.monotonic() < deadline

@@ -96,6 +96,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_seal(request: Request) -> dict[str, Any]:
         await guarded(request, True)
         seal = await act(director.seal)
+        await service.publish_ledger_head()
         return {"size": seal.size, "root": seal.root, "last_deal": seal.last_deal, "ts": seal.ts}
 
     @app.post("/api/director/draws")
@@ -140,6 +141,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
         msg: dict[str, Any] = await act(published)
         service.publish_commitment(msg["label"], msg["commitment"], msg["deals"], msg["public_value"])
+        await service.publish_ledger_head()
         return msg
 
     @app.post("/api/director/draws/{label}/value")
@@ -174,12 +176,14 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             await act(value_then_run)
         else:
             await act(director.run, label)
+        await service.publish_ledger_head()
         return {"label": label, "drawn": await act(drawn_view, label)}
 
     @app.post("/api/director/draws/{label}/reveal")
     async def director_reveal(label: str, request: Request) -> dict[str, Any]:
         await guarded(request, True)
         result: dict[str, Any] = await act(director.reveal, label)
+        await service.publish_ledger_head()
         return result
 
     @app.get("/api/director/draws/{label}/bundle")

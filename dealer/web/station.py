@@ -444,7 +444,13 @@ class Station:
         )
         self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head))
         self.operator.send(
-            {"type": "committed", "station": self.name, "bank_deal": committed.deal_id, "formed": formed}
+            {
+                "type": "committed",
+                "station": self.name,
+                "bank_deal": committed.deal_id,
+                "formed": formed,
+                "ledger_head": committed.ledger_head,
+            }
         )
         if self.running:
             self.send_state()
@@ -506,6 +512,7 @@ class Station:
             "station": self.name,
             "status": self.status,
             "running": self.running,
+            "in_deal": self.session.dealing,
             "variant": int(self.session.variant),
             "open_count": self.session.open_count,
             "device": link.info() if link is not None else None,
