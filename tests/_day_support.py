@@ -121,7 +121,7 @@ class ServerProcess:
             self.press_start(timeout)
 
     def press_start(self, timeout: float = 60) -> None:
-        judge = {"Authorization": "Bearer " + (self.cfg.var / "judge.secret").read_text().strip()}
+        judge = {"Authorization": f"Bearer {JUDGE}"}
         deadline = time.monotonic() + timeout
         pending: set[str] | None = None
         while True:

@@ -154,33 +154,80 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
             time.sleep(0.05)
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
         errors = page_errors(page)
+        dialogs: list[str] = []
+        answer = {"accept": True}
+
+        def on_dialog(d: Any) -> None:
+            dialogs.append(d.message)
+            if answer["accept"]:
+                d.accept()
+            else:
+                d.dismiss()
+
+        page.on("dialog", on_dialog)
         page.goto(f"{server.base}/director?token={server.director}&lang=en")
         page.wait_for_function("document.getElementById('d-deals').textContent.startsWith('40')")
+        answer["accept"] = False  # Seal asks first; saying no changes nothing
+        page.get_by_role("button", name="Seal the bank").click()
+        page.wait_for_function("document.getElementById('message').textContent === ''")
+        assert len(dialogs) == 1 and "Seal the bank now?" in dialogs[0]
+        assert page.locator("#seals li").count() == 0
+        answer["accept"] = True
         page.get_by_role("button", name="Seal the bank").click()
         page.wait_for_function("document.getElementById('d-eligible').textContent === '40'")
+        seal_line = page.locator("#seals li").first.inner_text()
+        assert "T" not in seal_line.split("·")[0] and "2026" in seal_line  # a human date, no raw ISO
         page.fill("input[name=label]", "round-1")
         page.fill("input[name=witnesses]", "Ann, Boris")
         page.fill("input[name=digits]", "3")
         page.get_by_role("button", name="Prepare the draw (commit)").click()
         draw = page.locator(".draw[data-label='round-1']")
         draw.wait_for()
+        assert "round-1" in dialogs[-1] and "cannot be changed" in dialogs[-1]
         draw.get_by_role("button", name="Show the commitment on the audience display").click()
         page.wait_for_function("document.getElementById('message').textContent === 'Done'")
         audience = browser.new_page()
         audience.goto(server.base + "/")
         audience.wait_for_selector("#commitment:not([hidden])")
-        assert "round-1" in audience.locator("#commitment").inner_text()
+        banner = audience.locator("#commitment").inner_text()
+        assert "round-1" in banner and "Deals to draw:" in banner and "Session:" in banner  # labelled, not a bare "2"
+        head_before = audience.locator("#ledgerhead").inner_text()
         draw.locator("input[name=public_value]").fill("123/456")
+        n = len(dialogs)
         draw.get_by_role("button", name="Run the draw").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='drawn'] .drawnlist .drawn")
-        assert page.locator(".drawnlist .drawn").count() == 2
-        assert page.locator(".drawnlist .card").count() == 2 * 52  # the director sees the drawn deals
-        audience.reload()
-        audience.wait_for_selector("#commitment:not([hidden])")
-        assert audience.locator(".drawn").count() == 0  # the audience does not
+        assert len(dialogs) == n + 1 and "cannot be undone" in dialogs[-1]
+        rows = page.locator(".drawnlist tr.drawn")
+        assert rows.count() == 2
+        # the drawn deals as boards: 1 N None, 2 E N-S (Law 2)
+        cells = [rows.nth(i).locator("td").all_inner_texts()[:3] for i in range(2)]
+        assert cells == [["1", "N", "None"], ["2", "E", "N-S"]]
+        assert page.locator(".drawnlist .card").count() == 2 * 52  # the director has the deals (folded)
+        assert page.locator(".drawnlist details[open]").count() == 0
+        # the audience's ledger head follows the draw, live (no reload)
+        audience.wait_for_function(f"document.getElementById('ledgerhead').textContent !== {head_before!r}")
+        assert audience.locator(".drawn, .drawnlist").count() == 0  # the audience never gets the deals
+        # deal files, then the boards made on the simulated machine with progress
+        draw.locator("button[data-action=files]").click()
+        draw.locator("ul.files a", has_text="round-1.pbn").wait_for()
+        draw.locator("button[data-action=boards]").click()
+        assert "round-1" in dialogs[-1]
+        page.wait_for_selector(".draw[data-label='round-1'] .boardsprogress[data-state='done']", timeout=60000)
+        assert "4 of 4" in draw.locator(".boardsprogress").inner_text()
+        assert draw.locator("button[data-action=handrecords]").is_disabled()  # hand records wait for the reveal
         page.screenshot(path=str(ARTIFACTS / "director-drawn.png"), full_page=True)
+        answer["accept"] = False
+        page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
+        assert "Reveal" in dialogs[-1] and "cannot be undone" in dialogs[-1]
+        assert server.service.bank.bank.get_draw("round-1").state == "drawn"  # "no" keeps K secret
+        answer["accept"] = True
         page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='revealed'] a[download]")
+        assert page.locator(".drawnlist details[open]").count() == 2  # after the reveal the deals are shown
+        page.locator(".draw[data-label='round-1'] button[data-action=handrecords]").click()
+        page.locator(".draw[data-label='round-1'] ul.files a", has_text=".pdf").wait_for()
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.screenshot(path=str(ARTIFACTS / "director-revealed.png"), full_page=True)
         assert errors == []
         page.close()
         audience.close()

@@ -16,10 +16,12 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
 from dealer.bank.ledger import canonical_json
+from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
 
 from .auth import check_role
+from .closed import CLOSED_LABEL
 from .service import Service
 
 
@@ -51,11 +53,15 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         return _body(await request.body()) if state_changing else {}
 
     def drawn_view(label: str) -> list[dict[str, Any]]:
+        """The drawn deals as the session's boards: 1..n in draw order, Law 2 dealer and vulnerability."""
         out = []
-        for item in director.drawn_deals(label):
+        for number, item in enumerate(director.drawn_deals(label), start=1):
             deal = item.deal.deal
             out.append(
                 {
+                    "board": number,
+                    "dealer": board_dealer(number).letter,
+                    "vulnerability": board_vulnerability(number).pbn,
                     "deal_id": item.deal.deal_id,
                     "position": item.position,
                     "pbn": deal.to_pbn(),
@@ -75,6 +81,15 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
             s["time"] = s["ts"]
+        closed = service.closed
+        st["variant"] = int(service.regulation.variant)
+        if closed is not None:  # variant 1: the boards dealt closed, for files, board copies and hand records
+            st["closed"] = {
+                "label": CLOSED_LABEL,
+                "made": closed.made,
+                "total": closed.total,
+                "boards": [b.view(with_deal=False) for b in closed.boards],
+            }
         return st
 
     def commitment_digest(label: str) -> str:
