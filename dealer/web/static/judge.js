@@ -14,7 +14,7 @@
   // Connect, Disconnect and Reset void a deal in progress (reason "operator"): the judge is asked first.
   function guarded(cmd, station, extra) {
     const st = stations.get(station);
-    if (st && st.in_deal) {
+    if (st && (st.in_deal || st.status === "dealing")) {
       if (!confirm(t("judge.confirm_void", { action: t("judge." + (cmd === "connect" ? "connect" : cmd)), station }))) return;
       extra = Object.assign({ confirm: true }, extra || {});
     }
@@ -233,7 +233,7 @@
       case "card": {
         const st = stations.get(m.station);
         if (!st) return;
-        st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1;
+        st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1; st.in_deal = true;
         if (st.show_cards && m.card !== undefined) {
           (st.current = st.current || []).push({ position: m.position, seat: m.seat, card: m.card });
           break;
