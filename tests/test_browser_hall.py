@@ -132,6 +132,7 @@ def test_variant_1_hall_shows_board_progress_and_no_card(browser: Any, tmp_path:
             "document.querySelector('section.station .boardno')?.textContent === 'Board 3 of 3'", timeout=60000
         )
         assert page.locator(".card, .back").count() == 0
+        assert page.locator(".bankinfo").inner_text().startswith("Boards: 3 / 3")  # no bank in variant 1
         found = page.evaluate(MEASURE)
         assert found["bad"] == []
         page.screenshot(path=str(ARTIFACTS / "hall-variant1.png"))
@@ -173,3 +174,30 @@ def test_hall_is_real_time_and_remote_keeps_the_broadcast_delay(browser: Any, tm
         assert hall_lag < remote_lag - delay / 2  # the hall does not wait for the remote delay
         for page in pages.values():
             page.close()
+
+
+def test_after_the_target_a_voided_deal_is_not_promised_a_re_deal(browser: Any, tmp_path: Path) -> None:
+    from dealer.web.public import bank_message, station_message
+
+    with running_service(service_config(tmp_path), regulation(2, 32, target=5), autostart=False) as server:
+        service = server.service
+        loop = service._loop
+        assert loop is not None
+
+        def publish(*msgs: dict[str, Any]) -> None:
+            for m in msgs:
+                loop.call_soon_threadsafe(service.streams.publish, m)
+
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(server.base + "/?lang=en")
+        page.wait_for_selector("#conn.live")
+        phase = "document.querySelector(\"section.station[data-station='A'] .phase\")?.textContent || ''"
+        started = {"type": "deal_started", "station": "A", "attempt": 1, "variant": 2, "open_count": 32}
+        publish(started, {"type": "deal_voided", "station": "A", "attempt": 1, "reason": "duplicate_card"})
+        page.wait_for_function(f"({phase}).includes('voided')")
+        assert "re-dealt" in page.evaluate(phase)  # before the target: it will be re-dealt
+        publish(bank_message(5, 5, "ab" * 32), station_message("A", 2, 32, "target_reached"))
+        page.wait_for_function(f"!({phase}).includes('re-dealt')")
+        assert page.evaluate(phase) == "Deal voided (duplicate card)"
+        assert page.locator("#ledgerhead").inner_text() == "ab" * 8  # the ledger head follows, live
+        page.close()

@@ -132,3 +132,47 @@ def test_a_busy_port_is_a_clear_error_exit_1_and_nothing_is_written(tmp_path: Pa
     with sqlite3.connect(bank_path) as db:
         kinds = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
     assert kinds  # the bank is the one made above, untouched
+
+
+def test_rehearsal_uses_its_own_folder_a_small_target_and_names_it(tmp_path: Path) -> None:
+    port = free_port()
+    var = tmp_path / "var"
+    config = tmp_path / "service.toml"
+    config.write_text(
+        f'var_dir = "{var}"\nport = {port}\n[bank]\npath = "{var / "bank.sqlite"}"\n[[stations]]\nname = "A"\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "dealer", "serve", "--config", str(config), "--rehearsal", "--variant", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not lines or "Ctrl-C" not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        text = "".join(lines)
+        assert text.startswith("REHEARSAL") and "variant 1" in text and "12 boards" in text, text
+        assert str(var / "rehearsal") in text  # the folder really used, named
+        assert (var / "rehearsal" / "judge.secret").is_file() and not (var / "judge.secret").exists()
+        deadline = time.monotonic() + 30
+        while True:  # serving (and variant 1: the hall's snapshot names no card)
+            try:
+                snap = httpx.get(f"http://127.0.0.1:{port}/api/public/snapshot", timeout=2).json()
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert snap["bank"]["target"] == 12
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_shipped_service_config_has_one_camera_example() -> None:
+    text = (ROOT / "dealer" / "config" / "service.toml").read_text(encoding="utf-8")
+    assert text.count("# A camera card scanner") == 1 and text.count('# name = "B"') == 1

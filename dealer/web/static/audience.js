@@ -31,21 +31,27 @@
     const st = station(m.station);
     dirty.add(m.station);
     switch (m.type) {
-      case "station": Object.assign(st, { variant: m.variant, open_count: m.open_count, status: m.status }); break;
+      case "station": Object.assign(st, { variant: m.variant, open_count: m.open_count, status: m.status }); headerDirty = true; break;
       case "deal_started": Object.assign(st, { attempt: m.attempt, variant: m.variant, open_count: m.open_count,
         phase: "dealing", reason: null, bank_deal: null, hands: emptyHands() }); break;
       case "card": st.hands[m.seat].open.push(m.card); break;
       case "hidden": st.hands[m.seat].hidden = m.count; break;
       case "deal_voided": st.phase = "voided"; st.reason = m.reason; break;
-      case "board": st.phase = "board"; st.board = m.board; st.boards = m.boards; break;
+      case "board": st.phase = "board"; st.board = m.board; st.boards = m.boards; headerDirty = true; break;
       case "deal_committed": st.phase = "committed"; st.bank_deal = m.bank_deal;
         state.bank.formed = m.formed; state.bank.ledger_head = m.ledger_head; headerDirty = true; break;
     }
   }
   function renderHeader() {
-    const b = state.bank;
+    const all = [...state.stations.values()];
+    const closed = all.length > 0 && all.every((st) => st.variant === 1);  // variant 1: boards, no bank
+    const b = closed ? { formed: Math.max(0, ...all.map((st) => st.board || 0)),
+      target: Math.max(0, ...all.map((st) => st.boards || 0)) } : state.bank;
+    const label = document.getElementById("banklabel");
+    label.dataset.i18n = closed ? "audience.boards" : "audience.bank";
+    label.textContent = I18N.t(label.dataset.i18n);
     document.getElementById("formed").textContent = b.formed;
-    document.getElementById("target").textContent = b.target;
+    document.getElementById("target").textContent = b.target || "—";
     const p = document.getElementById("bankprogress");
     p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
     const lh = document.getElementById("ledgerhead");
