@@ -13,7 +13,7 @@ import httpx
 from _web_server import regulation, running_service, service_config
 
 from dealer.bank.store import SqliteBank
-from dealer.core import Deal
+from dealer.core import Deal, board_dealer
 
 BOARDS = 4
 # Law 2, boards 1-4 (the printed table of the Laws): dealer N E S W; vulnerability None, N-S, E-W, All
@@ -53,6 +53,17 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
             assert state["closed"] is True and state["boards_made"] == BOARDS
             snapshot = httpx.get(f"{server.base}/api/public/snapshot").content
             remote = httpx.get(f"{server.base}/api/remote/snapshot").content
+        director = {"Authorization": f"Bearer {server.director}"}
+        with httpx.Client(base_url=server.base, headers=director, timeout=60) as client:
+            status = client.get("/api/director/status").json()
+            shown = [(b["board"], b["dealer"], b["vulnerability"], b["copies"]) for b in status["closed"]["boards"]]
+            assert shown == [(n + 1, d, v, 3) for n, (d, v) in enumerate(LAW2)]
+            assert all("pbn" not in b for b in status["closed"]["boards"])
+            files = client.post("/api/director/draws/closed/files", json={"formats": ["pbn"]})
+            assert files.status_code == 200 and files.json()["boards"] == BOARDS, files.text
+            pbn = client.get(f"/api/director/draws/closed/files/{files.json()['files'][0]}").text
+            records = client.post("/api/director/draws/closed/handrecords", json={"formats": ["html"]})
+            assert records.status_code == 200 and records.json()["boards"] == BOARDS, records.text
         reader.join(5)
     lines = (tmp_path / "var" / "boards" / "closed.jsonl").read_text().splitlines()
     boards = [json.loads(line) for line in lines]
@@ -79,8 +90,6 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
         if m["type"] == "snapshot":
             for st in m["stations"]:
                 assert all(h == {"open": [], "hidden": 0} for h in st["hands"].values())
-    # the director's view names each board by Law 2 (no deal before the session is over)
-    assert [(b["board"],) for b in boards] == [(n,) for n in range(1, 5)]
-    from dealer.core import board_dealer, board_vulnerability
-
-    assert [(board_dealer(n).letter, board_vulnerability(n).pbn) for n in range(1, 5)] == LAW2
+    for board, deal in zip(boards, deals, strict=True):  # the director's files hold each board's deal
+        dealer = board_dealer(board["board"])  # a PBN deal is written from the board's dealer round
+        assert f'[Board "{board["board"]}"]' in pbn and f'[Deal "{deal.to_pbn(dealer)}"]' in pbn
