@@ -179,7 +179,7 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         assert "T" not in seal_line.split("·")[0] and "2026" in seal_line  # a human date, no raw ISO
         page.fill("input[name=label]", "round-1")
         page.fill("input[name=witnesses]", "Ann, Boris")
-        page.fill("input[name=digits]", "3")
+        page.fill("input[name=rolls]", "8")
         page.get_by_role("button", name="Prepare the draw (commit)").click()
         draw = page.locator(".draw[data-label='round-1']")
         draw.wait_for()
@@ -190,22 +190,24 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         audience.goto(server.base + "/")
         audience.wait_for_selector("#commitment:not([hidden])")
         banner = audience.locator("#commitment").inner_text()
-        assert "round-1" in banner and "Deals to draw:" in banner and "Session:" in banner  # labelled, not a bare "2"
+        assert "round-1" in banner and "Deals to draw:" in banner and "Session:" in banner  # labelled, not a bare "1"
         head_before = audience.locator("#ledgerhead").inner_text()
-        draw.locator("input[name=public_value]").fill("123/456")
+        draw.locator("input[name=public_value]").fill("1234 5612 / 6543 2165")
         n = len(dialogs)
         draw.get_by_role("button", name="Run the draw").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='drawn'] .drawnlist .drawn")
         assert len(dialogs) == n + 1 and "cannot be undone" in dialogs[-1]
         rows = page.locator(".drawnlist tr.drawn")
-        assert rows.count() == 2
-        # the drawn deals as boards: 1 N None, 2 E N-S (Law 2)
-        cells = [rows.nth(i).locator("td").all_inner_texts()[:3] for i in range(2)]
-        assert cells == [["1", "N", "None"], ["2", "E", "N-S"]]
-        assert page.locator(".drawnlist .card").count() == 2 * 52  # the director has the deals (folded)
+        assert rows.count() == 1  # 5 % of 40 sealed deals: the schedule's one board
+        # the drawn deal as board 1: dealer N, vulnerability None (Law 2)
+        assert rows.nth(0).locator("td").all_inner_texts()[:3] == ["1", "N", "None"]
+        assert page.locator(".drawnlist .card").count() == 52  # the director has the deal (folded)
         assert page.locator(".drawnlist details[open]").count() == 0
+        assert "12345612/65432165" in audience.locator("#commitment").inner_text()  # V on the hall at once
         # the audience's ledger head follows the draw, live (no reload)
         audience.wait_for_function(f"document.getElementById('ledgerhead').textContent !== {head_before!r}")
+        audience.reload()
+        audience.wait_for_selector("#commitment:not([hidden])")
         assert audience.locator(".drawn, .drawnlist").count() == 0  # the audience never gets the deals
         # deal files, then the boards made on the simulated machine with progress
         draw.locator("button[data-action=files]").click()
@@ -213,7 +215,7 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         draw.locator("button[data-action=boards]").click()
         assert "round-1" in dialogs[-1]
         page.wait_for_selector(".draw[data-label='round-1'] .boardsprogress[data-state='done']", timeout=60000)
-        assert "4 of 4" in draw.locator(".boardsprogress").inner_text()
+        assert "2 of 2" in draw.locator(".boardsprogress").inner_text()  # 1 board x 2 copies
         assert draw.locator("button[data-action=handrecords]").is_disabled()  # hand records wait for the reveal
         page.screenshot(path=str(ARTIFACTS / "director-drawn.png"), full_page=True)
         answer["accept"] = False
@@ -223,7 +225,7 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         answer["accept"] = True
         page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='revealed'] a[download]")
-        assert page.locator(".drawnlist details[open]").count() == 2  # after the reveal the deals are shown
+        assert page.locator(".drawnlist details[open]").count() == 1  # after the reveal the deal is shown
         page.locator(".draw[data-label='round-1'] button[data-action=handrecords]").click()
         page.locator(".draw[data-label='round-1'] ul.files a", has_text=".pdf").wait_for()
         page.set_viewport_size({"width": 1920, "height": 1080})

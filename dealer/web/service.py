@@ -61,6 +61,7 @@ class Service:
             self.closed = ClosedBoards(
                 config.var_dir / "boards" / "closed.jsonl", self.regulation.boards_per_session, self.regulation.copies
             )
+        self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.streams, self.operator, self.closed)
             for s in config.stations
@@ -196,5 +197,6 @@ class Service:
         return available_devices()
 
     # -- director ------------------------------------------------------------------------------------------
-    def publish_commitment(self, label: str, commitment: str, deals: int, public_value: str) -> None:
-        self.streams.publish(commitment_message(label, commitment, deals, public_value))
+    def publish_commitment(self, view: dict[str, Any]) -> None:
+        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
+        self.streams.publish(commitment_message(view))

@@ -60,16 +60,20 @@
     const c = document.getElementById("commitment");
     if (state.commitment) {
       c.hidden = false;
+      const m = state.commitment;
       const fact = (key, value, cls) => {
         const box = el("span", "fact " + (cls || ""));
-        box.append(el("span", "factlabel", I18N.t(key)), el(cls === "hash" ? "code" : "b", "factvalue", String(value)));
+        box.append(el("span", "factlabel", I18N.t(key) + ":"), el(cls === "hash" ? "code" : "b", "factvalue", String(value)));
         return box;
       };
+      c.dataset.state = m.state || "";
       c.replaceChildren(el("h2", "", I18N.t("audience.commitment")),
-        fact("audience.commitment_label", state.commitment.label),
-        fact("audience.commitment_deals", state.commitment.deals),
-        fact("audience.commitment_value", state.commitment.public_value || "—"),
-        fact("audience.commitment_hash", state.commitment.commitment, "hash"));
+        fact("audience.commitment_label", m.label), fact("audience.commitment_deals", m.deals));
+      if (m.format) c.appendChild(fact("audience.value_format", m.format, "vformat"));
+      if (m.value) c.appendChild(fact("audience.value", m.value, "vvalue"));
+      if (m.state === "revealed") c.appendChild(fact("audience.revealed", "K " + m.secret, "vreveal hash"));
+      if (m.state === "void") c.appendChild(fact("audience.void", m.reason, "vvoid"));
+      c.appendChild(fact("audience.commitment_hash", m.commitment, "hash"));
     } else c.hidden = true;
   }
   // After the target nothing is re-dealt: the audience is not promised a re-deal that will not come.

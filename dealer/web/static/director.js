@@ -146,8 +146,9 @@
     document.getElementById("d-deals").textContent = s.deals + (s.target ? " / " + s.target : "");
     document.getElementById("d-eligible").textContent = s.eligible ?? "—";
     document.getElementById("d-ledger").textContent = s.ledger_size ?? "—";
-    const head = document.getElementById("d-head");
-    head.textContent = s.ledger_head;
+    document.getElementById("d-head").textContent = s.ledger_head;
+    const plan = s.plan;
+    if (plan) document.getElementById("plan").textContent = t("director.plan", plan);
     const seals = document.getElementById("seals");
     seals.replaceChildren();
     for (const x of s.seals || []) {
@@ -193,8 +194,19 @@
         input.value = typed.get(d.label) || "";
         input.addEventListener("input", () => typed.set(d.label, input.value));
         row.appendChild(input);
+        const shown = el("code", "canonical", "");
+        row.appendChild(button("director.check_value", async () => {
+          shown.textContent = (await api("POST", `/api/director/draws/${L}/value`, { public_value: input.value, check: true })).public_value;
+        }, { action: "check_value" }));
+        row.appendChild(shown);
+        row.appendChild(button("director.enter_value", () => api("POST", `/api/director/draws/${L}/value`, { public_value: input.value }),
+          { action: "enter_value", confirm: "director.confirm_value", params: { label: d.label } }));
         row.appendChild(button("director.run", () => api("POST", `/api/director/draws/${L}/run`, { public_value: input.value }),
           { action: "run", confirm: "director.confirm_run", params: { label: d.label } }));
+        const why = el("input"); why.name = "void_reason"; why.placeholder = t("director.void_reason");
+        row.appendChild(why);
+        row.appendChild(button("director.void", () => api("POST", `/api/director/draws/${L}/void`, { reason: why.value }),
+          { action: "void", cls: "danger", confirm: "director.confirm_void", params: { label: d.label } }));
       } else if (d.state === "public-value") {
         row.appendChild(button("director.run", () => api("POST", `/api/director/draws/${L}/run`),
           { action: "run", confirm: "director.confirm_run", params: { label: d.label } }));
@@ -225,9 +237,10 @@
     ev.preventDefault();
     const f = new FormData(ev.target);
     if (!confirm(t("director.confirm_prepare", { label: f.get("label") }))) return;
-    const body = { label: f.get("label"), share: Number(f.get("share")) };
-    if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.digits = Number(f.get("digits")); }
-    else body.public_value_source = f.get("named");
+    const body = { label: f.get("label"), replacement: f.get("replacement") === "on" };
+    if (String(f.get("override") || "").trim()) body.override = f.get("override");
+    if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.rolls = Number(f.get("rolls")); body.faces = Number(f.get("faces")); }
+    else { body.named = f.get("named"); body.numbers = Number(f.get("numbers")); body.min = 1; body.max = Number(f.get("max")); }
     try { await api("POST", "/api/director/draws", body); say(t("director.done")); }
     catch (e) { say(e.message, true); }
     refresh();
