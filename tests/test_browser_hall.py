@@ -136,6 +136,8 @@ def test_variant_1_hall_shows_board_progress_and_no_card(browser: Any, tmp_path:
         found = page.evaluate(MEASURE)
         assert found["bad"] == []
         page.screenshot(path=str(ARTIFACTS / "hall-variant1.png"))
+        page.goto(f"{server.base}/judge?token={server.judge}&lang=en")  # the judge counts boards too
+        page.wait_for_function("document.querySelector('.bankinfo').textContent.includes('Boards: 3 / 3')")
         page.close()
 
 

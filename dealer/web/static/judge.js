@@ -214,10 +214,15 @@
     p.voided.replaceChildren(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"), table);
   }
   function renderBank() {
-    document.getElementById("formed").textContent = bank.formed;
-    document.getElementById("target").textContent = bank.target;
+    const closed = [...stations.values()].find((st) => st.closed);  // variant 1: boards, no bank
+    const b = closed ? { formed: closed.boards_made, target: closed.target } : bank;
+    const label = document.getElementById("banklabel");
+    label.dataset.i18n = closed ? "audience.boards" : "audience.bank";
+    label.textContent = t(label.dataset.i18n);
+    document.getElementById("formed").textContent = b.formed;
+    document.getElementById("target").textContent = b.target;
     const p = document.getElementById("bankprogress");
-    p.max = Math.max(1, bank.target); p.value = Math.min(bank.formed, p.max);
+    p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
     document.getElementById("ledgerhead").textContent = bank.ledger_head ? bank.ledger_head.slice(0, 16) : "—";
     renderEta();
   }
