@@ -51,6 +51,8 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
                 assert time.monotonic() < deadline, state["status"]
                 time.sleep(0.05)
             assert state["closed"] is True and state["boards_made"] == BOARDS
+            shown = client.post("/api/judge/stations/A/show")
+            assert shown.status_code == 400 and "never shown" in shown.text  # not even on the judge's console
             snapshot = httpx.get(f"{server.base}/api/public/snapshot").content
             remote = httpx.get(f"{server.base}/api/remote/snapshot").content
         director = {"Authorization": f"Bearer {server.director}"}

@@ -269,6 +269,8 @@ class Station:
         return await self.link.inject_fault(kind)
 
     async def set_show_cards(self, show: bool, who: str) -> None:
+        if show and self.closed is not None:
+            raise StationError(f"station {self.name}: variant 1 is closed dealing: its cards are never shown")
         if show and not self.show_cards:
             # recorded before anything is shown
             await self.bank.call(

@@ -170,6 +170,7 @@
     enable(st, p);
     p.redeal.classList.toggle("primary", st.status === "needs_redeal");
     p.blind.hidden = p.show.hidden = st.show_cards;
+    if (st.closed) p.show.hidden = true;  // variant 1: closed dealing, never shown
     p.hide.hidden = !st.show_cards;
     p.inject.hidden = !st.can_inject;
     const choice = p.select.value || FAULTS[0];
