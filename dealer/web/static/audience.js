@@ -23,7 +23,8 @@
         for (const name of state.stations.keys()) dirty.add(name);
         headerDirty = true;
         return;
-      case "bank": state.bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head }; headerDirty = true;
+      case "bank": state.bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head, ledger_size: m.ledger_size };
+        headerDirty = true;
         for (const n of state.stations.keys()) dirty.add(n);
         return;
       case "commitment": state.commitment = m; headerDirty = true; return;
@@ -54,9 +55,11 @@
     document.getElementById("target").textContent = b.target || "—";
     const p = document.getElementById("bankprogress");
     p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
+    // the anchor officials note in their acts: SIZE:HASH (`dealer bank verify --head SIZE:HASH` checks it)
+    const bk = state.bank;
     const lh = document.getElementById("ledgerhead");
-    lh.textContent = b.ledger_head ? b.ledger_head.slice(0, 16) : "—";
-    lh.title = b.ledger_head || "";
+    lh.textContent = bk.ledger_head ? (bk.ledger_size ? bk.ledger_size + ":" : "") + bk.ledger_head.slice(0, 16) : "—";
+    lh.title = bk.ledger_head || "";
     const c = document.getElementById("commitment");
     if (state.commitment) {
       c.hidden = false;

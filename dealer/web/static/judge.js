@@ -82,6 +82,11 @@
     parts.redeal = button("judge.redeal", () => send("redeal", name), "redeal");
     for (const k of ["start", "pause", "resume", "stop", "redeal"]) { parts[k].dataset.action = k; row.appendChild(parts[k]); }
     parts.connect.dataset.action = "connect"; parts.disconnect.dataset.action = "disconnect"; parts.reset.dataset.action = "reset";
+    // a ledger write the bank could not take: the deal is kept and retried; the judge may retry now or void it
+    parts.bankwait = el("div", "row bankwait");
+    parts.bankwaitText = el("ul", "faultlist");
+    parts.bankwait.append(parts.bankwaitText, button("judge.retry_bank", () => send("retry_bank", name), "primary"),
+      button("judge.void_pending", () => { if (confirm(t("judge.void_pending_confirm"))) send("void_pending", name); }, "danger"));
     const vis = el("div", "row");
     parts.blind = el("span", "blind", t("judge.blind"));
     parts.blind.dataset.i18n = "judge.blind";
@@ -94,7 +99,7 @@
     parts.injectButton.dataset.action = "inject";
     parts.inject.append(parts.select, parts.injectButton);
     parts.current = el("div", "compass curdeal");
-    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, vis, parts.inject, parts.current);
+    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.bankwait, vis, parts.inject, parts.current);
     sec.append(parts.title, parts.dev, parts.ctl, parts.health, parts.faults, parts.voided);
     sec._parts = parts;
     document.getElementById("stationpanels").appendChild(sec);
@@ -169,6 +174,10 @@
     renderProgress(st, p);
     enable(st, p);
     p.redeal.classList.toggle("primary", st.status === "needs_redeal");
+    const waiting = st.pending || [];
+    p.bankwait.hidden = !waiting.length;
+    p.bankwaitText.replaceChildren(...waiting.map((w) => el("li", "warning", t("judge.pending",
+      { kind: t(w.kind === "commit" ? "judge.deals" : "judge.voided"), attempt: w.attempt, tries: w.tries, error: w.error }))));
     p.blind.hidden = p.show.hidden = st.show_cards;
     if (st.closed) p.show.hidden = true;  // variant 1: closed dealing, never shown
     p.hide.hidden = !st.show_cards;
@@ -224,7 +233,9 @@
     document.getElementById("target").textContent = b.target;
     const p = document.getElementById("bankprogress");
     p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
-    document.getElementById("ledgerhead").textContent = bank.ledger_head ? bank.ledger_head.slice(0, 16) : "—";
+    // the ledger anchor, live: the judge notes SIZE:HASH in the act (`dealer bank verify --head SIZE:HASH`)
+    document.getElementById("ledgerhead").textContent = bank.ledger_head ?
+      (bank.ledger_size ? bank.ledger_size + ":" : "") + bank.ledger_head.slice(0, 16) : "—";
     renderEta();
   }
   function renderAll() { renderBank(); for (const st of stations.values()) renderStation(st); renderDevices(); }
@@ -255,8 +266,8 @@
         if (hb) { hb.dataset.ts = String(m.device_status.heartbeat); hb.textContent = ago(m.device_status.heartbeat); }
         return;
       }
-      case "committed": bank.formed = m.formed; bank.ledger_head = m.ledger_head; break;
-      case "bank": bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head }; break;
+      case "committed": bank.formed = m.formed; break;  // the head comes with its size in "bank"
+      case "bank": bank = m; break;
       case "board": { const st = stations.get(m.station); if (st) st.boards_made = m.board; break; }
       case "devices": devices = m.devices; break;
       case "error": document.title = t("judge.title"); alert(m.message); break;
