@@ -90,7 +90,7 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     a.locator("select").select_option("duplicate_card")
     a.get_by_role("button", name="Simulate a fault").click()
     judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='needs_redeal']", timeout=30000)
-    assert "press Re-deal" in a.locator(".faultlist").inner_text()
+    assert "press Re-deal" in a.locator(".faults .faultlist").inner_text()
     a.scroll_into_view_if_needed()
     shot(judge, "judge-4-fault")
     # -- the audience display, meanwhile ---------------------------------------------------------------------

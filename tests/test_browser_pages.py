@@ -130,7 +130,7 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
         panel.locator("select").select_option("duplicate_card")
         panel.get_by_role("button", name="Simulate a fault").click()
         page.wait_for_selector("section.stationpanel[data-station='A'][data-status='needs_redeal']", timeout=30000)
-        assert "press Re-deal" in panel.locator(".faultlist").inner_text()
+        assert "press Re-deal" in panel.locator(".faults .faultlist").inner_text()
         page.screenshot(path=str(ARTIFACTS / "judge-fault.png"), full_page=True)
         page.click(".langswitch")
         assert "Пересдать" in panel.inner_text()
