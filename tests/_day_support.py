@@ -115,7 +115,33 @@ class ServerProcess:
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}/judge/ws"
 
-    def start(self, timeout: float = 60) -> None:
+    def start(self, timeout: float = 60, press_start: bool = True) -> None:
+        """Start the process and, as the technical judge, press Start on every station once it is connected."""
+        self._launch(timeout)
+        if press_start:
+            self.press_start(timeout)
+
+    def press_start(self, timeout: float = 60) -> None:
+        judge = {"Authorization": f"Bearer {JUDGE}"}
+        deadline = time.monotonic() + timeout
+        pending: set[str] | None = None
+        while True:
+            state = httpx.get(self.base + "/api/judge/state", headers=judge, timeout=10).json()
+            names = {st["station"] for st in state["stations"]} if pending is None else pending
+            for st in state["stations"]:
+                if st["station"] in names and st["device"] is not None and st["status"] == "ready":
+                    httpx.post(f"{self.base}/api/judge/stations/{st['station']}/start", headers=judge, timeout=10)
+                    names.discard(st["station"])
+                elif st["station"] in names and st["status"] in ("dealing", "target_reached"):
+                    names.discard(st["station"])
+            pending = names
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"stations never ready for Start: {sorted(pending)}")
+            time.sleep(0.05)
+
+    def _launch(self, timeout: float) -> None:
         self.starts += 1
         with self.log.open("ab") as log:
             log.write(f"\n--- start {self.starts} ---\n".encode())

@@ -90,7 +90,7 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     a.locator("select").select_option("duplicate_card")
     a.get_by_role("button", name="Simulate a fault").click()
     judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='needs_redeal']", timeout=30000)
-    assert "press Re-deal" in a.locator(".faultlist").inner_text()
+    assert "press Re-deal" in a.locator(".faults .faultlist").inner_text()
     a.scroll_into_view_if_needed()
     shot(judge, "judge-4-fault")
     # -- the audience display, meanwhile ---------------------------------------------------------------------
@@ -119,6 +119,8 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     # -- director: seal, prepare, publish, run, reveal -------------------------------------------------------
     boss = ctx.new_page()
     errors += errors_of(boss)
+    asked: list[str] = []  # every irreversible step asks first; the director says yes
+    boss.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     boss.goto(f"{day.base}/director?token={day.director}")
     boss.wait_for_function("document.getElementById('d-deals').textContent.startsWith('4')")
     formed = int(boss.locator("#d-deals").inner_text().split("/")[0])
@@ -146,7 +148,7 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     assert boss.locator(".draw[data-label='Round 1'] .drawn").count() == 1  # 5 %: the schedule's one board
     shot(boss, "director-4-drawn")
     # the judge's console and the hall show nothing of the drawn deals
-    drawn_ids = [int(x.inner_text().split()[0].lstrip("#")) for x in boss.locator(".drawn > .seatname").all()]
+    drawn_ids = [int(x.inner_text().lstrip("#")) for x in boss.locator(".drawnlist tr.drawn td:nth-child(4)").all()]
     assert drawn_ids
     draw.get_by_role("button", name="Reveal after play").click()
     boss.wait_for_function(
@@ -154,5 +156,6 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     )
     assert draw.get_by_text("Download the verification bundle").count() == 1
     shot(boss, "director-5-revealed")
+    assert len(asked) == 5, asked  # seal, commit, publish, run, reveal
     assert errors == []
     ctx.close()

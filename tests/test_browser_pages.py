@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import Running, regulation, running_service, service_config
+from _web_server import Running, press_start, regulation, running_service, service_config
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 pytestmark = [
@@ -30,6 +30,7 @@ def dealing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     tmp = tmp_path_factory.mktemp("browser")
     stations = [{"name": "A", "cards_per_second": 60.0}, {"name": "B", "cards_per_second": 45.0}]
     with running_service(service_config(tmp, stations=stations), regulation(2, 32, target=200)) as server:
+        press_start(server)
         yield server
 
 
@@ -129,7 +130,7 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
         panel.locator("select").select_option("duplicate_card")
         panel.get_by_role("button", name="Simulate a fault").click()
         page.wait_for_selector("section.stationpanel[data-station='A'][data-status='needs_redeal']", timeout=30000)
-        assert "press Re-deal" in panel.locator(".faultlist").inner_text()
+        assert "press Re-deal" in panel.locator(".faults .faultlist").inner_text()
         page.screenshot(path=str(ARTIFACTS / "judge-fault.png"), full_page=True)
         page.click(".langswitch")
         assert "Пересдать" in panel.inner_text()
@@ -146,40 +147,89 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
 def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path: Path) -> None:
     cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
     with running_service(cfg, regulation(3, None, target=40)) as server:
+        press_start(server)
         deadline = time.monotonic() + 60
         while server.service.stations["A"].status != "target_reached":
             assert time.monotonic() < deadline
             time.sleep(0.05)
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
         errors = page_errors(page)
+        dialogs: list[str] = []
+        answer = {"accept": True}
+
+        def on_dialog(d: Any) -> None:
+            dialogs.append(d.message)
+            if answer["accept"]:
+                d.accept()
+            else:
+                d.dismiss()
+
+        page.on("dialog", on_dialog)
         page.goto(f"{server.base}/director?token={server.director}&lang=en")
         page.wait_for_function("document.getElementById('d-deals').textContent.startsWith('40')")
+        answer["accept"] = False  # Seal asks first; saying no changes nothing
+        page.get_by_role("button", name="Seal the bank").click()
+        page.wait_for_function("document.getElementById('message').textContent === ''")
+        assert len(dialogs) == 1 and "Seal the bank now?" in dialogs[0]
+        assert page.locator("#seals li").count() == 0
+        answer["accept"] = True
         page.get_by_role("button", name="Seal the bank").click()
         page.wait_for_function("document.getElementById('d-eligible').textContent === '40'")
+        seal_line = page.locator("#seals li").first.inner_text()
+        assert "T" not in seal_line.split("·")[0] and "2026" in seal_line  # a human date, no raw ISO
         page.fill("input[name=label]", "round-1")
         page.fill("input[name=witnesses]", "Ann, Boris")
         page.fill("input[name=rolls]", "8")
         page.get_by_role("button", name="Prepare the draw (commit)").click()
         draw = page.locator(".draw[data-label='round-1']")
         draw.wait_for()
+        assert "round-1" in dialogs[-1] and "cannot be changed" in dialogs[-1]
         draw.get_by_role("button", name="Show the commitment on the audience display").click()
         page.wait_for_function("document.getElementById('message').textContent === 'Done'")
         audience = browser.new_page()
         audience.goto(server.base + "/")
         audience.wait_for_selector("#commitment:not([hidden])")
-        assert "round-1" in audience.locator("#commitment").inner_text()
+        banner = audience.locator("#commitment").inner_text()
+        assert "round-1" in banner and "Deals to draw:" in banner and "Session:" in banner  # labelled, not a bare "1"
+        head_before = audience.locator("#ledgerhead").inner_text()
         draw.locator("input[name=public_value]").fill("1234 5612 / 6543 2165")
+        n = len(dialogs)
         draw.get_by_role("button", name="Run the draw").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='drawn'] .drawnlist .drawn")
-        assert page.locator(".drawnlist .drawn").count() == 1  # 5 % of 40 sealed deals: the schedule's one board
-        assert page.locator(".drawnlist .card").count() == 52  # the director sees the drawn deals
+        assert len(dialogs) == n + 1 and "cannot be undone" in dialogs[-1]
+        rows = page.locator(".drawnlist tr.drawn")
+        assert rows.count() == 1  # 5 % of 40 sealed deals: the schedule's one board
+        # the drawn deal as board 1: dealer N, vulnerability None (Law 2)
+        assert rows.nth(0).locator("td").all_inner_texts()[:3] == ["1", "N", "None"]
+        assert page.locator(".drawnlist .card").count() == 52  # the director has the deal (folded)
+        assert page.locator(".drawnlist details[open]").count() == 0
         assert "12345612/65432165" in audience.locator("#commitment").inner_text()  # V on the hall at once
+        # the audience's ledger head follows the draw, live (no reload)
+        audience.wait_for_function(f"document.getElementById('ledgerhead').textContent !== {head_before!r}")
         audience.reload()
         audience.wait_for_selector("#commitment:not([hidden])")
-        assert audience.locator(".drawn").count() == 0  # the audience does not
+        assert audience.locator(".drawn, .drawnlist").count() == 0  # the audience never gets the deals
+        # deal files, then the boards made on the simulated machine with progress
+        draw.locator("button[data-action=files]").click()
+        draw.locator("ul.files a", has_text="round-1.pbn").wait_for()
+        draw.locator("button[data-action=boards]").click()
+        assert "round-1" in dialogs[-1]
+        page.wait_for_selector(".draw[data-label='round-1'] .boardsprogress[data-state='done']", timeout=60000)
+        assert "2 of 2" in draw.locator(".boardsprogress").inner_text()  # 1 board x 2 copies
+        assert draw.locator("button[data-action=handrecords]").is_disabled()  # hand records wait for the reveal
         page.screenshot(path=str(ARTIFACTS / "director-drawn.png"), full_page=True)
+        answer["accept"] = False
+        page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
+        assert "Reveal" in dialogs[-1] and "cannot be undone" in dialogs[-1]
+        assert server.service.bank.bank.get_draw("round-1").state == "drawn"  # "no" keeps K secret
+        answer["accept"] = True
         page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='revealed'] a[download]")
+        assert page.locator(".drawnlist details[open]").count() == 1  # after the reveal the deal is shown
+        page.locator(".draw[data-label='round-1'] button[data-action=handrecords]").click()
+        page.locator(".draw[data-label='round-1'] ul.files a", has_text=".pdf").wait_for()
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.screenshot(path=str(ARTIFACTS / "director-revealed.png"), full_page=True)
         assert errors == []
         page.close()
         audience.close()

@@ -129,3 +129,33 @@ def test_publish_is_gated_on_reveal(records: list[BoardRecord], tmp_path: Path) 
     assert closed.asked == ["S2"]
     (path,) = publish_session([(7, records[0].deal)], tmp_path, "s", gate=_Gate(True), session="S2", kinds=["pbn"])
     assert '[Board "7"]' in path.read_text() and '[Dealer "S"]' in path.read_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_pdf_centre_shows_every_seat_letter_as_the_html_does(analyses: list, tmp_path: Path, lang: str) -> None:  # type: ignore[type-arg]
+    import html as htmlmod
+    import itertools
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    doc = document_view(analyses[:1], title="T", lang=lang)
+    page = render_html(doc)
+    compass = page[page.index('<div class="compass"') :]
+    compass = compass[: compass.index("</div>")]
+    spans = [htmlmod.unescape(x).strip() for x in re.findall(r"<span[^>]*>([^<]+)</span>", compass)]
+    shown = [x for x in spans if re.fullmatch(r"\S+ \d+", x)]
+    assert len(shown) == 4, spans  # the HTML: "N 10", "W 8", "E 13", "S 9" (letter and HCP for every seat)
+    path = tmp_path / "one.pdf"
+    path.write_bytes(render_pdf(doc))
+    out = subprocess.run(["pdftotext", "-bbox", str(path), "-"], check=True, capture_output=True, text=True).stdout
+    words = [
+        (htmlmod.unescape(w), float(x), float(y))
+        for x, y, w in re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)</word>', out)
+    ]
+    pairs = {f"{a[0]} {b[0]}" for a, b in itertools.pairwise(words) if abs(a[2] - b[2]) < 0.5 and 0 < b[1] - a[1] < 20}
+    for label in shown:
+        assert label in pairs, (label, sorted(pairs))
+    found = {label: [a[2] for a, b in itertools.pairwise(words) if f"{a[0]} {b[0]}" == label] for label in shown}
+    top, bottom = found[shown[0]][0], found[shown[-1]][-1]  # N above, S below: W and E between, in the centre box
+    for label in shown[1:3]:
+        assert any(top < y < bottom for y in found[label]), found

@@ -68,6 +68,9 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
             assert httpx.get(f"{base}/judge?token={w}").status_code == 403
             assert httpx.get(f"{base}/api/director/status", headers={"Authorization": f"Bearer {w}"}).status_code == 403
         asyncio.run(_judge_ws(port, judge))
+        j = {"Authorization": f"Bearer {judge}"}  # nothing deals before the judge presses Start
+        wait_until(lambda: httpx.get(f"{base}/api/judge/state", headers=j).json()["stations"][0]["status"] == "ready")
+        assert httpx.post(f"{base}/api/judge/stations/A/start", headers=j).status_code == 200
         d = {"Authorization": f"Bearer {director}"}
         wait_until(lambda: httpx.get(f"{base}/api/director/status", headers=d).json()["deals"] >= 30, 120)
         for path, body in [

@@ -99,7 +99,7 @@ def area_of(path: str) -> str:
         return "judge"
     if path == "/director" or path.startswith("/api/director/"):
         return "director"
-    if path == "/" or path.startswith(("/api/public/", "/i18n/", "/static/")):
+    if path in ("/", "/remote") or path.startswith(("/api/public/", "/api/remote/", "/i18n/", "/static/")):
         return "public"
     raise AssertionError(f"route {path} belongs to no known area: decide who may call it and add it to area_of()")
 

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import httpx
-from _web_server import regulation, running_service, service_config
+from _web_server import press_start, regulation, running_service, service_config
 
 from dealer.draw.bundle import verify_bundle
 
@@ -14,6 +14,7 @@ from dealer.draw.bundle import verify_bundle
 def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitment(tmp_path: Path) -> None:
     cfg = service_config(tmp_path)
     with running_service(cfg, regulation(3, None, target=40)) as server:
+        press_start(server)
         deadline = time.monotonic() + 60
         while server.service.stations["A"].status != "target_reached":
             assert time.monotonic() < deadline

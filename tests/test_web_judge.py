@@ -180,6 +180,76 @@ def test_pause_stop_and_errors_are_reported(server: Running) -> None:
         bad = await c.cmd("explode")
         assert bad["type"] == "error" and "unknown action" in bad["message"]
         await c.cmd("disconnect")
-        await c.until(station_msg("idle"))
+        await c.until(station_msg("disconnected"))
 
     run_console(server, script)
+
+
+@pytest.mark.parametrize("kind", ["unreadable_card", "duplicate_card", "jam"])
+def test_one_fault_is_one_entry_and_one_count_in_health(server: Running, kind: str) -> None:
+    async def script(c: Console) -> None:
+        await c.cmd("connect", device="simulator")
+        await c.until(station_msg("ready"))
+        await c.cmd("inject", kind=kind)
+        await c.cmd("start")
+        await c.until(station_msg("needs_redeal"))
+        await c.cmd("redeal")
+        done = await c.until(station_msg("target_reached"))  # every late report of the fault has arrived by now
+        assert len(done["faults"]) == 1, done["faults"]
+        assert sum(done["health"]["faults"].values()) == 1, done["health"]
+        assert done["health"]["errors"] == 1 and len(done["voided"]) == 1
+        assert sum(1 for m in c.seen if m["type"] == "fault") == 1
+
+    run_console(server, script)
+
+
+@pytest.fixture
+def slow(tmp_path: Path) -> Iterator[Running]:
+    cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 20.0}])  # a deal in 2.6 s
+    with running_service(cfg, regulation(2, 32, target=6), autostart=False) as running:
+        yield running
+
+
+@pytest.mark.parametrize(("action", "status"), [("disconnect", "disconnected"), ("reset", "ready")])
+def test_disconnect_or_reset_during_a_deal_asks_first_and_voids_as_the_operators(
+    slow: Running, action: str, status: str
+) -> None:
+    async def script(c: Console) -> None:
+        await c.cmd("connect", device="simulator")
+        await c.until(station_msg("ready"))
+        await c.cmd("start")
+        await c.until(lambda m: m["type"] == "card")  # a deal is being dealt
+        refused = await c.cmd(action)
+        assert refused["type"] == "error" and "confirm" in refused["message"]
+        assert (await c.cmd(action, confirm=True))["type"] == "ok"
+        end = await c.until(station_msg(status))
+        assert end["running"] is False
+        (void,) = end["voided"]
+        assert void["reason"] == "operator"
+        assert end["health"]["errors"] == 0 and end["health"]["faults"] == {}  # never counted against the device
+        assert end["faults"] == []
+
+    run_console(slow, script)
+    bank = SqliteBank(slow.service.config.bank_path)
+    try:
+        (void,) = bank.entries_of_kind("void")
+        assert void.data["reason"] == "operator"
+    finally:
+        bank.close()
+
+
+def test_no_phantom_serial_ports_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A motherboard UART with nothing behind it (/dev/ttyS0: description "n/a", no USB ids) is no device."""
+    from dealer.cli import device_cmds
+    from dealer.web.links import available_devices
+
+    rows = [
+        {"device": "/dev/ttyS0", "usb": "", "serial": "", "description": "n/a", "profile": ""},
+        {"device": "/dev/ttyS1", "usb": "", "serial": "", "description": "", "profile": ""},
+        {"device": "/dev/ttyUSB0", "usb": "0403:6001", "serial": "A1", "description": "FT232R", "profile": ""},
+        {"device": "/dev/ttyAMA0", "usb": "", "serial": "", "description": "ttyAMA0", "profile": ""},
+    ]
+    monkeypatch.setattr(device_cmds, "serial_rows", lambda: rows)
+    monkeypatch.setattr(device_cmds, "usb_rows", lambda: ([], None))
+    ids = [d["id"] for d in available_devices()]
+    assert ids == ["simulator", "serial:/dev/ttyUSB0", "serial:/dev/ttyAMA0"]

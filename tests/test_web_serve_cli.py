@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -36,7 +37,7 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     )
     try:
         assert proc.stdout is not None
-        lines = [proc.stdout.readline() for _ in range(6)]
+        lines = [proc.stdout.readline() for _ in range(8)]
         text = "".join(lines)
         judge = re.search(r"(http://127\.0\.0\.1:\d+/judge\?token=\S+)", text)
         director = re.search(r"(http://127\.0\.0\.1:\d+/director\?token=\S+)", text)
@@ -44,14 +45,32 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         secret = (tmp_path / "var" / "judge.secret").read_text().strip()
         assert judge.group(1).endswith(secret)
         assert oct((tmp_path / "var" / "judge.secret").stat().st_mode & 0o777) == "0o600"
+        base = f"http://127.0.0.1:{port}"
+        hall = re.search(r"hall display:\s+(\S+)", text)
+        remote = re.search(r"remote viewers:\s+(\S+)", text)
+        assert hall and hall.group(1) == f"{base}/" and remote and remote.group(1) == f"{base}/remote", text
+        assert str(tmp_path / "var") in text, text  # the real var_dir, not "var/"
         deadline = time.monotonic() + 30
-        while True:  # up, and the simulated machine is dealing into the bank
+        while True:  # up, and the simulated machine connected (status "ready")
             try:
-                snap = httpx.get(f"http://127.0.0.1:{port}/api/public/snapshot", timeout=2).json()
-                if snap["stations"] and snap["stations"][0]["attempt"] >= 1 and snap["bank"]["formed"] >= 1:
+                snap = httpx.get(f"{base}/api/public/snapshot", timeout=2).json()
+                if snap["stations"] and snap["stations"][0]["status"] == "ready":
                     break
             except httpx.HTTPError:
                 pass
+            assert time.monotonic() < deadline, "the station did not connect"
+            time.sleep(0.2)
+        headers = {"Authorization": f"Bearer {secret}"}
+        state = httpx.get(f"{base}/api/judge/state", headers=headers, timeout=5).json()
+        assert state["stations"][0]["device"] is not None  # connected ...
+        assert snap["stations"][0]["attempt"] == 0 and snap["bank"]["formed"] == 0  # ... and nothing dealt
+        assert state["stations"][0]["attempt"] == 0 and state["stations"][0]["status"] == "ready"
+        started = httpx.post(f"{base}/api/judge/stations/A/start", headers=headers, timeout=5)
+        assert started.status_code == 200, started.text
+        while True:  # Start pressed: the simulated machine deals into the bank
+            snap = httpx.get(f"{base}/api/public/snapshot", timeout=2).json()
+            if snap["stations"][0]["attempt"] >= 1 and snap["bank"]["formed"] >= 1:
+                break
             assert time.monotonic() < deadline, "the service did not start dealing"
             time.sleep(0.2)
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
@@ -73,3 +92,87 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_busy_port_is_a_clear_error_exit_1_and_nothing_is_written(tmp_path: Path) -> None:
+    import sqlite3
+
+    from dealer.bank.store import SqliteBank
+
+    var = tmp_path / "var"
+    bank_path = var / "bank.sqlite"
+    bank = SqliteBank(bank_path)
+    bank.close()
+    before = {p.name: p.read_bytes() for p in var.iterdir()}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        config = tmp_path / "service.toml"
+        config.write_text(
+            f'var_dir = "{var}"\nport = {port}\n[bank]\npath = "{bank_path}"\n'
+            '[[stations]]\nname = "A"\ncards_per_second = 5000.0\n',
+            encoding="utf-8",
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-m", "dealer", "serve", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"127.0.0.1:{port}" in done.stderr and "--port" in done.stderr, done.stderr
+    assert "http://" not in done.stdout  # no links to somebody else's service
+    assert "Traceback" not in done.stderr
+    after = {p.name: p.read_bytes() for p in var.iterdir()}
+    assert after == before  # no secret made, no ledger entry, no marker
+    with sqlite3.connect(bank_path) as db:
+        kinds = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    assert kinds  # the bank is the one made above, untouched
+
+
+def test_rehearsal_uses_its_own_folder_a_small_target_and_names_it(tmp_path: Path) -> None:
+    port = free_port()
+    var = tmp_path / "var"
+    config = tmp_path / "service.toml"
+    config.write_text(
+        f'var_dir = "{var}"\nport = {port}\n[bank]\npath = "{var / "bank.sqlite"}"\n[[stations]]\nname = "A"\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "dealer", "serve", "--config", str(config), "--rehearsal", "--variant", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not lines or "Ctrl-C" not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        text = "".join(lines)
+        assert text.startswith("REHEARSAL") and "variant 1" in text and "12 boards" in text, text
+        assert str(var / "rehearsal") in text  # the folder really used, named
+        assert (var / "rehearsal" / "judge.secret").is_file() and not (var / "judge.secret").exists()
+        deadline = time.monotonic() + 30
+        while True:  # serving (and variant 1: the hall's snapshot names no card)
+            try:
+                snap = httpx.get(f"http://127.0.0.1:{port}/api/public/snapshot", timeout=2).json()
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert snap["bank"]["target"] == 12
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_shipped_service_config_has_one_camera_example() -> None:
+    text = (ROOT / "dealer" / "config" / "service.toml").read_text(encoding="utf-8")
+    assert text.count("# A camera card scanner") == 1 and text.count('# name = "B"') == 1

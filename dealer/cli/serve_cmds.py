@@ -1,15 +1,34 @@
-"""``dealer serve``: the dealing service (audience display, judge's and director's consoles)."""
+"""``dealer serve``: the dealing service (hall and remote audience displays, judge's and director's consoles)."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 from pathlib import Path
 from types import FrameType
 
 import typer
 
 from .app import app
+
+REHEARSAL_TARGET = 12  # deals (variants 2 and 3) or boards (variant 1) of a rehearsal
+REHEARSAL_PACE = 60.0  # simulator cards per second in a rehearsal: a deal in about a second
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else is touched (a busy port changes nothing on disk)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
 
 
 @app.command("serve")
@@ -20,16 +39,23 @@ def serve(
     host: str | None = typer.Option(None, "--host", help="Address to listen on (default from the config: 127.0.0.1)."),
     port: int | None = typer.Option(None, "--port", help="Port to listen on (default from the config: 8000)."),
     regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the config's)."),
+    variant: int | None = typer.Option(
+        None, "--variant", min=1, max=3, help="Dealing variant for this run (1 closed, 2 partially open, 3 open)."
+    ),
+    rehearsal: bool = typer.Option(
+        False,
+        "--rehearsal",
+        help=f"Rehearsal: a separate bank in VAR/rehearsal, a target of {REHEARSAL_TARGET}, fast simulators.",
+    ),
 ) -> None:
-    """Run the dealing service and print the links to open (audience, technical judge, director)."""
+    """Run the dealing service and print the links to open (hall, remote viewers, technical judge, director).
+
+    The stations connect at start but deal nothing until the technical judge presses Start.
+    """
     import dataclasses
 
-    import uvicorn
-
-    from dealer.regulation import load_regulation
-    from dealer.web.app import create_app
+    from dealer.regulation import DealingVariant, load_regulation
     from dealer.web.config import load_config
-    from dealer.web.service import Service
 
     cfg = load_config(config)
     changes: dict[str, object] = {}
@@ -40,20 +66,69 @@ def serve(
     if changes:
         cfg = dataclasses.replace(cfg, **changes)  # type: ignore[arg-type]
     reg = load_regulation(regulation or cfg.regulation)
+    if variant is not None:
+        v = DealingVariant(variant)
+        open_cards = (reg.open_cards or 32) if v is DealingVariant.PARTIALLY_OPEN else reg.open_cards
+        reg = dataclasses.replace(reg, variant=v, open_cards=open_cards)
+    if rehearsal:
+        var_dir = cfg.var_dir / "rehearsal"
+        stations = tuple(
+            dataclasses.replace(s, cards_per_second=max(s.cards_per_second, REHEARSAL_PACE)) if s.kind == "simulator"
+            else s
+            for s in cfg.stations
+        )  # fmt: skip
+        cfg = dataclasses.replace(cfg, var_dir=var_dir, bank_path=var_dir / "bank.sqlite", stations=stations)
+        reg = dataclasses.replace(
+            reg,
+            bank_target=min(reg.bank_target, REHEARSAL_TARGET),
+            boards_per_session=min(reg.boards_per_session, REHEARSAL_TARGET),
+        )
+    try:
+        sock = bind(cfg.host, cfg.port)
+    except OSError as exc:
+        typer.echo(
+            f"dealer serve: cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc} "
+            "(another program, or another `dealer serve`, uses this port: stop it or pass --port N). "
+            "Nothing was started or written.",
+            err=True,
+        )
+        raise typer.Exit(1) from None
+    with sock:
+        _run(cfg, reg, sock, rehearsal)
+
+
+def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None:
+    import uvicorn
+
+    from dealer.regulation import DealingVariant, Regulation
+    from dealer.web.app import create_app
+    from dealer.web.config import ServiceConfig
+    from dealer.web.service import Service
+
+    assert isinstance(cfg, ServiceConfig) and isinstance(reg, Regulation)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     service = Service(cfg, reg)
     web = create_app(service)
     shown_host = "127.0.0.1" if cfg.host in ("0.0.0.0", "::", "") else cfg.host
-    base = f"http://{shown_host}:{cfg.port}"
+    bound_port = sock.getsockname()[1]
+    base = f"http://{shown_host}:{bound_port}"
+    if reg.variant is DealingVariant.CLOSED:
+        making = f"{reg.boards_per_session} boards ({reg.copies} copies each), closed dealing: no bank"
+    else:
+        making = f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {cfg.bank_path}"
+    secrets = cfg.var_dir / "*.secret"
+    delay = f"{cfg.broadcast_delay:g} s behind the hall"
     typer.echo(
         "\n".join(
             [
-                f"bridge-dealer service: {len(cfg.stations)} station(s), variant {int(reg.variant)}, "
-                f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {cfg.bank_path}",
-                "Open these links (the secrets are in var/*.secret; keep the judge's and the director's private):",
-                f"    audience display:  {base}/",
+                ("REHEARSAL — " if rehearsal else "")
+                + f"bridge-dealer service: {len(cfg.stations)} station(s), variant {int(reg.variant)}, {making}",
+                f"Open these links (the secrets are in {secrets}; keep the judge's and the director's private):",
+                f"    hall display:      {base}/   (real time, for the monitor in the playing hall)",
+                f"    remote viewers:    {base}/remote   ({delay})",
                 f"    technical judge:   {base}/judge?token={service.secrets.secret('judge')}",
                 f"    director:          {base}/director?token={service.secrets.secret('director')}",
+                "The stations connect now; nothing is dealt until the technical judge presses Start.",
                 "Press Ctrl-C to stop.",
             ]
         ),
@@ -68,13 +143,11 @@ def serve(
     server = Server(
         uvicorn.Config(
             web,
-            host=cfg.host,
-            port=cfg.port,
             log_level="warning",
             timeout_graceful_shutdown=3,
             ws_max_size=cfg.limits.max_ws_message_bytes,  # a larger WebSocket message is refused unread
         )
     )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
-        server.run()
+        server.run(sockets=[sock])
     typer.echo("stopped")

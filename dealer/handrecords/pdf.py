@@ -99,7 +99,7 @@ def _board(pdf: FPDF, b: BoardView, doc: DocumentView, x: float, y: float) -> No
              "W": (cx + 3.5, cy + ch / 2 + 1), "E": (cx + cw - 3.5, cy + ch / 2 + 1)}  # fmt: skip
     for seat, (sx, sy) in spots.items():
         h = b.hands[seat]
-        label = f"{h.seat} {h.hcp}" if seat in "NS" else f"{h.hcp}"
+        label = f"{h.seat} {h.hcp}"  # every seat's letter, as the HTML shows it
         pdf.set_font("DejaVu", "B" if h.seat == b.dealer else "", 7)
         pdf.text(sx - pdf.get_string_width(label) / 2, sy, label)
     pdf.set_font("DejaVu", "", 6)

@@ -50,6 +50,7 @@ class VoidReason(Enum):
     FAULT = "fault"
     DISCONNECTED = "disconnected"
     ABORTED = "aborted"
+    OPERATOR = "operator"  # the technical judge connected, disconnected or reset the device during the deal
     STREAM_ENDED = "stream_ended"
     NEW_DEAL_STARTED = "new_deal_started"  # a new deal began before this one ended
 
@@ -195,10 +196,10 @@ class DealingSession:
             self._void(step, VoidReason.STREAM_ENDED, detail="the device stopped sending before the deal ended")
         return step
 
-    def abort(self, detail: str = "aborted by the operator") -> Step:
+    def abort(self, detail: str = "aborted by the operator", reason: VoidReason = VoidReason.ABORTED) -> Step:
         step = Step()
         if self._active:
-            self._void(step, VoidReason.ABORTED, detail=detail)
+            self._void(step, reason, detail=detail)
         return step
 
     # -- transitions -------------------------------------------------------------------------------------

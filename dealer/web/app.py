@@ -21,7 +21,7 @@ from dealer.core.errors import DealerError
 
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
-from .hub import parse_last_event_id
+from .hub import PublicHub, parse_last_event_id
 from .i18n import catalogue, translate
 from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
 from .models import (
@@ -93,30 +93,49 @@ def create_app(service: Service) -> FastAPI:
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
-    # -- audience (public, read-only) -----------------------------------------------------------------------
+    # -- audience (public, read-only): the hall's stream in real time, the remote viewers' held back -------------
     @app.get("/", response_class=HTMLResponse)
     async def audience(request: Request) -> HTMLResponse:
-        return page(request, "audience.html")
+        return page(request, "audience.html", stream="public", delay=0.0)
 
-    @app.get("/api/public/snapshot", response_class=JSONResponse, responses={200: {"model": PublicSnapshot}})
-    async def public_snapshot() -> JSONResponse:
-        return JSONResponse(service.hub.state.snapshot(), headers={"X-Event-Id": str(service.hub.last_id)})
+    @app.get("/remote", response_class=HTMLResponse)
+    async def audience_remote(request: Request) -> HTMLResponse:
+        return page(request, "audience.html", stream="remote", delay=service.config.broadcast_delay)
 
-    @app.get(
-        "/api/public/events",
-        response_class=StreamingResponse,
-        responses={
-            200: {"content": {"text/event-stream": {}}, "description": "public messages (models.PublicMessage)"},
-            503: {"model": ErrorDetail, "description": "the public display has its maximum of viewers"},
-        },
-    )
-    async def public_events(request: Request) -> StreamingResponse:
-        last = parse_last_event_id(request.headers.get("last-event-id") or request.query_params.get("last_event_id"))
-        return StreamingResponse(
-            service.hub.stream(last),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    def stream_routes(name: str, hub: PublicHub) -> None:
+        """``/api/{name}/snapshot`` and ``/api/{name}/events``: the hall's stream (public) or the remote one."""
+
+        async def snapshot() -> JSONResponse:
+            return JSONResponse(hub.state.snapshot(), headers={"X-Event-Id": str(hub.last_id)})
+
+        async def events(request: Request) -> StreamingResponse:
+            asked = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
+            return StreamingResponse(
+                hub.stream(parse_last_event_id(asked)),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
+
+        app.add_api_route(
+            f"/api/{name}/snapshot",
+            snapshot,
+            methods=["GET"],
+            response_class=JSONResponse,
+            responses={200: {"model": PublicSnapshot}},
         )
+        app.add_api_route(
+            f"/api/{name}/events",
+            events,
+            methods=["GET"],
+            response_class=StreamingResponse,
+            responses={
+                200: {"content": {"text/event-stream": {}}, "description": "public messages (models.PublicMessage)"},
+                503: {"model": ErrorDetail, "description": "the public display has its maximum of viewers"},
+            },
+        )
+
+    stream_routes("public", service.hub)
+    stream_routes("remote", service.remote)
 
     @app.get("/i18n/{lang}.json", response_class=JSONResponse)
     async def i18n(lang: LangParam) -> JSONResponse:

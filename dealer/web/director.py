@@ -18,10 +18,12 @@ from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import Response
 
 from dealer.bank.ledger import canonical_json
+from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
 
 from .auth import role_check
+from .closed import CLOSED_LABEL
 from .models import (
     DirectorStatus,
     Drawn,
@@ -57,11 +59,15 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     write = [Depends(role_check(service.secrets, "director", state_changing=True))]
 
     def drawn_view(label: str) -> list[DrawnDealView]:
+        """The drawn deals as the session's boards: 1..n in draw order, Law 2 dealer and vulnerability."""
         out = []
-        for item in director.drawn_deals(label):
+        for number, item in enumerate(director.drawn_deals(label), start=1):
             deal = item.deal.deal
             out.append(
                 DrawnDealView(
+                    board=number,
+                    dealer=board_dealer(number).letter,
+                    vulnerability=board_vulnerability(number).pbn,
                     deal_id=item.deal.deal_id,
                     position=item.position,
                     pbn=deal.to_pbn(),
@@ -83,6 +89,15 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
             s["time"] = s["ts"]
+        closed = service.closed
+        st["variant"] = int(service.regulation.variant)
+        if closed is not None:  # variant 1: the boards dealt closed, for files, board copies and hand records
+            st["closed"] = {
+                "label": CLOSED_LABEL,
+                "made": closed.made,
+                "total": closed.total,
+                "boards": [b.view(with_deal=False) for b in closed.boards],
+            }
         return DirectorStatus.model_validate(st)
 
     def commitment_digest(label: str) -> str:
@@ -97,6 +112,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def to_hall(label: str) -> None:
         view: dict[str, Any] = await act(director.hall_view, label)
         service.publish_commitment(view)
+        await service.publish_ledger_head()  # every draw step is a ledger entry: the consoles and the hall follow
 
     @app.get("/api/director/status", response_model=DirectorStatus, dependencies=read)
     async def director_status() -> DirectorStatus:
@@ -105,6 +121,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     @app.post("/api/director/seal", response_model=SealView, response_model_exclude_none=True, dependencies=write)
     async def director_seal() -> SealView:
         seal = await act(director.seal)
+        await service.publish_ledger_head()
         target = service.regulation.bank_target
         warning = None
         if seal.last_deal < target:

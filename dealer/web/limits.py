@@ -28,7 +28,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-PUBLIC_STREAM = "/api/public/events"
+PUBLIC_STREAMS = ("/api/public/events", "/api/remote/events")  # the hall's and the remote viewers', one cap
 PREVIEW = 40  # characters of a refused value shown back (the rest is cut)
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(rb"[\[\]{}]")
@@ -102,7 +102,7 @@ class LimitsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] == PUBLIC_STREAM:
+        if scope["path"] in PUBLIC_STREAMS:
             await self._public_stream(scope, receive, send)
             return
         if scope["method"] in ("GET", "HEAD", "OPTIONS"):

@@ -63,6 +63,9 @@ class StationAction(StrEnum):
     SHOW = "show"
     HIDE = "hide"
     INJECT = "inject"
+    RESET = "reset"
+    RETRY_BANK = "retry_bank"  # a deal waiting for the bank: try its ledger write now
+    VOID_PENDING = "void_pending"  # a deal waiting for the bank: void it (a ledger entry, reason bank_unavailable)
 
 
 class JudgeAction(Request):
@@ -70,6 +73,7 @@ class JudgeAction(Request):
 
     device: Annotated[str, StringConstraints(min_length=1, max_length=DEVICE_MAX)] = "simulator"
     kind: FaultKind = FaultKind.JAM
+    confirm: bool = False  # connect, disconnect or reset during a deal voids it (reason operator): asked first
 
 
 CONSOLE_COMMANDS = ("devices", "state")
@@ -140,6 +144,11 @@ class StationView(Reply):
     faults: list[Guidance]
     voided: list[Guidance]
     health: Health
+    in_deal: bool = False  # a deal is in progress: connect, disconnect and reset ask before voiding it
+    closed: bool = False  # variant 1: deals go into boards, never into the bank
+    boards_made: int | None = None
+    pace: float | None = None  # seconds per accepted deal, measured (the console's ETA)
+    pending: list[dict[str, JsonValue]] = Field(default_factory=list)  # ledger writes waiting for the bank
 
 
 class StationViewShown(StationView):
@@ -192,6 +201,16 @@ class OperatorCommitted(BaseModel):
     station: str
     bank_deal: int
     formed: int
+    ledger_head: str | None = None
+
+
+class OperatorBoard(BaseModel):
+    """Variant 1: a board was dealt face down into its pockets (its number only)."""
+
+    type: Literal["board"] = "board"
+    station: str
+    board: int
+    boards: int
 
 
 class Heartbeat(BaseModel):
@@ -294,6 +313,7 @@ OperatorMessage = (
     | OperatorCardShown
     | OperatorFault
     | OperatorCommitted
+    | OperatorBoard
     | Heartbeat
     | Devices
     | CommandOk
@@ -516,6 +536,11 @@ class SealView(Reply):
 
 
 class DrawnDealView(BaseModel):
+    """A drawn deal as the session's board: number, Law 2 dealer and vulnerability."""
+
+    board: int
+    dealer: str
+    vulnerability: str
     deal_id: int
     position: int
     pbn: str
@@ -551,6 +576,8 @@ class DirectorStatus(Reply):
     target: int
     plan: dict[str, JsonValue]
     draw_available: bool
+    variant: int = 2
+    closed: dict[str, JsonValue] | None = None  # variant 1: the boards dealt closed (label, made, total, boards)
 
 
 class Prepared(BaseModel):

@@ -78,6 +78,11 @@ def station_message(station: str, variant: int, open_count: int, status: str) ->
     return PublicStation(station=station, variant=variant, open_count=open_count, status=status).model_dump()
 
 
+def board_message(station: str, board: int, boards: int) -> Message:
+    """Variant 1: a board was dealt face down. Only its number: nothing of a card."""
+    return {"type": "board", "station": station, "board": board, "boards": boards}
+
+
 def bank_message(formed: int, target: int, ledger_head: str, ledger_size: int = 0) -> Message:
     """Bank progress and the ledger's anchor (size and head hash), shown live so officials can note it."""
     return PublicBank(formed=formed, target=target, ledger_head=ledger_head, ledger_size=ledger_size).model_dump()
@@ -124,6 +129,8 @@ class PublicState:
                 "phase": "waiting",
                 "reason": None,
                 "bank_deal": None,
+                "board": None,
+                "boards": None,
                 "hands": _empty_hands(),
             }
             self.stations[name] = st
@@ -156,6 +163,8 @@ class PublicState:
             st["hands"][msg["seat"]]["hidden"] = msg["count"]
         elif kind == "deal_voided":
             st.update(phase="voided", reason=msg["reason"])
+        elif kind == "board":
+            st.update(phase="board", board=msg["board"], boards=msg["boards"])
         elif kind == "deal_committed":
             st.update(phase="committed", bank_deal=msg["bank_deal"])
             self.bank.update(formed=msg["formed"], ledger_head=msg["ledger_head"])

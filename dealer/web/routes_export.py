@@ -32,6 +32,7 @@ from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
 from .auth import role_check
+from .closed import CLOSED_LABEL
 from .jobs import Job, JobBusy
 from .models import (
     BoardCards,
@@ -176,6 +177,11 @@ def make_router(service: Service) -> APIRouter:
         return export_root / session_folder(label)
 
     async def boards_of(d: Director, label: str, first: int, copies: int) -> list[SessionBoard]:
+        if label == CLOSED_LABEL and service.closed is not None:  # variant 1: the boards the stations dealt
+            made = service.closed.session_boards()
+            if not made:
+                raise HTTPException(400, "no board has been dealt yet (variant 1)")
+            return [SessionBoard(b.number + first - 1, b.deal, copies) for b in made]
         try:
             drawn = await service.bank.call(d.drawn_deals, label)
         except DealerError as exc:
@@ -324,6 +330,8 @@ def make_router(service: Service) -> APIRouter:
             self.d = d
 
         def ensure_revealed(self, session: str) -> None:
+            if session == CLOSED_LABEL and service.closed is not None:
+                return  # variant 1 boards are no draw: their hand records are the director's to publish
             if self.d.bank.get_draw(session).state != "revealed":
                 raise NotRevealedError(f"session {session!r} is not revealed: hand records wait for the reveal")
 

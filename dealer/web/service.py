@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bank.api import BankApi
-from dealer.regulation import Regulation, load_regulation
+from dealer.regulation import DealingVariant, Regulation, load_regulation
 
 from .bankworker import BankWorker
+from .closed import ClosedBoards
 from .config import ServiceConfig, StationConfig
 from .devices import DeviceLink
 from .hub import PublicHub
@@ -33,6 +34,7 @@ from .operator import OperatorBus
 from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
+from .streams import PublicStreams
 
 log = logging.getLogger("dealer.service")
 SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank get this long
@@ -63,12 +65,20 @@ class Service:
             config.director_secret or load_or_create_secret(config.var_dir, "director"),
         )
         self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path, config.bank_busy_timeout))
-        self.hub = PublicHub(delay=config.broadcast_delay)
+        self.hub = PublicHub()  # the hall: real time
+        self.remote = PublicHub(delay=config.broadcast_delay)  # remote viewers: held back by broadcast_delay
+        self.streams = PublicStreams(self.hub, self.remote)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
+        self.closed: ClosedBoards | None = None
+        if self.regulation.variant is DealingVariant.CLOSED:  # Law 6: variant 1 deals into boards, no bank
+            self.closed = ClosedBoards(
+                config.var_dir / "boards" / "closed.jsonl", self.regulation.boards_per_session, self.regulation.copies
+            )
         self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
-            s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
+            s.name: Station(s, self.regulation, self.bank, self.streams, self.operator, self.closed)
+            for s in config.stations
         }
         for station in self.stations.values():
             station.marker = config.var_dir / f"station-{station.name}.dealing"
@@ -82,7 +92,7 @@ class Service:
     def begin_shutdown(self) -> None:
         """Called from a signal handler: end the audience streams so the server can stop at once."""
         if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self.hub.close)
+            self._loop.call_soon_threadsafe(self.streams.close)
 
     # -- life cycle ----------------------------------------------------------------------------------------
     async def startup(self) -> None:
@@ -94,11 +104,10 @@ class Service:
             if await station.recover() is not None:
                 log.warning("station %s: the deal in progress when the service stopped is voided", station.name)
             station.announce()
-        if self.autostart:
+        if self.autostart:  # connect only: nothing is dealt until the technical judge presses Start
             for station in self.stations.values():
                 try:
                     await station.connect(open_link(station.config))
-                    await station.start()
                 except Exception as exc:  # a missing device must not stop the service: the judge reconnects
                     log.warning("station %s: %s", station.name, exc)
                     station.status = "disconnected"
@@ -127,7 +136,7 @@ class Service:
             return
         self._anchor = (size, head)
         msg = bank_message(await self.bank.call(bank.deal_count), self.regulation.bank_target, head, size)
-        self.hub.publish(msg)
+        self.streams.publish(msg)
         self.operator.send(OperatorBank.model_validate(msg))
 
     async def auto_seal(self) -> Any:
@@ -179,8 +188,16 @@ class Service:
             stations=[s.view() for s in self.stations.values()], bank=BankFigures.model_validate(self.hub.state.bank)
         )
 
+    async def publish_ledger_head(self) -> None:
+        """The ledger head moved without a deal (a seal, a draw, a reveal): both consoles and the audience show it."""
+        await self.watch_bank()
+
     async def judge_command(self, name: str, action: StationAction, args: JudgeAction) -> StationView:
         station = self.station(name)
+        if action in ("connect", "disconnect", "reset") and station.session.dealing and not args.confirm:
+            raise StationError(
+                f"station {name}: a deal is in progress; {action} voids it (reason operator): confirm to go on"
+            )
         if action == "connect":
             device = args.device
             cfg = station.config
@@ -206,6 +223,8 @@ class Service:
             await station.connect(link)
         elif action == "disconnect":
             await station.disconnect()
+        elif action == "reset":
+            await station.reset()
         elif action in ("start", "resume"):
             await station.start()
         elif action == "pause":
@@ -235,4 +254,4 @@ class Service:
     # -- director ------------------------------------------------------------------------------------------
     def publish_commitment(self, view: dict[str, Any]) -> None:
         """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
-        self.hub.publish(commitment_message(view))
+        self.streams.publish(commitment_message(view))

@@ -38,6 +38,8 @@ from dealer.session import (
     DealingSession,
     DealVoided,
     FaultReported,
+    PublicCardHidden,
+    PublicCardOpen,
     PublicDealCommitted,
     PublicDealStarted,
     PublicDealVoided,
@@ -46,12 +48,22 @@ from dealer.session import (
 )
 
 from .bankworker import BankWorker
+from .closed import ClosedBoards
 from .config import StationConfig
 from .devices import DeviceLink
 from .hub import PublicHub
-from .models import OperatorCard, OperatorCardShown, OperatorCommitted, OperatorFault, StationView, StationViewShown
+from .models import (
+    OperatorBoard,
+    OperatorCard,
+    OperatorCardShown,
+    OperatorCommitted,
+    OperatorFault,
+    StationView,
+    StationViewShown,
+)
 from .operator import OperatorBus
-from .public import bank_message, from_projection, station_message
+from .public import bank_message, board_message, from_projection, station_message
+from .streams import PublicStreams
 
 log = logging.getLogger("dealer.station")
 
@@ -62,6 +74,8 @@ BANK_WAITING = "bank_waiting"  # status while a ledger write waits for the bank
 RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between retries of a queued write (then every 2 s)
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
+NOT_THE_DEVICE = (VoidReason.ABORTED, VoidReason.OPERATOR)  # the judge's own actions: never a device error
+PACE_WINDOW = 20  # deals the measured pace (and the ETA) is averaged over
 # device faults with their own guidance (others get the generic "machine fault" text)
 FAULT_GUIDES = {
     "duplicate_card",
@@ -104,8 +118,9 @@ class Station:
         config: StationConfig,
         regulation: Regulation,
         bank: BankWorker,
-        hub: PublicHub,
+        hub: PublicHub | PublicStreams,
         operator: OperatorBus,
+        closed: ClosedBoards | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -113,6 +128,7 @@ class Station:
         self.bank = bank
         self.hub = hub
         self.operator = operator
+        self.closed = closed  # variant 1: deals become boards, never bank deals
         self.session = DealingSession(config.name, regulation.variant, regulation.open_cards, config.first_seat)
         self.link: DeviceLink | None = None
         self.status = "idle"
@@ -132,6 +148,8 @@ class Station:
         self._drainer: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
+        self._voided_deal: int | None = None  # the device deal id of the last void (its late fault is the same fault)
+        self._done_times: deque[float] = deque(maxlen=PACE_WINDOW)  # when each recent deal was accepted
         # Marks a deal in progress on disk, so a service killed mid-deal voids it on restart (``recover``).
         self.marker: Path | None = None
 
@@ -166,7 +184,6 @@ class Station:
         entry = {"time": time.time(), "attempt": 0, "reason": INTERRUPTED, "cards_dealt": 0,
                  "key": f"guide.{INTERRUPTED}", "params": {}}  # fmt: skip
         self.voided.appendleft(entry)
-        self.errors += 1
         return detail
 
     # -- public view ---------------------------------------------------------------------------------------
@@ -183,6 +200,8 @@ class Station:
     async def connect(self, link: DeviceLink) -> None:
         async with self._lock:
             if self.link is not None:
+                await self._operator_void("the technical judge connected another device during the deal")
+                self.running = False
                 await self._close_link()
             self._set_status("connecting")
             await link.open()
@@ -193,8 +212,29 @@ class Station:
     async def disconnect(self) -> None:
         async with self._lock:
             self.running = False
+            await self._operator_void("the technical judge disconnected the device during the deal")
             await self._close_link()
-            self._set_status("idle")
+            self._set_status("disconnected")
+
+    async def reset(self) -> None:
+        """The judge's Reset: the deal in progress (if any) is voided as the operator's, the station is ready."""
+        async with self._lock:
+            self.running = False
+            await self._operator_void("the technical judge reset the station during the deal")
+            if self.link is None:
+                self._set_status("disconnected")
+            else:
+                self._set_status("ready")
+
+    async def _operator_void(self, detail: str) -> None:
+        if not self.session.dealing:
+            return
+        await self._handle(self.session.abort(detail, VoidReason.OPERATOR))  # first: the device's echo is late
+        if self.link is not None:
+            try:
+                await self.link.abort()
+            except Exception as exc:  # the device is gone: the void is recorded all the same
+                log.warning("station %s: abort: %s", self.name, exc)
 
     async def _close_link(self) -> None:
         link, reader = self.link, self._reader
@@ -272,6 +312,8 @@ class Station:
         return await self.link.inject_fault(kind)
 
     async def set_show_cards(self, show: bool, who: str) -> None:
+        if show and self.closed is not None:
+            raise StationError(f"station {self.name}: variant 1 is closed dealing: its cards are never shown")
         if show and not self.show_cards:
             # recorded before anything is shown
             await self.bank.call(
@@ -282,12 +324,17 @@ class Station:
         self.show_cards = show
         self.send_state()
 
+    async def _progress(self) -> tuple[int, int]:
+        """(made, target): boards of the session for a closed station, deals in the bank otherwise."""
+        if self.closed is not None:
+            return self.closed.made, self.closed.total
+        return await self.bank.call(self.bank.bank.deal_count), self.regulation.bank_target
+
     async def _next(self) -> None:
         if self.pending:  # the bank is not taking writes: deal no more until it does (retried by _drain)
             self._set_status(BANK_WAITING)
             return
-        formed = await self.bank.call(self.bank.bank.deal_count)
-        target = self.regulation.bank_target
+        formed, target = await self._progress()
         if target and formed + self._committing >= target:
             self.running = False
             if not self._committing:
@@ -309,7 +356,10 @@ class Station:
         for pub in step.public:
             if isinstance(pub, PublicDealVoided):
                 continue  # published after the ledger has the void, below
+            if self.closed is not None and isinstance(pub, PublicCardOpen | PublicCardHidden):
+                continue  # variant 1: nothing of any card is public, not even where a hidden one went
             if isinstance(pub, PublicDealStarted):
+                self._voided_deal = None
                 await self._mark(pub.attempt)
             self.hub.publish(from_projection(self.name, pub))
         for op in step.operator:
@@ -337,6 +387,9 @@ class Station:
             elif isinstance(op, CardIgnored):
                 pass
             elif isinstance(op, FaultReported):
+                late = not self.session.dealing and op.deal_id is not None and op.deal_id == self._voided_deal
+                if late and not voids:
+                    continue  # the device's own report of the fault that has just voided this deal: one fault
                 self.fault_counts[op.kind.value] += 1
                 if not voids:  # a fault that voids a deal is reported once, with the void's guidance
                     key = f"guide.{op.kind.value}" if op.kind.value in FAULT_GUIDES else "guide.fault"
@@ -345,7 +398,11 @@ class Station:
             elif isinstance(op, DealVoided):
                 await self._voided(op)
             elif isinstance(op, DealComplete):
-                await self._complete(op)
+                self._done_times.append(time.monotonic())
+                if self.closed is not None:
+                    await self._board(op)
+                else:
+                    await self._complete(op)
 
     def _fault(self, key: str, params: dict[str, Any], kind: str) -> None:
         entry = {"time": time.time(), "station": self.name, "key": key, "params": params, "kind": kind}
@@ -354,9 +411,11 @@ class Station:
 
     async def _voided(self, op: DealVoided) -> None:
         self._current = []
-        if op.reason is not VoidReason.ABORTED:
+        self._voided_deal = op.deal_id
+        device = op.reason not in NOT_THE_DEVICE
+        if device:
             self.errors += 1
-        if op.reason not in (VoidReason.FAULT, VoidReason.DISCONNECTED, VoidReason.ABORTED):
+        if device and op.reason not in (VoidReason.FAULT, VoidReason.DISCONNECTED):
             self.fault_counts[op.reason.value] += 1
         detail = {"attempt": op.attempt, "device_deal": op.deal_id, "cards_dealt": op.cards_dealt, "detail": op.detail}
         if op.position is not None:
@@ -381,12 +440,19 @@ class Station:
             "params": params,
         }
         self.voided.appendleft(entry)
-        self._fault(key, params, kind=params["kind"])
-        if self.running and self.config.auto_redeal and op.reason is not VoidReason.ABORTED:
+        if device:
+            self._fault(key, params, kind=params["kind"])
+        made, target = await self._progress()
+        if self.running and self.config.auto_redeal and device:
             try:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
+        elif target and made + self._committing >= target:
+            self.running = False
+            self._set_status("target_reached")  # nothing to re-deal: the target is there
+        elif op.reason is VoidReason.OPERATOR:
+            self.send_state()  # the judge's action sets the status
         elif self.status not in ("stopped", "idle", "disconnected", BANK_WAITING):
             self._set_status("needs_redeal")
         else:
@@ -437,8 +503,7 @@ class Station:
                 self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
                 return True
             log.warning("station %s: bank refused the deal: %s", self.name, exc)
-            self._committing -= 1
-            self.errors += 1
+            self._committing -= 1  # not a device error: health counts only what the device got wrong
             self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
             item.kind, item.deal, item.source = "void", None, None
             item.reason, item.detail, item.tries, item.error = BANK_REFUSED, {"detail": str(exc)}, 0, ""
@@ -516,7 +581,6 @@ class Station:
             if item.kind == "commit":
                 n += 1
                 self._committing -= 1
-                self.errors += 1
                 item.kind, item.deal, item.source = "void", None, None
                 item.reason = BANK_UNAVAILABLE
                 item.detail = {"detail": item.error, "tries": item.tries, "by": who}
@@ -538,11 +602,41 @@ class Station:
         )
         size = committed.ledger_index + 1
         self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head, size))
-        self.operator.send(OperatorCommitted(station=self.name, bank_deal=committed.deal_id, formed=formed))
+        self.operator.send(
+            OperatorCommitted(
+                station=self.name, bank_deal=committed.deal_id, formed=formed, ledger_head=committed.ledger_head
+            )
+        )
         if self.pending or self.running:
             self.send_state()
         elif self.regulation.bank_target and formed >= self.regulation.bank_target:
             self._set_status("target_reached")
+        else:
+            self._set_status("paused" if self.status == "dealing" else self.status)
+
+    async def _board(self, op: DealComplete) -> None:
+        """Variant 1: the deal went face down into the next board; recorded for the hand records, never banked."""
+        assert self.closed is not None
+        self._current = []
+        try:
+            board = await asyncio.to_thread(self.closed.add, op.deal, self.name)
+        except Exception as exc:  # the session's boards are all made, or the disk refused: say so, deal no more
+            log.warning("station %s: board not recorded: %s", self.name, exc)
+            self.running = False
+            self._unmark()
+            self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, BANK_REFUSED)))
+            self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
+            self._set_status("target_reached" if self.closed.complete else "needs_redeal")
+            return
+        self._unmark()
+        self.committed += 1
+        self.hub.publish(board_message(self.name, board.number, self.closed.total))
+        self.operator.send(OperatorBoard(station=self.name, board=board.number, boards=self.closed.total))
+        if self.closed.complete:
+            self.running = False
+            self._set_status("target_reached")
+        elif self.running:
+            await self._next()
         else:
             self._set_status("paused" if self.status == "dealing" else self.status)
 
@@ -561,6 +655,11 @@ class Station:
             "warning": rate > ERROR_NORM_PER_100,
         }
 
+    def pace(self) -> float | None:
+        """Seconds per accepted deal, measured over the last ``PACE_WINDOW`` deals (None before two)."""
+        t = self._done_times
+        return (t[-1] - t[0]) / (len(t) - 1) if len(t) >= 2 else None
+
     def state(self) -> dict[str, Any]:
         link = self.link
         st: dict[str, Any] = {
@@ -568,6 +667,7 @@ class Station:
             "station": self.name,
             "status": self.status,
             "running": self.running,
+            "in_deal": self.session.dealing,
             "variant": int(self.session.variant),
             "open_count": self.session.open_count,
             "device": link.info() if link is not None else None,
@@ -577,7 +677,10 @@ class Station:
             "cards_dealt": self.session.cards_dealt,
             "committed": self.committed,
             "last_bank_deal": self.last_bank_deal,
-            "target": self.regulation.bank_target,
+            "target": self.closed.total if self.closed is not None else self.regulation.bank_target,
+            "closed": self.closed is not None,
+            "boards_made": self.closed.made if self.closed is not None else None,
+            "pace": self.pace(),
             "show_cards": self.show_cards,
             "faults": list(self.faults)[:20],
             "voided": list(self.voided)[:50],

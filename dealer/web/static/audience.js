@@ -7,7 +7,7 @@
   function station(name) {
     if (!state.stations.has(name)) {
       state.stations.set(name, { station: name, variant: 0, open_count: 0, status: "idle", attempt: 0,
-        phase: "waiting", reason: null, bank_deal: null, hands: emptyHands() });
+        phase: "waiting", reason: null, bank_deal: null, board: null, boards: null, hands: emptyHands() });
     }
     return state.stations.get(name);
   }
@@ -23,42 +23,67 @@
         for (const name of state.stations.keys()) dirty.add(name);
         headerDirty = true;
         return;
-      case "bank": state.bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head, ledger_size: m.ledger_size }; headerDirty = true; return;
+      case "bank": state.bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head, ledger_size: m.ledger_size };
+        headerDirty = true;
+        for (const n of state.stations.keys()) dirty.add(n);
+        return;
       case "commitment": state.commitment = m; headerDirty = true; return;
     }
     const st = station(m.station);
     dirty.add(m.station);
     switch (m.type) {
-      case "station": Object.assign(st, { variant: m.variant, open_count: m.open_count, status: m.status }); break;
+      case "station": Object.assign(st, { variant: m.variant, open_count: m.open_count, status: m.status }); headerDirty = true; break;
       case "deal_started": Object.assign(st, { attempt: m.attempt, variant: m.variant, open_count: m.open_count,
         phase: "dealing", reason: null, bank_deal: null, hands: emptyHands() }); break;
       case "card": st.hands[m.seat].open.push(m.card); break;
       case "hidden": st.hands[m.seat].hidden = m.count; break;
       case "deal_voided": st.phase = "voided"; st.reason = m.reason; break;
+      case "board": st.phase = "board"; st.board = m.board; st.boards = m.boards; headerDirty = true; break;
       case "deal_committed": st.phase = "committed"; st.bank_deal = m.bank_deal;
         state.bank.formed = m.formed; state.bank.ledger_head = m.ledger_head; headerDirty = true; break;
     }
   }
   function renderHeader() {
-    const b = state.bank;
+    const all = [...state.stations.values()];
+    const closed = all.length > 0 && all.every((st) => st.variant === 1);  // variant 1: boards, no bank
+    const b = closed ? { formed: Math.max(0, ...all.map((st) => st.board || 0)),
+      target: Math.max(0, ...all.map((st) => st.boards || 0)) } : state.bank;
+    const label = document.getElementById("banklabel");
+    label.dataset.i18n = closed ? "audience.boards" : "audience.bank";
+    label.textContent = I18N.t(label.dataset.i18n);
     document.getElementById("formed").textContent = b.formed;
-    document.getElementById("target").textContent = b.target;
+    document.getElementById("target").textContent = b.target || "—";
     const p = document.getElementById("bankprogress");
     p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
     // the anchor officials note in their acts: SIZE:HASH (`dealer bank verify --head SIZE:HASH` checks it)
-    document.getElementById("ledgerhead").textContent = b.ledger_head ? (b.ledger_size ? b.ledger_size + ":" : "") + b.ledger_head.slice(0, 16) : "—";
+    const bk = state.bank;
+    const lh = document.getElementById("ledgerhead");
+    lh.textContent = bk.ledger_head ? (bk.ledger_size ? bk.ledger_size + ":" : "") + bk.ledger_head.slice(0, 16) : "—";
+    lh.title = bk.ledger_head || "";
     const c = document.getElementById("commitment");
     if (state.commitment) {
       c.hidden = false;
       const m = state.commitment;
-      c.replaceChildren(el("b", "", I18N.t("audience.commitment")), el("span", "", " " + I18N.t("audience.commitment_label") +
-        " " + m.label + " · " + m.deals + " · "), el("code", "", m.commitment));
+      const fact = (key, value, cls) => {
+        const box = el("span", "fact " + (cls || ""));
+        box.append(el("span", "factlabel", I18N.t(key) + ":"), el(cls === "hash" ? "code" : "b", "factvalue", String(value)));
+        return box;
+      };
       c.dataset.state = m.state || "";
-      if (m.format) c.appendChild(el("div", "vformat", I18N.t("audience.value_format") + ": " + m.format));
-      if (m.value) c.appendChild(el("div", "vvalue", I18N.t("audience.value") + ": ")).appendChild(el("code", "", m.value));
-      if (m.state === "revealed") c.appendChild(el("div", "vreveal", I18N.t("audience.revealed") + ": K " + m.secret));
-      if (m.state === "void") c.appendChild(el("div", "vvoid", I18N.t("audience.void") + ": " + m.reason));
+      c.replaceChildren(el("h2", "", I18N.t("audience.commitment")),
+        fact("audience.commitment_label", m.label), fact("audience.commitment_deals", m.deals));
+      if (m.format) c.appendChild(fact("audience.value_format", m.format, "vformat"));
+      if (m.value) c.appendChild(fact("audience.value", m.value, "vvalue"));
+      if (m.state === "revealed") c.appendChild(fact("audience.revealed", "K " + m.secret, "vreveal hash"));
+      if (m.state === "void") c.appendChild(fact("audience.void", m.reason, "vvoid"));
+      c.appendChild(fact("audience.commitment_hash", m.commitment, "hash"));
     } else c.hidden = true;
+  }
+  // After the target nothing is re-dealt: the audience is not promised a re-deal that will not come.
+  function voidText(st) {
+    const over = st.status === "target_reached" || st.status === "stopped" ||
+      (state.bank.target > 0 && state.bank.formed >= state.bank.target && st.variant !== 1);
+    return I18N.t(over ? "audience.voided_final" : "audience.voided", { reason: I18N.t("void." + st.reason) });
   }
   function renderStation(st) {
     let sec = document.querySelector(`section.station[data-station="${CSS.escape(st.station)}"]`);
@@ -71,25 +96,41 @@
       ? new Set([...sec.querySelectorAll(".card")].map((c) => c.dataset.card)) : new Set();
     sec.dataset.phase = st.phase;
     sec.dataset.attempt = String(st.attempt);
+    sec.dataset.variant = String(st.variant);
     const head = el("div", "stationhead");
     head.appendChild(el("span", "name", I18N.t("audience.station") + " " + st.station));
-    head.appendChild(el("span", "dealno", st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal
-      : I18N.t("audience.attempt") + " " + st.attempt));
+    const closed = st.variant === 1;
+    head.appendChild(el("span", "dealno", closed ? (st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards }) : "")
+      : st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal : I18N.t("audience.attempt") + " " + st.attempt));
     head.appendChild(el("span", "variant", I18N.t("audience.variant") + " " + st.variant +
-      (st.variant ? " (" + I18N.t("variant." + st.variant) + ")" : "") + " · " + st.open_count + " " + I18N.t("audience.open_cards")));
+      (st.variant ? " (" + I18N.t("variant." + st.variant) + ")" : "") +
+      (closed ? "" : " · " + st.open_count + " " + I18N.t("audience.open_cards"))));
     head.appendChild(el("span", "status st-" + st.status, I18N.t("status." + st.status)));
+    if (closed) {  // variant 1: face down into the boards; the audience sees progress only
+      const box = el("div", "closedboard");
+      box.appendChild(el("div", "boardno", st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards })
+        : I18N.t("audience.waiting")));
+      if (st.phase === "dealing") box.appendChild(el("div", "phase", I18N.t("audience.closed_dealing")));
+      else if (st.phase === "voided") box.appendChild(el("div", "phase", voidText(st)));
+      box.appendChild(el("div", "closednote", I18N.t("audience.closed_note")));
+      sec.replaceChildren(head, box);
+      return;
+    }
     const compass = el("div", "compass");
     for (const seat of Cards.SEATS) {
       const h = st.hands[seat];
       const box = el("div", "seat seat-" + seat);
       box.dataset.seat = seat;
-      box.appendChild(el("div", "seatname", Cards.seatLetter(seat) + " " + Cards.seatName(seat)));
-      box.appendChild(Cards.hand(h.open, h.hidden, known));
+      const name = el("div", "seatname");
+      name.append(el("span", "seatletter", Cards.seatLetter(seat)), el("span", "seatfull", " " + Cards.seatName(seat)));
+      const hand = Cards.hand(h.open, h.hidden, known);
+      name.appendChild(hand.querySelector(".backs"));  // the backs share the name's line: four suit rows below
+      box.append(name, hand);
       compass.appendChild(box);
     }
     const centre = el("div", "centre");
     let msg = "";
-    if (st.phase === "voided") msg = I18N.t("audience.voided", { reason: I18N.t("void." + st.reason) });
+    if (st.phase === "voided") msg = voidText(st);
     else if (st.phase === "committed") msg = I18N.t("audience.committed", { n: st.bank_deal });
     else if (st.phase === "waiting") msg = I18N.t("audience.waiting");
     centre.appendChild(el("div", "compassrose", Cards.SEATS.map((s) => Cards.seatLetter(s)).join(" ")));
@@ -106,14 +147,17 @@
       if (headerDirty) { renderHeader(); headerDirty = false; }
       for (const name of dirty) renderStation(state.stations.get(name));
       dirty.clear();
-      document.getElementById("stations").dataset.count = String(state.stations.size);
+      const main = document.getElementById("stations");
+      main.dataset.count = String(state.stations.size);
+      main.style.setProperty("--cols", String(Math.ceil(Math.sqrt(state.stations.size || 1))));
     });
   }
   function redrawAll() { headerDirty = true; for (const n of state.stations.keys()) dirty.add(n); schedule(); }
   I18N.onChange(redrawAll);
   const conn = document.getElementById("conn");
   function connect() {
-    const es = new EventSource("/api/public/events");
+    const stream = document.querySelector(".hall").dataset.stream === "remote" ? "remote" : "public";
+    const es = new EventSource("/api/" + stream + "/events");
     es.onopen = () => { conn.dataset.i18n = "audience.live"; conn.textContent = I18N.t("audience.live"); conn.classList.add("live"); };
     es.onerror = () => { conn.dataset.i18n = "audience.connecting"; conn.textContent = I18N.t("audience.connecting"); conn.classList.remove("live"); };
     es.onmessage = (e) => { apply(JSON.parse(e.data)); schedule(); };

@@ -1,20 +1,41 @@
-// The director's console: bank status, seal, draw (commit, public value, run), reveal, bundle.
+// The director's console: bank status, seal, draw (commit, public value, run), reveal, bundle; then the session's
+// deal files, its boards made on a machine (with progress) and its hand records. Anything irreversible asks first.
 "use strict";
 (() => {
   const t = I18N.t;
   const { el } = Cards;
   const msg = document.getElementById("message");
+  const extras = new Map();  // label -> { files, records, boards } kept across refreshes
+  const typed = new Map();  // label -> the public value being typed (a refresh must not wipe it)
+  const deviceTyped = new Map();
   async function api(method, path, body) {
     const r = await fetch(path, { method, headers: body ? { "Content-Type": "application/json" } : {},
       body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
     const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(data.detail || r.statusText);
+    if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : r.statusText);
     return data;
   }
-  function say(text, error) { msg.textContent = (error ? t("director.error") + ": " : "") + text; }
-  function renderDeal(d) {
-    const box = el("div", "drawn");
-    box.appendChild(el("div", "seatname", "#" + d.deal_id + (d.board ? " · " + d.board : "")));
+  function say(text, error) { msg.textContent = (error ? t("director.error") + ": " : "") + text; msg.classList.toggle("error", !!error); }
+  const locale = () => (I18N.lang === "ru" ? "ru-RU" : "en-GB");
+  function human(ts) {  // an ISO time or seconds since the epoch, as people read it
+    const d = typeof ts === "number" ? new Date(ts * 1000) : new Date(ts);
+    return isNaN(d) ? String(ts) : d.toLocaleString(locale(), { dateStyle: "medium", timeStyle: "medium" });
+  }
+  const extra = (label) => { if (!extras.has(label)) extras.set(label, { files: [], records: [], boards: null }); return extras.get(label); };
+  function button(key, fn, opts) {
+    const b = el("button", (opts && opts.cls) || "", t(key));
+    b.type = "button"; b.dataset.i18n = key;
+    if (opts && opts.action) b.dataset.action = opts.action;
+    b.addEventListener("click", async () => {
+      if (opts && opts.confirm && !confirm(t(opts.confirm, opts.params || {}))) return;
+      b.disabled = true;
+      try { await fn(); say(t("director.done")); } catch (e) { say(e.message, true); }
+      b.disabled = false;
+      refresh();
+    });
+    return b;
+  }
+  function dealBox(d) {
     const compass = el("div", "compass curdeal");
     for (const seat of Cards.SEATS) {
       const s = el("div", "seat seat-" + seat);
@@ -22,12 +43,106 @@
       s.appendChild(Cards.hand(d.hands[seat], 0));
       compass.appendChild(s);
     }
-    box.appendChild(compass);
+    return compass;
+  }
+  const vul = (v) => t("vul." + v);
+  // The drawn deals as boards: number, dealer, vulnerability, bank deal; the deal itself folded until the reveal.
+  function boardsTable(drawn, revealed) {
+    const table = el("table", "boards drawnlist");
+    const hr = el("tr");
+    for (const k of ["director.board", "director.dealer", "director.vulnerability", "director.bank_deal", "director.deal"]) hr.appendChild(el("th", "", t(k)));
+    table.appendChild(hr);
+    for (const d of drawn) {
+      const tr = el("tr", "drawn");
+      tr.dataset.board = String(d.board);
+      tr.append(el("td", "boardno", String(d.board)), el("td", "", Cards.seatLetter(d.dealer)), el("td", "", vul(d.vulnerability)),
+        el("td", "", "#" + d.deal_id));
+      const cell = el("td");
+      const det = el("details");
+      det.open = revealed;
+      det.appendChild(el("summary", "", t(revealed ? "director.deal_revealed" : "director.deal_secret")));
+      det.appendChild(dealBox(d));
+      cell.appendChild(det);
+      tr.appendChild(cell);
+      table.appendChild(tr);
+    }
+    return table;
+  }
+  function fileLinks(label, names) {
+    const ul = el("ul", "files");
+    for (const n of names) {
+      const a = el("a", "filelink", n);
+      a.href = `/api/director/draws/${encodeURIComponent(label)}/files/${encodeURIComponent(n)}`;
+      a.download = n;
+      const li = el("li"); li.appendChild(a); ul.appendChild(li);
+    }
+    return ul;
+  }
+  // Files, boards on a machine, hand records: the same for a drawn session and for variant 1 boards.
+  function exportSection(label, canRecords) {
+    const L = encodeURIComponent(label);
+    const x = extra(label);
+    const box = el("div", "export");
+    box.appendChild(el("h4", "", t("director.export")));
+    const row = el("div", "row");
+    row.appendChild(button("director.files", async () => {
+      const r = await api("POST", `/api/director/draws/${L}/files`, { formats: ["pbn", "dlm"] });
+      x.files = r.files;
+    }, { action: "files" }));
+    const device = el("input"); device.name = "device"; device.placeholder = t("director.device_hint");
+    device.value = deviceTyped.get(label) || "simulator";
+    device.addEventListener("input", () => deviceTyped.set(label, device.value));
+    const running = x.boards && x.boards.state === "running";
+    const make = button("director.make_boards", async () => {
+      x.boards = await api("POST", `/api/director/draws/${L}/boards`, { device: device.value || "simulator" });
+      poll(label);
+    }, { action: "boards", confirm: "director.confirm_boards", params: { label } });
+    make.disabled = running;
+    const recs = button("director.handrecords", async () => {
+      const r = await api("POST", `/api/director/draws/${L}/handrecords`, { lang: I18N.lang });
+      x.records = r.files;
+    }, { action: "handrecords" });
+    recs.disabled = !canRecords;
+    if (!canRecords) recs.title = t("director.records_after_reveal");
+    row.append(device, make, recs);
+    box.appendChild(row);
+    if (x.files.length) box.append(el("div", "", t("director.files_written")), fileLinks(label, x.files));
+    if (x.boards) {
+      const b = x.boards;
+      const prog = el("progress"); prog.max = Math.max(1, b.copies_total); prog.value = b.copies_done;
+      const line = el("div", "boardsprogress");
+      line.dataset.state = b.state;
+      line.append(prog, el("span", "", " " + t("director.copies_made", { n: b.copies_done, m: b.copies_total }) + " · " +
+        t("director.job." + b.state) + (b.current ? " · " + b.current : "") +
+        (b.fouls && b.fouls.length ? " · " + t("director.fouls", { n: b.fouls.length }) : "") + (b.error ? " · " + b.error : "")));
+      box.appendChild(line);
+    }
+    if (x.records.length) box.append(el("div", "", t("director.records_written")), fileLinks(label, x.records));
     return box;
   }
+  const polling = new Set();
+  async function poll(label) {
+    if (polling.has(label)) return;
+    polling.add(label);
+    try {
+      for (;;) {
+        const view = await api("GET", `/api/director/draws/${encodeURIComponent(label)}/boards`);
+        extra(label).boards = view;
+        render();
+        if (view.state !== "running") break;
+        await new Promise((r) => setTimeout(r, 700));
+      }
+    } catch (e) { say(e.message, true); }
+    polling.delete(label);
+  }
+  let last = null;
   async function refresh() {
-    let s;
-    try { s = await api("GET", "/api/director/status"); } catch (e) { say(e.message, true); return; }
+    try { last = await api("GET", "/api/director/status"); } catch (e) { say(e.message, true); return; }
+    render();
+  }
+  function render() {
+    const s = last;
+    if (!s) return;
     document.getElementById("d-deals").textContent = s.deals + (s.target ? " / " + s.target : "");
     document.getElementById("d-eligible").textContent = s.eligible ?? "—";
     document.getElementById("d-ledger").textContent = s.ledger_size ?? "—";
@@ -36,7 +151,29 @@
     if (plan) document.getElementById("plan").textContent = t("director.plan", plan);
     const seals = document.getElementById("seals");
     seals.replaceChildren();
-    for (const x of s.seals || []) seals.appendChild(el("li", "", x.time + " · " + x.size + " · " + x.root.slice(0, 16)));
+    for (const x of s.seals || []) {
+      seals.appendChild(el("li", "", t("director.seal_line", { time: human(x.time), size: x.size, root: x.root.slice(0, 16) })));
+    }
+    const closed = document.getElementById("closed");
+    closed.hidden = !s.closed;
+    if (s.closed) {
+      const c = s.closed;
+      const body = el("div");
+      body.appendChild(el("p", "", t("director.closed_progress", { n: c.made, m: c.total })));
+      const table = el("table", "boards closedboards");
+      const hr = el("tr");
+      for (const k of ["director.board", "director.dealer", "director.vulnerability", "director.copies", "judge.station", "judge.time"]) hr.appendChild(el("th", "", t(k)));
+      table.appendChild(hr);
+      for (const b of c.boards) {
+        const tr = el("tr");
+        tr.append(el("td", "boardno", String(b.board)), el("td", "", Cards.seatLetter(b.dealer)), el("td", "", vul(b.vulnerability)),
+          el("td", "", String(b.copies)), el("td", "", b.station), el("td", "", human(b.time)));
+        table.appendChild(tr);
+      }
+      body.appendChild(table);
+      if (c.made) body.appendChild(exportSection(c.label, true));
+      document.getElementById("closedbody").replaceChildren(body);
+    }
     const draws = document.getElementById("draws");
     draws.replaceChildren();
     if (!s.draw_available) { draws.appendChild(el("p", "", t("director.unavailable"))); return; }
@@ -44,51 +181,62 @@
       const box = el("div", "panel draw");
       box.dataset.label = d.label;
       box.dataset.state = d.state;
-      box.appendChild(el("h3", "", d.label + " · " + t("director.state." + d.state) + " · " + d.deals));
-      box.appendChild(el("code", "", d.commitment || ""));
+      box.appendChild(el("h3", "", d.label + " · " + t("director.state." + d.state) + " · " + t("director.deals_n", { n: d.deals })));
+      box.appendChild(el("code", "hash", d.commitment || ""));
       box.appendChild(el("p", "", t("director.public_value") + ": " + (d.public_value_spec ? d.public_value_spec.description : "") +
         (d.public_value ? " = " + d.public_value : "")));
       const row = el("div", "row");
-      const mk = (key, fn) => { const b = el("button", "", t(key)); b.type = "button"; b.dataset.i18n = key;
-        b.addEventListener("click", async () => { try { await fn(); say(t("director.done")); } catch (e) { say(e.message, true); } refresh(); });
-        row.appendChild(b); };
       const L = encodeURIComponent(d.label);
-      mk("director.publish", () => api("POST", `/api/director/draws/${L}/publish`));
+      row.appendChild(button("director.publish", () => api("POST", `/api/director/draws/${L}/publish`),
+        { action: "publish", confirm: "director.confirm_publish", params: { label: d.label } }));
       if (d.state === "committed") {
         const input = el("input"); input.name = "public_value"; input.placeholder = t("director.public_value");
+        input.value = typed.get(d.label) || "";
+        input.addEventListener("input", () => typed.set(d.label, input.value));
         row.appendChild(input);
         const shown = el("code", "canonical", "");
-        mk("director.check_value", async () => {
-          shown.textContent = (await api("POST", `/api/director/draws/${L}/value`, { public_value: input.value, check: true })).public_value; });
+        row.appendChild(button("director.check_value", async () => {
+          shown.textContent = (await api("POST", `/api/director/draws/${L}/value`, { public_value: input.value, check: true })).public_value;
+        }, { action: "check_value" }));
         row.appendChild(shown);
-        mk("director.enter_value", () => api("POST", `/api/director/draws/${L}/value`, { public_value: input.value }));
-        mk("director.run", () => api("POST", `/api/director/draws/${L}/run`, { public_value: input.value }));
+        row.appendChild(button("director.enter_value", () => api("POST", `/api/director/draws/${L}/value`, { public_value: input.value }),
+          { action: "enter_value", confirm: "director.confirm_value", params: { label: d.label } }));
+        row.appendChild(button("director.run", () => api("POST", `/api/director/draws/${L}/run`, { public_value: input.value }),
+          { action: "run", confirm: "director.confirm_run", params: { label: d.label } }));
         const why = el("input"); why.name = "void_reason"; why.placeholder = t("director.void_reason");
         row.appendChild(why);
-        mk("director.void", () => api("POST", `/api/director/draws/${L}/void`, { reason: why.value }));
-      } else if (d.state === "public-value") mk("director.run", () => api("POST", `/api/director/draws/${L}/run`));
-      if (d.state === "drawn") mk("director.reveal", () => api("POST", `/api/director/draws/${L}/reveal`));
+        row.appendChild(button("director.void", () => api("POST", `/api/director/draws/${L}/void`, { reason: why.value }),
+          { action: "void", cls: "danger", confirm: "director.confirm_void", params: { label: d.label } }));
+      } else if (d.state === "public-value") {
+        row.appendChild(button("director.run", () => api("POST", `/api/director/draws/${L}/run`),
+          { action: "run", confirm: "director.confirm_run", params: { label: d.label } }));
+      }
+      if (d.state === "drawn") {
+        row.appendChild(button("director.reveal", () => api("POST", `/api/director/draws/${L}/reveal`),
+          { action: "reveal", cls: "danger", confirm: "director.confirm_reveal", params: { label: d.label } }));
+      }
       if (d.state === "drawn" || d.state === "revealed") {
-        const a = el("a", "", t("director.bundle")); a.href = `/api/director/draws/${L}/bundle`; a.download = d.label + ".json";
+        const a = el("a", "button", t("director.bundle")); a.href = `/api/director/draws/${L}/bundle`; a.download = d.label + ".json";
         row.appendChild(a);
       }
       box.appendChild(row);
       if (d.drawn && d.drawn.length) {
         box.appendChild(el("h4", "", t("director.drawn")));
-        const list = el("div", "drawnlist");
-        for (const deal of d.drawn) list.appendChild(renderDeal(deal));
-        box.appendChild(list);
+        box.appendChild(boardsTable(d.drawn, d.state === "revealed"));
+        box.appendChild(exportSection(d.label, d.state === "revealed"));
       }
       draws.appendChild(box);
     }
   }
   document.getElementById("seal").addEventListener("click", async () => {
+    if (!confirm(t("director.confirm_seal"))) return;
     try { await api("POST", "/api/director/seal"); say(t("director.done")); } catch (e) { say(e.message, true); }
     refresh();
   });
   document.getElementById("prepare").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = new FormData(ev.target);
+    if (!confirm(t("director.confirm_prepare", { label: f.get("label") }))) return;
     const body = { label: f.get("label"), replacement: f.get("replacement") === "on" };
     if (String(f.get("override") || "").trim()) body.override = f.get("override");
     if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.rolls = Number(f.get("rolls")); body.faces = Number(f.get("faces")); }

@@ -11,6 +11,15 @@
   const conn = document.getElementById("conn");
   const FAULTS = ["jam", "misfeed", "unreadable_card", "duplicate_card", "cover_open", "hopper_empty"];
 
+  // Connect, Disconnect and Reset void a deal in progress (reason "operator"): the judge is asked first.
+  function guarded(cmd, station, extra) {
+    const st = stations.get(station);
+    if (st && (st.in_deal || st.status === "dealing")) {
+      if (!confirm(t("judge.confirm_void", { action: t("judge." + (cmd === "connect" ? "connect" : cmd)), station }))) return;
+      extra = Object.assign({ confirm: true }, extra || {});
+    }
+    send(cmd, station, extra);
+  }
   function send(cmd, station, extra) {
     if (!ws || ws.readyState !== 1) return;
     ws.send(JSON.stringify(Object.assign({ cmd, station, id: nextId++ }, extra || {})));
@@ -37,7 +46,9 @@
       li.appendChild(el("code", "", d.id));
       li.appendChild(el("span", "", d.description));
       for (const name of stations.keys()) {
-        const b = button("judge.connect", () => send("connect", name, { device: d.id }));
+        const b = button("judge.connect", () => guarded("connect", name, { device: d.id }));
+        b.dataset.station = name;
+        b.classList.add("connectdev");
         b.textContent = t("judge.connect") + " → " + name;
         b.dataset.i18n = "";
         li.appendChild(b);
@@ -53,21 +64,24 @@
       faults: el("div", "box faults"), voided: el("div", "box voided") };
     parts.facts = el("dl", "facts");
     const devrow = el("div", "row");
-    devrow.appendChild(button("judge.connect_sim", () => send("connect", name, { device: "simulator" })));
-    parts.disconnect = button("judge.disconnect", () => send("disconnect", name), "danger");
-    devrow.appendChild(parts.disconnect);
+    parts.connect = button("judge.connect_sim", () => guarded("connect", name, { device: "simulator" }));
+    parts.disconnect = button("judge.disconnect", () => guarded("disconnect", name), "danger");
+    parts.reset = button("judge.reset", () => guarded("reset", name));
+    devrow.append(parts.connect, parts.disconnect, parts.reset);
+    parts.note = el("p", "note");
     parts.devTitle = el("h3", "", t("judge.device_info"));
-    parts.dev.append(parts.devTitle, parts.facts, devrow);
+    parts.dev.append(parts.devTitle, parts.facts, devrow, parts.note);
     parts.ctlTitle = el("h3", "", t("judge.progress"));
     parts.prog = el("progress");
     parts.progText = el("div", "progresstext");
     const row = el("div", "row controlrow");
-    row.appendChild(button("judge.start", () => send("start", name), "primary"));
-    row.appendChild(button("judge.pause", () => send("pause", name)));
-    row.appendChild(button("judge.resume", () => send("resume", name)));
-    row.appendChild(button("judge.stop", () => send("stop", name), "danger"));
+    parts.start = button("judge.start", () => send("start", name), "primary");
+    parts.pause = button("judge.pause", () => send("pause", name));
+    parts.resume = button("judge.resume", () => send("resume", name));
+    parts.stop = button("judge.stop", () => { if (confirm(t("judge.confirm_stop", { station: name }))) send("stop", name); }, "danger");
     parts.redeal = button("judge.redeal", () => send("redeal", name), "redeal");
-    row.appendChild(parts.redeal);
+    for (const k of ["start", "pause", "resume", "stop", "redeal"]) { parts[k].dataset.action = k; row.appendChild(parts[k]); }
+    parts.connect.dataset.action = "connect"; parts.disconnect.dataset.action = "disconnect"; parts.reset.dataset.action = "reset";
     // a ledger write the bank could not take: the deal is kept and retried; the judge may retry now or void it
     parts.bankwait = el("div", "row bankwait");
     parts.bankwaitText = el("ul", "bankwaitlist");
@@ -81,7 +95,9 @@
     vis.append(parts.blind, parts.show, parts.hide);
     parts.inject = el("div", "row");
     parts.select = el("select");
-    parts.inject.append(parts.select, button("judge.inject", () => send("inject", name, { kind: parts.select.value })));
+    parts.injectButton = button("judge.inject", () => send("inject", name, { kind: parts.select.value }));
+    parts.injectButton.dataset.action = "inject";
+    parts.inject.append(parts.select, parts.injectButton);
     parts.current = el("div", "compass curdeal");
     parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.bankwait, vis, parts.inject, parts.current);
     sec.append(parts.title, parts.dev, parts.ctl, parts.health, parts.faults, parts.voided);
@@ -89,10 +105,49 @@
     document.getElementById("stationpanels").appendChild(sec);
     return sec;
   }
+  const made = (st) => (st.closed ? st.boards_made : bank.formed);
   function renderProgress(st, p) {
-    p.prog.max = Math.max(1, st.target); p.prog.value = Math.min(bank.formed, p.prog.max);
-    p.progText.textContent = bank.formed + " / " + st.target + " · " + t("audience.attempt") + " " + st.attempt +
-      " · " + st.cards_dealt + "/52 · " + t("judge.cards_read") + " " + st.health.cards_read;
+    p.prog.max = Math.max(1, st.target); p.prog.value = Math.min(made(st), p.prog.max);
+    p.progText.textContent = (st.closed ? t("audience.board_of", { n: made(st), m: st.target }) : made(st) + " / " + st.target) +
+      " · " + t("audience.attempt") + " " + st.attempt +
+      " · " + st.cards_dealt + "/52 · " + t("judge.cards_read") + " " + st.health.cards_read +
+      (st.pace ? " · " + t("judge.pace", { s: st.pace.toFixed(1) }) : "");
+  }
+  // Which buttons make sense in which state (the server refuses the others anyway).
+  function enable(st, p) {
+    const dev = !!st.device, s = st.status, done = s === "target_reached";
+    const on = {
+      connect: s !== "connecting" && !done,
+      disconnect: dev,
+      reset: dev && (st.in_deal || s === "needs_redeal"),
+      start: dev && !st.running && !st.in_deal && (s === "ready" || s === "stopped"),
+      pause: dev && st.running,
+      resume: dev && !st.running && s === "paused",
+      stop: dev && (st.running || s === "paused" || s === "needs_redeal"),
+      redeal: dev && !st.in_deal && s === "needs_redeal",
+      inject: dev && st.can_inject && !done,
+    };
+    for (const [k, v] of Object.entries(on)) {
+      const b = k === "inject" ? p.injectButton : p[k];
+      b.disabled = !v;
+    }
+    for (const b of document.querySelectorAll(`button.connectdev[data-station="${CSS.escape(st.station)}"]`)) b.disabled = !on.connect;
+    // the machine may still be finishing a deal the station has already voided: say so instead of contradicting it
+    const finishing = s === "needs_redeal" && st.device_status && st.device_status.state === "dealing";
+    p.note.textContent = finishing ? t("judge.device_finishing") : "";
+  }
+  function renderEta() {
+    const e = document.getElementById("eta");
+    let rate = 0, target = 0, doneCount = 0, closed = false;
+    for (const st of stations.values()) {
+      target = st.target; closed = st.closed; doneCount = made(st);
+      if (st.running && st.pace) rate += 1 / st.pace;
+    }
+    const left = Math.max(0, target - doneCount);
+    if (!rate || !left) { e.textContent = left ? "" : (target ? t("judge.eta_done") : ""); return; }
+    const secs = Math.round(left / rate);
+    const mm = Math.floor(secs / 60), ss = String(secs % 60).padStart(2, "0");
+    e.textContent = t(closed ? "judge.eta_boards" : "judge.eta", { n: left, time: mm + ":" + ss });
   }
   function renderStation(st) {
     const name = st.station;
@@ -116,14 +171,15 @@
         p.facts.lastChild.dataset.ts = String(st.device_status.heartbeat);
       }
     } else add(t("judge.device_info"), "—");
-    p.disconnect.hidden = !st.device;
     renderProgress(st, p);
+    enable(st, p);
     p.redeal.classList.toggle("primary", st.status === "needs_redeal");
     const waiting = st.pending || [];
     p.bankwait.hidden = !waiting.length;
     p.bankwaitText.replaceChildren(...waiting.map((w) => el("li", "warning", t("judge.pending",
       { kind: t(w.kind === "commit" ? "judge.deals" : "judge.voided"), attempt: w.attempt, tries: w.tries, error: w.error }))));
     p.blind.hidden = p.show.hidden = st.show_cards;
+    if (st.closed) p.show.hidden = true;  // variant 1: closed dealing, never shown
     p.hide.hidden = !st.show_cards;
     p.inject.hidden = !st.can_inject;
     const choice = p.select.value || FAULTS[0];
@@ -168,13 +224,19 @@
     p.voided.replaceChildren(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"), table);
   }
   function renderBank() {
-    document.getElementById("formed").textContent = bank.formed;
-    document.getElementById("target").textContent = bank.target;
+    const closed = [...stations.values()].find((st) => st.closed);  // variant 1: boards, no bank
+    const b = closed ? { formed: closed.boards_made, target: closed.target } : bank;
+    const label = document.getElementById("banklabel");
+    label.dataset.i18n = closed ? "audience.boards" : "audience.bank";
+    label.textContent = t(label.dataset.i18n);
+    document.getElementById("formed").textContent = b.formed;
+    document.getElementById("target").textContent = b.target;
     const p = document.getElementById("bankprogress");
-    p.max = Math.max(1, bank.target); p.value = Math.min(bank.formed, p.max);
+    p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
     // the ledger anchor, live: the judge notes SIZE:HASH in the act (`dealer bank verify --head SIZE:HASH`)
     document.getElementById("ledgerhead").textContent = bank.ledger_head ?
       (bank.ledger_size ? bank.ledger_size + ":" : "") + bank.ledger_head.slice(0, 16) : "—";
+    renderEta();
   }
   function renderAll() { renderBank(); for (const st of stations.values()) renderStation(st); renderDevices(); }
   let pending = false;
@@ -188,7 +250,7 @@
       case "card": {
         const st = stations.get(m.station);
         if (!st) return;
-        st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1;
+        st.cards_dealt = m.position + 1; st.attempt = m.attempt; st.health.cards_read += 1; st.in_deal = true;
         if (st.show_cards && m.card !== undefined) {
           (st.current = st.current || []).push({ position: m.position, seat: m.seat, card: m.card });
           break;
@@ -204,8 +266,9 @@
         if (hb) { hb.dataset.ts = String(m.device_status.heartbeat); hb.textContent = ago(m.device_status.heartbeat); }
         return;
       }
-      case "committed": bank.formed = m.formed; break;
+      case "committed": bank.formed = m.formed; break;  // the head comes with its size in "bank"
       case "bank": bank = m; break;
+      case "board": { const st = stations.get(m.station); if (st) st.boards_made = m.board; break; }
       case "devices": devices = m.devices; break;
       case "error": document.title = t("judge.title"); alert(m.message); break;
       default: break;

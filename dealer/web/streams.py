@@ -1,0 +1,28 @@
+"""The two public streams: the hall's (real time, for the monitor in the playing hall) and the remote viewers'
+(held back by ``broadcast_delay``). Every public message goes to both, once, through ``PublicStreams.publish``;
+the hall never waits for the remote delay and the remote stream never gets a message early.
+"""
+
+from __future__ import annotations
+
+from .hub import PublicHub
+from .public import Message, PublicState
+
+
+class PublicStreams:
+    def __init__(self, hall: PublicHub, remote: PublicHub) -> None:
+        self.hall = hall
+        self.remote = remote
+
+    @property
+    def state(self) -> PublicState:
+        """What the hall shows now (the remote viewers see the same, ``remote.delay`` seconds later)."""
+        return self.hall.state
+
+    def publish(self, msg: Message) -> None:
+        self.hall.publish(msg)
+        self.remote.publish(msg)
+
+    def close(self) -> None:
+        self.hall.close()
+        self.remote.close()
