@@ -47,6 +47,9 @@ class Regulation:
     copies: int
     bank_target: int
     title: str = ""
+    chief_judge: str = ""  # [officials]: names printed under the signature lines of the documents
+    technical_judge: str = ""
+    secretary: str = ""
 
     def open_count(self) -> int:
         """How many of the 52 cards of a deal are shown publicly."""
@@ -73,6 +76,7 @@ _SCHEMA: dict[str, set[str]] = {
     "draw": {"share_percent", "deals"},
     "session": {"boards", "copies"},
     "bank": {"target"},
+    "officials": {"chief_judge", "technical_judge", "secretary"},
 }
 
 
@@ -162,6 +166,10 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
     title = data.get("title", "")
     if not isinstance(title, str):
         raise RegulationError(f"title = {title!r} must be a string", source)
+    officials = data.get("officials", {})
+    for key, name in officials.items():
+        if not isinstance(name, str) or not name.isprintable():
+            raise RegulationError(f"officials.{key} = {name!r} must be a name (printable text)", source)
     return Regulation(
         variant=variant,
         open_cards=open_cards,
@@ -171,6 +179,9 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
         copies=copies,
         bank_target=target,
         title=title,
+        chief_judge=officials.get("chief_judge", "").strip(),
+        technical_judge=officials.get("technical_judge", "").strip(),
+        secretary=officials.get("secretary", "").strip(),
     )
 
 
