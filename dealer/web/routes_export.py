@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -235,7 +236,9 @@ def make_router(service: Service) -> APIRouter:
             )
             await maker.run_async(boards)
             job.state = "done"
-            await record("boards", job.label, [journal], copies=job.total_copies)
+            info = driver.info()  # DEVICE_INFO of the machine, for the board-making act
+            machine = dataclasses.asdict(info) if info is not None else None
+            await record("boards", job.label, [journal], copies=job.total_copies, machine=machine)
         except asyncio.CancelledError:
             job.state = "stopped"
             raise
