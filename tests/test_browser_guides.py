@@ -107,7 +107,7 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     shot(hall, "audience-1-dealing")
     hall.click(".langswitch")
     hall.click("#contrast")
-    assert hall.locator("h1").inner_text() == "Открытая раздача"
+    assert hall.locator("h1").inner_text() == "Открытая сдача"
     shot(hall, "audience-2-ru-contrast")
     hall.click(".langswitch")
     hall.click("#contrast")

@@ -68,8 +68,9 @@
     head.appendChild(el("span", "name", I18N.t("audience.station") + " " + st.station));
     head.appendChild(el("span", "dealno", st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal
       : I18N.t("audience.attempt") + " " + st.attempt));
-    head.appendChild(el("span", "variant", I18N.t("audience.variant") + " " + st.variant +
-      (st.variant ? " (" + I18N.t("variant." + st.variant) + ")" : "") + " · " + st.open_count + " " + I18N.t("audience.open_cards")));
+    head.appendChild(el("span", "variant", st.variant ? I18N.t("audience.variant_line", { v: st.variant,
+      name: I18N.t("variant." + st.variant), open: I18N.t("audience.open_cards_n", { n: st.open_count }) })
+      : I18N.t("audience.variant")));
     head.appendChild(el("span", "status st-" + st.status, I18N.t("status." + st.status)));
     const compass = el("div", "compass");
     for (const seat of Cards.SEATS) {
