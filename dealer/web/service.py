@@ -52,6 +52,7 @@ class Service:
         self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path))
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.operator = OperatorBus()
+        self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
         }
@@ -173,5 +174,6 @@ class Service:
         return available_devices()
 
     # -- director ------------------------------------------------------------------------------------------
-    def publish_commitment(self, label: str, commitment: str, deals: int, public_value: str) -> None:
-        self.hub.publish(commitment_message(label, commitment, deals, public_value))
+    def publish_commitment(self, view: dict[str, Any]) -> None:
+        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
+        self.hub.publish(commitment_message(view))
