@@ -92,8 +92,9 @@ def bank(tmp_path: Path) -> SqliteBank:
     b.record_event(CHECK_ENTRY, equipment_check(LABEL, "after", "T1", "faulty", DEVICE, health, calibration, "jams"))
     director = Director(b)
     b.seal()
-    director.prepare(LABEL, dice_spec(["Орлов О. О.", "Белова Б. Б."], 5), None, 4)
-    director.enter_public_value(LABEL, ["12345", "67890"], None)
+    director.prepare(LABEL, dice_spec(["Орлов О. О.", "Белова Б. Б."], 7), parse_regulation(REGULATION))
+    director.publish(LABEL)
+    director.enter_public_value(LABEL, ["1234561", "6543216"], None)
     director.run(LABEL)
     return b
 
@@ -173,7 +174,7 @@ def test_draw_protocol_never_lists_the_drawn_deals(
         digest,
         commit["k_hash"],
         commit["seal"]["root"],
-        "12345/67890",
+        "1234561/6543216",
         "Орлов О. О.",
         "Белова Б. Б.",
     ):
@@ -189,13 +190,13 @@ def test_draw_protocol_never_lists_the_drawn_deals(
             "4 сдачи",
             "80 сдач",
             "2 свидетеля",
-            "5 цифр",
+            "7 бросков",
             "5,00 %",
             "жеребьёвка проведена",
         ):
             assert has(text, phrase), phrase
     else:
-        for phrase in ("Deal draw protocol", "4 deals", "2 witnesses", "5 digits", "drawn"):
+        for phrase in ("Deal draw protocol", "4 deals", "2 witnesses", "7 rolls", "drawn"):
             assert has(text, phrase), phrase
 
 

@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from hashlib import sha256
 from importlib import resources
 from typing import Any, Protocol
 
-from dealer.bank.ledger import Entry, EntryKind, canonical_json
+from dealer.bank.ledger import Entry, EntryKind
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.diagram import hand_lines
 from dealer.core.errors import DealerError
+from dealer.draw.protocol import commitment_hash
 from dealer.i18n import Messages, check_language
 from dealer.regulation import Regulation
 
@@ -274,11 +274,6 @@ def _of_label(bank: LedgerReader, kind: str, label: str) -> Entry | None:
     return found[-1] if found else None
 
 
-def commitment_hash(doc: dict[str, Any]) -> str:
-    """SHA-256 of the commitment's canonical JSON (as the director's console shows it)."""
-    return sha256(canonical_json(doc)).hexdigest()
-
-
 def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
     m = messages(ctx.lang)
     rec = bank.get_draw(label)
@@ -298,24 +293,41 @@ def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
             (m("draw.seal"), m("draw.seal_value", index=seal["index"], last=seal["last_deal"], root=seal["root"])),
         ),
     )
-    figures = Fields(
-        m("draw.figures"),
-        (
-            (m("draw.bank_total"), m.plural("count.deals", int(seal["last_deal"]))),
-            (m("draw.eligible"), m.plural("count.deals", eligible)),
-            (m("draw.n"), m.plural("count.deals", n)),
-            (m("draw.share_actual"), m.percent(100.0 * n / eligible, "0.00") if eligible else m("doc.dash")),
-            (m("draw.share_regulation"), m.percent(ctx.regulation.share_percent)),
-        ),
-    )
+    quota = doc.get("quota") or {}
+    figure_items = [
+        (m("draw.kind"), m(f"draw.kind.{doc.get('kind', 'session')}")),
+        (m("draw.bank_total"), m.plural("count.deals", int(seal["last_deal"]))),
+        (m("draw.drawn_before"), m.plural("count.deals", int(doc.get("drawn_before", 0)))),
+        (m("draw.eligible"), m.plural("count.deals", eligible)),
+        (m("draw.n"), m.plural("count.deals", n)),
+        (m("draw.share_actual"), m.percent(100.0 * n / eligible, "0.00") if eligible else m("doc.dash")),
+    ]
+    if "share_bp" in quota:
+        figure_items.append((m("draw.share_regulation"), m.percent(int(quota["share_bp"]) / 100)))
+    else:
+        figure_items.append((m("draw.share_regulation"), m.percent(ctx.regulation.share_percent)))
+    if "target" in quota:
+        figure_items.append((m("bank.target"), m.plural("count.deals", int(quota["target"]))))
+    if quota.get("override"):
+        figure_items.append((m("draw.override"), str(quota["override"])))
+    previous = doc.get("previous")
+    figure_items.append((m("draw.previous"), str(previous) if previous else m("draw.first")))
+    figures = Fields(m("draw.figures"), tuple(figure_items))
     if spec["kind"] == "dice":
         fmt = m(
             "draw.pv_dice",
             witnesses=m.plural("count.witnesses", len(spec["witnesses"])),
-            digits=m.plural("count.digits", int(spec["digits"])),
+            rolls=m.plural("count.rolls", int(spec.get("rolls", spec.get("digits", 0)))),
+            faces=int(spec.get("faces", 10)),
         )
     else:
-        fmt = m("draw.pv_named", what=str(spec["description"]))
+        fmt = m(
+            "draw.pv_named",
+            what=str(spec["description"]),
+            numbers=m.plural("count.numbers", int(spec.get("count", 0))),
+            min=spec.get("min", ""),
+            max=spec.get("max", ""),
+        )
     pv_entry = _of_label(bank, EntryKind.PUBLIC_VALUE, label)
     pv_items = [(m("draw.pv_format"), fmt), (m("draw.pv_value"), rec.public_value or m("draw.pv_pending"))]
     if pv_entry is not None:
@@ -325,9 +337,15 @@ def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
     public = Fields(m("draw.public_value"), tuple(pv_items))
     drawn_entry = _of_label(bank, EntryKind.DRAW, label)
     reveal_entry = _of_label(bank, EntryKind.REVEAL, label)
+    published = _of_label(bank, EntryKind.DRAW_PUBLISHED, label)
+    voided = _of_label(bank, EntryKind.DRAW_VOID, label)
     result: list[tuple[str, str]] = [
+        (m("draw.published_time"), m.when(published.ts) if published else m("draw.not_published")),
         (m("draw.drawn_time"), m.when(drawn_entry.ts) if drawn_entry else m("draw.not_run")),
     ]
+    if voided is not None:
+        reason = str((voided.data.get("void") or {}).get("reason", ""))
+        result.append((m("draw.voided"), f"{m.when(voided.ts)} — {reason}"))
     if reveal_entry is not None:
         result += [(m("draw.revealed_time"), m.when(reveal_entry.ts)), (m("draw.secret"), rec.secret.hex())]
     blocks: list[Block] = [session, figures, public, Fields(m("draw.result"), tuple(result))]
