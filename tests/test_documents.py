@@ -228,8 +228,12 @@ def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     done = [[b, c] for b in range(1, 5) for c in (1, 2)]
     fouls = [{"board": 2, "copy": 1, "attempt": 1, "reason": "jam", "card": "♠A", "pocket": "N", "expected": "E"}]
     journal.write_text(json.dumps({"version": 1, "boards_digest": "x", "done": done, "fouls": fouls}))
-    with pytest.raises(DocumentError, match="Сессия 1"):
-        issue_boards_act(bank, reg, "ru", tmp_path / "docs", LABEL, journal)
+    with pytest.raises(DocumentError, match="Сессия 1"):  # neither a run in the ledger nor a journal
+        issue_boards_act(bank, reg, "ru", tmp_path / "docs", LABEL, tmp_path / "absent.json")
+    # a run of `dealer export boards` (not in the ledger): the journal alone, its hash computed here
+    alone = issue_boards_act(bank, reg, "ru", tmp_path / "alone", LABEL, journal)
+    text = pdf_text(alone.path)
+    assert has(text, sha256(journal.read_bytes()).hexdigest()) and has(text, "4 коробки") and has(text, "не записана")
     jdigest = sha256(journal.read_bytes()).hexdigest()
     bank.record_event(
         "export", {"what": "boards", "label": LABEL, "files": {journal.name: jdigest}, "copies": 8, "machine": DEVICE}

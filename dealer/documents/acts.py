@@ -386,28 +386,36 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
 
 
 # -- Акт изготовления комплектов ---------------------------------------------------------------------------------
-def boards_act(bank: LedgerReader, ctx: Context, label: str, journal: dict[str, Any] | None) -> Document:
-    """``journal``: the board-making journal (done copies, foul copies) of the session, when it is at hand."""
+def boards_act(
+    bank: LedgerReader,
+    ctx: Context,
+    label: str,
+    journal: dict[str, Any] | None,
+    journal_files: dict[str, str] | None = None,
+) -> Document:
+    """``journal``: the board-making journal (done copies, foul copies) of the session, when it is at hand;
+    ``journal_files``: its file name and SHA-256 when the run is not in the ledger (``dealer export boards``)."""
     m = messages(ctx.lang)
     runs = [
         e
         for e in bank.entries_of_kind(EntryKind.EXPORT)
         if e.data.get("what") == "boards" and e.data.get("label") == label
     ]
-    if not runs:
+    if not runs and journal is None:
         raise DocumentError(m("boards.none", label=label))
-    last = runs[-1]
+    last = runs[-1] if runs else None
     done = [tuple(x) for x in (journal or {}).get("done", [])]
     fouls = list((journal or {}).get("fouls", []))
     boards = len({b for b, _ in done})
     sets = len({c for _, c in done})
-    machine = last.data.get("machine")
+    machine = last.data.get("machine") if last is not None else None
     machine_text = m("boards.machine_unknown")
     if isinstance(machine, dict):
         machine_text = " · ".join(
             str(machine[k]) for k in ("model", "serial", "firmware") if machine.get(k) not in (None, "")
         )
-    journal_sha = ", ".join(f"{name}: {digest}" for name, digest in sorted(last.data.get("files", {}).items()))
+    files = last.data.get("files", {}) if last is not None else (journal_files or {})
+    journal_sha = ", ".join(f"{name}: {digest}" for name, digest in sorted(files.items()))
     made = Fields(
         m("boards.made"),
         (
@@ -416,7 +424,7 @@ def boards_act(bank: LedgerReader, ctx: Context, label: str, journal: dict[str, 
             (m("boards.sets"), m.plural("count.sets", sets)),
             (m("boards.copies_made"), m.plural("count.copies", len(done))),
             (m("boards.machine"), machine_text),
-            (m("boards.finished"), m.when(last.ts)),
+            (m("boards.finished"), m.when(last.ts) if last is not None else m("doc.dash")),
             (m("boards.journal"), journal_sha or m("doc.dash")),
         ),
     )

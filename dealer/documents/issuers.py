@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +87,12 @@ def issue_boards_act(
     witnesses: Sequence[str] = (),
 ) -> Issued:
     data = read_journal(journal)
+    files = None
+    if data is not None and journal is not None:
+        files = {journal.name: sha256(journal.read_bytes()).hexdigest()}
     ctx = _ctx(reg, lang, witnesses)
-    acts.boards_act(bank, ctx(0, datetime.now()), label, data)  # refuses before a number is taken
-    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data), session=label)
+    acts.boards_act(bank, ctx(0, datetime.now()), label, data, files)  # refuses before a number is taken
+    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files), session=label)
 
 
 def issue_equipment_act(
