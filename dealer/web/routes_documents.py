@@ -5,6 +5,8 @@ act, the draw protocol and its sealed annex, the board-making act and the day's 
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -72,6 +74,7 @@ def make_router(service: Service) -> APIRouter:
     router = APIRouter()
     folder = service.config.var_dir / "documents"
     run = service.bank.call
+    numbering = threading.Lock()
 
     def bank() -> SqliteBank:
         b = service.bank.bank
@@ -99,6 +102,19 @@ def make_router(service: Service) -> APIRouter:
     async def act(fn: Any, *args: Any) -> Any:
         try:
             return await run(fn, *args)
+        except DealerError as exc:
+            raise HTTPException(400, str(exc)) from exc
+
+    async def issuing(fn: Any, *args: Any) -> Any:
+        """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
+        committed; the bank's connection is shared under its own lock, each read and the final record atomic."""
+
+        def locked() -> Any:
+            with numbering:  # one document at a time: each takes the next number
+                return fn(*args)
+
+        try:
+            return await asyncio.to_thread(locked)
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
@@ -151,7 +167,7 @@ def make_router(service: Service) -> APIRouter:
     async def equipment_document(request: Request) -> dict[str, Any]:
         check_role(request, service.secrets, "judge", state_changing=True)
         body = _body(await request.body())
-        issued = await act(
+        issued = await issuing(
             issuers.issue_equipment_act,
             bank(),
             service.regulation,
@@ -177,24 +193,28 @@ def make_router(service: Service) -> APIRouter:
         lang, reg, b = lang_of(body), service.regulation, bank()
         issued: Issued
         if kind == "bank":
-            issued = await act(
+            issued = await issuing(
                 issuers.issue_bank_act, b, reg, lang, folder, _witnesses(body), bool(body.get("audit", True))
             )
         elif kind == "draw":
-            issued = await act(issuers.issue_draw_protocol, b, reg, lang, folder, _str(body, "label"), _witnesses(body))
+            issued = await issuing(
+                issuers.issue_draw_protocol, b, reg, lang, folder, _str(body, "label"), _witnesses(body)
+            )
         elif kind == "draw-annex":
-            issued = await act(issuers.issue_draw_annex, b, reg, lang, folder, _str(body, "label"), _witnesses(body))
+            issued = await issuing(
+                issuers.issue_draw_annex, b, reg, lang, folder, _str(body, "label"), _witnesses(body)
+            )
         elif kind == "boards":
             label = _str(body, "label")
             slug = session_slug(label)
             journal = service.config.var_dir / "export" / slug / f"{slug}.journal.json"
-            issued = await act(issuers.issue_boards_act, b, reg, lang, folder, label, journal, _witnesses(body))
+            issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, _witnesses(body))
         else:
             try:
                 day = date.fromisoformat(_str(body, "date", date.today().isoformat(), 10))
             except ValueError as exc:
                 raise HTTPException(400, f"date = {body.get('date')!r}: expected YYYY-MM-DD") from exc
-            issued = await act(issue_day, b, folder, day, lang)
+            issued = await issuing(issue_day, b, folder, day, lang)
         return issued_view(issued, "director")
 
     @router.get("/api/director/documents/{name}")
