@@ -15,7 +15,7 @@ from _web_server import Running, regulation, running_service, service_config
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
-# Latin words a Russian page may show: device and file names, units, formats, hashes' names
+# Latin words a Russian page may show: the other language's name, device models and serials, formats, paths
 ALLOWED = {
     "English",
     "OpenDealer",
@@ -26,11 +26,8 @@ ALLOWED = {
     "JSON",
     "sim",
     "pty",
-    "simulator",
+    "simulator",  # the device id in the device list, as typed in the configuration (kind = "simulator")
     "in-process",
-    "usb",
-    "tcp",
-    "serial",
     "dev",
 }
 

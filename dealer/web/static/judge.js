@@ -102,7 +102,8 @@
     if (st.device) {
       for (const [k, v] of Object.entries(st.device)) {
         const label = t("device." + k) !== "device." + k ? t("device." + k) : k;
-        add(label, Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? t(v ? "device.yes" : "device.no") : v);
+        const kind = k === "kind" && t("device.kind." + v) !== "device.kind." + v ? t("device.kind." + v) : null;
+        add(label, kind || (Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? t(v ? "device.yes" : "device.no") : v));
       }
       if (st.device_status) {
         const stateKey = "status." + st.device_status.state;
