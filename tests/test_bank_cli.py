@@ -34,7 +34,7 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     r = dealer(tmp_path, "bank", "import", "a.pbn", "b.lin")
     assert r.returncode == 0, r.stderr
     assert "imported 300 of 350 deals as deals 1..300; 50 duplicates" in r.stdout
-    assert "b.lin:1: board 1 duplicate of deal 151 (a.pbn:" in r.stdout
+    assert "b.lin:1: board 1: duplicate of deal 151 (a.pbn:" in r.stdout
     assert (tmp_path / "var" / "bank.sqlite").exists()
 
     (tmp_path / "reg.toml").write_text(

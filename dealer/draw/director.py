@@ -274,6 +274,7 @@ class Director:
         doc = self.commitment(label)["commitment"]
         picks = commitment_picks(doc, rec.secret, rec.public_value, self._before(rec))[1]
         self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
+        self.bank.seal()  # every draw is sealed at once: its result is under a signed root (#19)
         return self._with_deals(picks)
 
     def drawn_deals(self, label: str) -> list[DrawnDeal]:
