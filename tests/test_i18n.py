@@ -4,7 +4,10 @@ really translated in both languages (pages and documents)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -141,3 +144,44 @@ def test_russian_uses_the_rules_terms() -> None:
     words = " ".join(s for cat in (web, docs) for v in cat.values() for s in _strings(v)).lower()
     for slip in ("коробочк", "раздача", "частично открытая", "директор", 'открытых карт"', "доск", "опечат"):
         assert slip not in words, slip
+
+
+def _cli(*args: str, lang: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "LC_ALL": "", "LANG": "C.UTF-8"}
+    if lang:
+        env["LANG"] = lang
+    return subprocess.run(
+        [sys.executable, "-m", "dealer", *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
+def test_cli_help_in_russian_by_default() -> None:
+    r = _cli("docs", "--help")
+    assert r.returncode == 0 and "Использование:" in r.stdout and "Параметры" in r.stdout
+    assert "Акт формирования банка сдач" in r.stdout and "Показать эту справку и выйти." in r.stdout
+    r = _cli("--lang", "en", "docs", "--help")
+    assert "Usage:" in r.stdout and "Documents to print and sign" in r.stdout
+    r = _cli("docs", "--help", lang="en_GB.UTF-8")
+    assert "Usage:" in r.stdout and "Использование" not in r.stdout
+    r = _cli("docs", "draw")
+    assert r.returncode == 2 and "Не хватает аргумента 'label'." in r.stderr and "Ошибка" in r.stderr
+    r = _cli("docs", "verify", "/nonexistent.pdf", "--bank", "/nonexistent.sqlite")
+    assert r.returncode == 1 and r.stderr.startswith("ошибка:")
+
+
+def test_every_cli_help_text_has_a_russian_entry() -> None:
+    import importlib
+
+    import typer
+
+    from dealer.cli import app as cli_app
+    from dealer.cli.i18n import catalogue, help_texts
+
+    for module in cli_app.COMMAND_MODULES:
+        importlib.import_module(module)
+    texts = help_texts(typer.main.get_command(cli_app.app))
+    russian = catalogue()["help"]
+    missing = sorted({t for t in texts if t not in russian})
+    assert missing == [], f"help texts without a Russian entry in dealer/cli/i18n/ru.json: {missing}"
+    same = sorted(t for t in texts if russian[t] == t and re.search(r"[a-z]{3}", t))
+    assert same == [], same
