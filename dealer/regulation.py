@@ -53,6 +53,9 @@ class Regulation:
     sessions: int = 1  # the schedule: sessions of ``deals_per_session`` boards each …
     spare_deals: int = 0  # … plus spare deals for replacement boards
     share_bp: int = 500  # the share in hundredths of a percent (the exact figure the quota uses)
+    chief_judge: str = ""  # [officials]: names printed under the signature lines of the documents
+    technical_judge: str = ""
+    secretary: str = ""
 
     @property
     def total_deals(self) -> int:
@@ -93,6 +96,7 @@ _SCHEMA: dict[str, set[str]] = {
     "session": {"boards", "copies"},
     "bank": {"target"},
     "schedule": {"sessions", "spare"},
+    "officials": {"chief_judge", "technical_judge", "secretary"},
 }
 
 
@@ -199,6 +203,10 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
     title = data.get("title", "")
     if not isinstance(title, str):
         raise RegulationError(f"title = {title!r} must be a string", source)
+    officials = data.get("officials", {})
+    for key, name in officials.items():
+        if not isinstance(name, str) or not name.isprintable():
+            raise RegulationError(f"officials.{key} = {name!r} must be a name (printable text)", source)
     return Regulation(
         variant=variant,
         open_cards=open_cards,
@@ -211,6 +219,9 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
         sessions=sessions,
         spare_deals=spare,
         share_bp=share_bp,
+        chief_judge=officials.get("chief_judge", "").strip(),
+        technical_judge=officials.get("technical_judge", "").strip(),
+        secretary=officials.get("secretary", "").strip(),
     )
 
 

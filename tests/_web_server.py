@@ -36,6 +36,7 @@ def regulation(variant: int = 2, open_cards: int | None = 32, target: int = 50) 
 
 def service_config(tmp: Path, **over: Any) -> ServiceConfig:
     data: dict[str, Any] = {
+        "language": "en",  # the page tests read English words; Russian is the default (tests/test_i18n.py)
         "var_dir": str(tmp / "var"),
         "bank": {"path": str(tmp / "var" / "bank.sqlite")},
         "stations": [{"name": "A", "cards_per_second": 5000.0, "fault_rate": 0.0}],

@@ -11,3 +11,12 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("loaded-machine", deadline=None)
 settings.load_profile("loaded-machine")
+
+# The project speaks Russian unless told otherwise (LANG, --lang, the config's language). Most tests read the
+# English words of the command line and the pages, so the session runs under an English locale; the tests of
+# the Russian default (tests/test_i18n.py, test_documents.py, test_browser_russian.py) set their own.
+import os  # noqa: E402
+
+os.environ["LANG"] = "en_US.UTF-8"
+for _name in ("LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)

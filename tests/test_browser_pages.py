@@ -79,7 +79,7 @@ def test_audience_page_shows_cards_live_and_hidden_ones_as_backs(browser: Any, d
     # Russian, 2 colours, high contrast
     page.click(".langswitch")
     assert "Север" in page.locator("section.station[data-station='A'] .seat-N .seatname").inner_text()
-    assert page.locator("h1").inner_text() == "Открытая раздача"
+    assert page.locator("h1").inner_text() == "Открытая сдача"
     page.click("#colours")
     page.click("#contrast")
     assert "colours2" in page.locator("body").get_attribute("class") and "contrast" in page.locator(

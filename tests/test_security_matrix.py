@@ -38,7 +38,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 ROLES = ("none", "judge", "director", "wrong")
 EVIL = "http://evil.example"
 # one harmless value for every path parameter the app declares; a new parameter name fails the test below
-PARAM_VALUES = {"name": "A", "action": "hide", "label": "matrix", "lang": "en"}
+PARAM_VALUES = {"name": "A", "action": "hide", "label": "matrix", "lang": "en", "kind": "bank"}
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 
 

@@ -74,7 +74,7 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "the service did not start dealing"
             time.sleep(0.2)
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-        assert page.status_code == 200 and 'lang="ru"' in page.text and "Открытая раздача" in page.text
+        assert page.status_code == 200 and 'lang="ru"' in page.text and "Открытая сдача" in page.text
         with httpx.Client(timeout=5, follow_redirects=True) as client:
             assert client.get(judge.group(1)).status_code == 200  # the link logs the judge in
         # a viewer stays connected while Ctrl-C is pressed

@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "dealer.cli.simulate_cmds",
     "dealer.cli.scanner_cmds",
     "dealer.cli.serve_cmds",
+    "dealer.cli.docs_cmds",
 )
 # Top-level command name -> the modules that register it and its subcommands (a test checks this is complete).
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -55,6 +56,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "simulate": ("dealer.cli.simulate_cmds",),
     "scanner": ("dealer.cli.scanner_cmds",),
     "serve": ("dealer.cli.serve_cmds",),
+    "docs": ("dealer.cli.docs_cmds",),
 }
 
 
@@ -67,13 +69,18 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    lang: str | None = typer.Option(
+        None,
+        "--lang",
+        help="Language of help and errors: ru or en (default: the config's language, then LANG, then ru).",
+    ),
 ) -> None:
     """Dealing side of sports-bridge tournaments."""
 
 
 def fail(message: str) -> typer.Exit:
     """Print an error on stderr and return the exit to raise (code 1)."""
-    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)  # messages quote data
+    err.print(f"[bold red]{ERROR['word']}[/] {escape(message)}", markup=True, soft_wrap=True)  # messages quote data
     return typer.Exit(1)
 
 
@@ -88,11 +95,21 @@ def modules_for(argv: list[str]) -> tuple[str, ...]:
     return COMMAND_MODULES
 
 
+ERROR = {"word": "error:"}  # "ошибка:" when the command line speaks Russian (dealer/cli/i18n.py)
+
+
 def main() -> None:
+    from .i18n import catalogue, cli_language, localize
+
     for module in modules_for(sys.argv[1:]):
         importlib.import_module(module)
+    lang = cli_language(sys.argv[1:])
+    if lang == "ru":
+        ERROR["word"] = catalogue()["framework"]["error:"]
+    command = typer.main.get_command(app)
+    localize(command, lang)
     try:
-        app()
+        command()
     except DealerError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
+        err.print(f"[bold red]{ERROR['word']}[/] {escape(str(exc))}", markup=True, soft_wrap=True)
         sys.exit(1)

@@ -13,6 +13,7 @@ RANK_DISPLAY = {
     "en": ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"),
     "ru": ("Т", "К", "Д", "В", "10", "9", "8", "7", "6", "5", "4", "3", "2"),
 }
+HCP_LABEL = {"en": "HCP", "ru": "очки"}  # high-card points
 SUIT_DISPLAY = {"unicode": "♠♥♦♣", "ascii": "SHDC"}
 VOID = "—"
 
@@ -33,7 +34,7 @@ def compass_diagram(deal: Deal, lang: str = "en", suits: str = "unicode", hcp: b
     points = deal.hcp()
     blocks: dict[Seat, list[str]] = {}
     for seat in Seat:
-        title = names[seat] + (f"  HCP {points[seat]}" if hcp else "")
+        title = names[seat] + (f"  {HCP_LABEL[lang]} {points[seat]}" if hcp else "")
         blocks[seat] = [title, *hand_lines(deal.hand(seat), lang, suits)]
     width = max(len(line) for seat in (Seat.W,) for line in blocks[seat]) + 4
     width = max(width, 22)

@@ -245,6 +245,9 @@ def create_app(service: Service) -> FastAPI:
 
     install_director_routes(app, service)
     app.include_router(make_export_router(service))
+    from .routes_documents import make_router as make_documents_router
+
+    app.include_router(make_documents_router(service))
     return app
 
 

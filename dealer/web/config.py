@@ -49,7 +49,7 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class ServiceConfig:
-    language: str = "en"
+    language: str = "ru"
     host: str = "127.0.0.1"
     port: int = 8000
     var_dir: Path = Path("var")
@@ -151,7 +151,11 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
 
 def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceConfig:
     _unknown(data, _TOP, "", source)
-    language = data.get("language", "en")
+    language = data.get("language")
+    if language is None:  # not in the file: LANG when it names ru or en, else Russian
+        from dealer.i18n import DEFAULT_LANGUAGE, language_from_env
+
+        language = language_from_env() or DEFAULT_LANGUAGE
     if language not in LANGUAGES:
         raise ConfigError(f"language = {language!r}: allowed {', '.join(LANGUAGES)}", source)
     port = data.get("port", 8000)

@@ -1,4 +1,8 @@
-"""Message catalogues (``dealer/web/i18n/<lang>.json``): every string a page shows comes from here."""
+"""Message catalogues (``dealer/web/i18n/<lang>.json``): every string a page shows comes from here.
+
+An entry is a text (with ``{name}`` parameters), a list, or plural forms ``{"one": …, "few": …, "many": …,
+"other": …}`` picked by CLDR rules (Babel here, ``Intl.PluralRules`` in the pages).
+"""
 
 from __future__ import annotations
 
@@ -20,8 +24,7 @@ def catalogue(lang: str) -> dict[str, Any]:
 
 
 def translate(lang: str, key: str, **params: object) -> str:
-    value = catalogue(lang)[key]
-    text = str(value)
-    for name, param in params.items():
-        text = text.replace("{" + name + "}", str(param))
-    return text
+    """The text of ``key``; an entry with plural forms takes ``n`` (CLDR rules through Babel)."""
+    from dealer.i18n import Messages
+
+    return Messages(lang, catalogue(lang))(key, **params)

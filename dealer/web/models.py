@@ -666,3 +666,58 @@ LabelParam = Annotated[str, Path(min_length=1, max_length=LABEL_MAX, description
 StationParam = Annotated[str, Path(min_length=1, max_length=NAME_MAX, description="a station's name")]
 FileParam = Annotated[str, Path(min_length=1, max_length=FILE_NAME_MAX, description="a file of the session")]
 LangParam = Annotated[str, Path(min_length=1, max_length=8)]
+
+
+# -- documents (the judge's equipment checks; the acts and protocols the officials sign) -----------------------------
+NOTE_MAX = 500
+Witnesses = Annotated[list[Name], BeforeValidator(_comma_list), Field(max_length=LIST_MAX)]
+Lang = Literal["ru", "en"]
+
+
+IsoDate = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+
+
+def _empty_as_none(value: object) -> object:
+    """An empty form field is no value at all."""
+    return None if value == "" else value
+
+
+class RecordCheck(Request):
+    """One equipment check by the technical judge; the device's figures are filled in by the service."""
+
+    station: Name
+    session: Label
+    phase: Annotated[str, StringConstraints(min_length=1, max_length=32)]
+    outcome: Annotated[str, StringConstraints(min_length=1, max_length=32)]
+    note: Annotated[str, StringConstraints(max_length=NOTE_MAX)] = ""
+
+
+class CheckRecorded(Reply):
+    ledger_index: int
+
+
+class EquipmentDocument(Request):
+    session: Label
+    witnesses: Witnesses = Field(default_factory=list)
+    lang: Lang | None = None
+
+
+class DirectorDocument(Request):
+    """What a chief judge's document needs: ``label`` for a draw's protocol, its annex and the board-making act,
+    ``date`` for the day's record, ``audit`` for the bank formation act."""
+
+    label: Label | None = None
+    witnesses: Witnesses = Field(default_factory=list)
+    lang: Lang | None = None
+    audit: bool = True
+    date: Annotated[IsoDate | None, BeforeValidator(_empty_as_none)] = None
+
+
+class IssuedDocument(Reply):
+    number: int
+    kind: str
+    title: str
+    file: str
+    sha256: str
+    ledger_index: int
+    url: str

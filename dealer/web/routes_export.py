@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -269,7 +270,9 @@ def make_router(service: Service) -> APIRouter:
                 on_progress=on_progress,
             )
             await maker.run_async(boards)
-            await record("boards", job.key, [journal], copies=p.total_copies)
+            info = driver.info  # DEVICE_INFO of the machine, for the board-making act
+            machine = dataclasses.asdict(info) if info is not None else None
+            await record("boards", job.key, [journal], copies=p.total_copies, machine=machine)
         finally:
             if driver is not None:
                 with contextlib.suppress(Exception):

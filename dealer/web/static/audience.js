@@ -102,9 +102,10 @@
     const closed = st.variant === 1;
     head.appendChild(el("span", "dealno", closed ? (st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards }) : "")
       : st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal : I18N.t("audience.attempt") + " " + st.attempt));
-    head.appendChild(el("span", "variant", I18N.t("audience.variant") + " " + st.variant +
-      (st.variant ? " (" + I18N.t("variant." + st.variant) + ")" : "") +
-      (closed ? "" : " · " + st.open_count + " " + I18N.t("audience.open_cards"))));
+    head.appendChild(el("span", "variant", !st.variant ? I18N.t("audience.variant")
+      : closed ? I18N.t("audience.variant") + " " + st.variant + " — " + I18N.t("variant." + st.variant)
+      : I18N.t("audience.variant_line", { v: st.variant, name: I18N.t("variant." + st.variant),
+        open: I18N.t("audience.open_cards_n", { n: st.open_count }) })));
     head.appendChild(el("span", "status st-" + st.status, I18N.t("status." + st.status)));
     if (closed) {  // variant 1: face down into the boards; the audience sees progress only
       const box = el("div", "closedboard");

@@ -8,6 +8,11 @@ const I18N = (() => {
     const cat = catalogues[lang] || catalogues.en;
     let text = key in cat ? cat[key] : catalogues.en[key];
     if (text === undefined) return key;
+    if (text && typeof text === "object" && !Array.isArray(text) && "other" in text) {
+      // plural forms by CLDR category (Intl.PluralRules): ru 1 сдача, 2 сдачи, 5 сдач
+      const n = Number((params || {}).n);
+      text = text[new Intl.PluralRules(lang).select(n)] || text.other;
+    }
     if (typeof text !== "string") return text;
     for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
     return text;
@@ -33,5 +38,10 @@ const I18N = (() => {
   document.addEventListener("DOMContentLoaded", () => {
     for (const b of document.querySelectorAll(".langswitch")) b.addEventListener("click", () => set(lang === "ru" ? "en" : "ru"));
   });
-  return { t, apply, set, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
+  // a time of day in the page's language (24-hour in Russian)
+  function time(ms) {
+    return new Intl.DateTimeFormat(lang === "ru" ? "ru-RU" : "en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" })
+      .format(new Date(ms));
+  }
+  return { t, time, apply, set, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
 })();

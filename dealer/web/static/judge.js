@@ -44,7 +44,7 @@
     for (const d of devices) {
       const li = el("li", "row");
       li.appendChild(el("code", "", d.id));
-      li.appendChild(el("span", "", d.description));
+      li.appendChild(el("span", "", d.kind === "simulator" ? t("judge.sim_device") : d.description));
       for (const name of stations.keys()) {
         const b = button("judge.connect", () => guarded("connect", name, { device: d.id }));
         b.dataset.station = name;
@@ -162,10 +162,12 @@
     if (st.device) {
       for (const [k, v] of Object.entries(st.device)) {
         const label = t("device." + k) !== "device." + k ? t("device." + k) : k;
-        add(label, Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? t(v ? "device.yes" : "device.no") : v);
+        const kind = k === "kind" && t("device.kind." + v) !== "device.kind." + v ? t("device.kind." + v) : null;
+        add(label, kind || (Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? t(v ? "device.yes" : "device.no") : v));
       }
       if (st.device_status) {
-        add(t("judge.status"), st.device_status.state);
+        const stateKey = "status." + st.device_status.state;
+        add(t("judge.status"), t(stateKey) === stateKey ? st.device_status.state : t(stateKey));
         add(t("judge.heartbeat"), ago(st.device_status.heartbeat));
         p.facts.lastChild.classList.add("heartbeat");
         p.facts.lastChild.dataset.ts = String(st.device_status.heartbeat);
@@ -208,7 +210,7 @@
     // faults and voids
     const fl = el("ul", "faultlist");
     if (!st.faults.length) fl.appendChild(el("li", "", t("judge.no_faults")));
-    for (const f of st.faults) fl.appendChild(el("li", "guide", new Date(f.time * 1000).toLocaleTimeString() + " — " + guide(f)));
+    for (const f of st.faults) fl.appendChild(el("li", "guide", I18N.time(f.time * 1000) + " — " + guide(f)));
     p.faults.replaceChildren(el("h3", "", t("judge.faults")), fl);
     const table = el("table");
     const hr = el("tr");
@@ -216,7 +218,7 @@
     table.appendChild(hr);
     for (const v of st.voided) {
       const tr = el("tr");
-      tr.appendChild(el("td", "", new Date(v.time * 1000).toLocaleTimeString()));
+      tr.appendChild(el("td", "", I18N.time(v.time * 1000)));
       tr.appendChild(el("td", "", String(v.attempt)));
       tr.appendChild(el("td", "", t("void." + v.reason) + " — " + guide(v)));
       table.appendChild(tr);

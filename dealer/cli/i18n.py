@@ -1,0 +1,140 @@
+"""The command line in Russian: ``--help`` texts, click's and typer's own words, the error prefix.
+
+The language is ``--lang`` when the command line has one, else ``language`` of ``config/service.toml`` when that
+file is here, else ``LANG``, else Russian. Help texts are written in English in the command modules and looked up
+in ``dealer/cli/i18n/ru.json`` (English text → Russian), so a module adds an option in one place; a test walks
+every command and fails on a help text without a Russian entry. Messages the commands print (and the errors
+they report) are still English.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from dealer.i18n import LANGUAGES, resolve_language
+
+CONFIG = Path("config/service.toml")
+
+
+@cache
+def catalogue() -> dict[str, dict[str, str]]:
+    text = resources.files("dealer.cli").joinpath("i18n/ru.json").read_text(encoding="utf-8")
+    data: dict[str, dict[str, str]] = json.loads(text)
+    return data
+
+
+def cli_language(argv: Sequence[str]) -> str:
+    """The language of this command line (see the module's docstring); a bad ``--lang`` is left to the command."""
+    explicit = None
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            explicit = argv[i + 1]
+        elif arg.startswith("--lang="):
+            explicit = arg.split("=", 1)[1]
+    if explicit in LANGUAGES:
+        return str(explicit)
+    configured = None
+    if CONFIG.is_file():
+        import tomllib
+
+        try:
+            value = tomllib.loads(CONFIG.read_text(encoding="utf-8")).get("language")
+        except (OSError, ValueError):
+            value = None
+        configured = value if value in LANGUAGES else None
+    return resolve_language(None, configured)
+
+
+def _walk(command: Any, help_texts: dict[str, str]) -> None:
+    if command.help:
+        command.help = help_texts.get(command.help, command.help)
+    if command.short_help:
+        command.short_help = help_texts.get(command.short_help, command.short_help)
+    option = command.get_help_option(command.context_class(command))
+    if option is not None and option.help:
+        option.help = catalogue()["framework"].get(option.help, option.help)
+    for param in command.params:
+        text = getattr(param, "help", None)
+        if text:
+            param.help = help_texts.get(text, text)
+    for sub in getattr(command, "commands", {}).values():
+        _walk(sub, help_texts)
+
+
+def localize(command: Any, lang: str) -> None:
+    """Put the click command tree (and click's and typer's own words) into ``lang``; English is left as it is."""
+    if lang != "ru":
+        return
+    import gettext as stdlib_gettext
+    import sys
+
+    import typer.rich_utils as ru
+
+    words = catalogue()["framework"]
+
+    def gettext(message: str) -> str:
+        return words.get(message, message)
+
+    # click (and the copy typer carries, typer._click) look their words up through gettext's ``_``
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] in ("click", "typer") and getattr(module, "_", None) is stdlib_gettext.gettext:
+            module._ = gettext  # type: ignore[attr-defined]
+    _vendored_click(words)
+    for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
+                 "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
+        setattr(ru, name, gettext(getattr(ru, name)))
+    _walk(command, catalogue()["help"])
+
+
+# click's usage errors as typer's copy of click words them (f-strings, no gettext): rewritten after formatting
+ERRORS = (
+    (r"^Missing argument '(.*)'\.", "Не хватает аргумента '\\1'."),
+    (r"^Missing option '(.*)'\.", "Не хватает параметра '\\1'."),
+    (r"^Missing parameter: ", "Не хватает параметра: "),
+    (r"^Invalid value for (.*?): ", "Неверное значение \\1: "),
+    (r"^Invalid value: ", "Неверное значение: "),
+    (r"^No such option: ", "Нет такого параметра: "),
+    (r"^No such command '(.*)'\.", "Нет такой команды '\\1'."),
+    (r"^Got unexpected extra argument\(s\) ", "Лишние аргументы "),
+    (r"^Option '(.*)' requires an argument\.", "Параметру '\\1' нужно значение."),
+    (r" Did you mean (.*)\?$", " Может быть, \\1?"),
+)
+
+
+def _vendored_click(words: dict[str, str]) -> None:
+    import re
+
+    import typer._click.exceptions as exc
+    import typer._click.formatting as fmt
+
+    write_usage = fmt.HelpFormatter.write_usage
+
+    def usage(self: Any, prog: str, args: str = "", prefix: str | None = None) -> None:
+        write_usage(self, prog, args, prefix if prefix is not None else words["Usage:"] + " ")
+
+    fmt.HelpFormatter.write_usage = usage  # type: ignore[method-assign]
+    for cls in vars(exc).values():
+        if isinstance(cls, type) and issubclass(cls, exc.ClickException) and "format_message" in vars(cls):
+            original = vars(cls)["format_message"]
+
+            def format_message(self: Any, _original: Any = original) -> str:
+                text = str(_original(self))
+                for pattern, replacement in ERRORS:
+                    text = re.sub(pattern, replacement, text)
+                return text
+
+            cls.format_message = format_message  # type: ignore[method-assign]
+
+
+def help_texts(command: Any) -> list[str]:
+    """Every help text of a command tree (for the catalogue-coverage test)."""
+    out = [t for t in (command.help, command.short_help) if t]
+    out += [p.help for p in command.params if getattr(p, "help", None)]
+    for sub in getattr(command, "commands", {}).values():
+        out += help_texts(sub)
+    return out

@@ -1,0 +1,555 @@
+"""The four documents of a tournament day, built from the bank's ledger and the regulation (no I/O here):
+
+- ``bank_act``: Акт формирования банка сдач — regulation, period, deals, stations and devices, voids by
+  reason, imports by source, seals with their roots, the fairness audit's verdict;
+- ``draw_protocol``: Протокол жеребьёвки — session, commitment hash, witnesses, public value, bank and quota
+  figures (never the drawn deals); ``draw_annex``: its sealed annex with the drawn deals as boards, refused
+  before the reveal;
+- ``boards_act``: Акт изготовления комплектов — boards and copies made, the machine, foul copies and re-makes;
+- ``equipment_act``: Акт проверки оборудования — the technical judge's checks before, during and after play.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+from dealer.bank.ledger import Entry, EntryKind
+from dealer.bank.store import DrawRecord, Seal, StoredDeal
+from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
+from dealer.core.diagram import hand_lines
+from dealer.core.errors import DealerError
+from dealer.draw.protocol import commitment_hash
+from dealer.i18n import Messages, check_language
+from dealer.regulation import Regulation
+
+from .model import Block, Document, Fields, Signature, Table, Text
+
+DOCUMENT_ENTRY = "document"  # ledger kind of an issued document
+CHECK_ENTRY = "equipment-check"  # ledger kind of one equipment check by the technical judge
+KINDS = ("bank", "draw", "draw-annex", "boards", "equipment")
+PHASES = ("before", "during", "after")
+OUTCOMES = ("ok", "faulty")
+
+
+class DocumentError(DealerError, ValueError):
+    """A document cannot be issued (not revealed yet, nothing recorded, …), saying why."""
+
+
+class LedgerReader(Protocol):
+    bank_id: str
+
+    def entries_of_kind(self, kind: str) -> list[Entry]: ...
+    def entry(self, index: int) -> Entry: ...
+    def seals(self) -> list[Seal]: ...
+    def deal_count(self) -> int: ...
+    def ledger_head(self) -> str: ...
+    def ledger_size(self) -> int: ...
+    def get_draw(self, label: str) -> DrawRecord: ...
+    def get_deals(self, deal_ids: Sequence[int]) -> list[StoredDeal]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AuditVerdict:
+    passed: bool
+    text: str  # the audit's own verdict in the document's language
+    deals: int
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every document carries: language, regulation (tournament, officials), number and issue time."""
+
+    lang: str
+    regulation: Regulation
+    number: int
+    issued: datetime
+    witnesses: tuple[str, ...] = ()
+
+
+@cache
+def _catalogue(lang: str) -> dict[str, Any]:
+    from dealer.web.i18n import catalogue as web_catalogue
+
+    own = json.loads(resources.files("dealer.documents").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8"))
+    merged: dict[str, Any] = {**web_catalogue(lang), **own}
+    return merged
+
+
+def messages(lang: str) -> Messages:
+    """The documents' words (their own catalogue over the pages' one: fault and void reasons come from there)."""
+    return Messages(check_language(lang), _catalogue(lang))
+
+
+# -- common parts ----------------------------------------------------------------------------------------------
+def _officials(ctx: Context, m: Messages, roles: Sequence[str]) -> list[Signature]:
+    reg = ctx.regulation
+    names = {"chief_judge": reg.chief_judge, "technical_judge": reg.technical_judge, "secretary": reg.secretary}
+    return [Signature(m(f"role.{r}"), names[r]) for r in roles]
+
+
+def _witnesses(names: Sequence[str], m: Messages) -> list[Signature]:
+    return [Signature(m("role.witness"), w) for w in dict.fromkeys(n.strip() for n in names if n.strip())]
+
+
+def _document(
+    kind: str, ctx: Context, m: Messages, blocks: Sequence[Block], signatures: Sequence[Signature]
+) -> Document:
+    return Document(
+        kind=kind,
+        lang=ctx.lang,
+        title=m(f"{kind.split('-')[0]}.title") if kind != "draw-annex" else m("annex.title"),
+        number=ctx.number,
+        number_label=m("doc.number", n=ctx.number),
+        issued=ctx.issued.isoformat(timespec="seconds"),
+        issued_text=m.when(ctx.issued),
+        tournament=ctx.regulation.title or m("doc.tournament_unnamed"),
+        blocks=tuple(blocks),
+        signatures=tuple(signatures),
+        labels={
+            "page": m("doc.page"),
+            "signatures": m("doc.signatures"),
+            "signature": m("doc.signature"),
+            "name": m("doc.name_blank"),
+            "hash_note": m("doc.hash_note"),
+        },
+    )
+
+
+def _regulation_fields(reg: Regulation, m: Messages) -> Fields:
+    items = [(m("bank.variant"), m(f"variant.{int(reg.variant)}"))]
+    if reg.banked:
+        items.append((m("bank.open_cards"), m.plural("count.open_cards", reg.open_count())))
+    items += [
+        (m("bank.target"), m.plural("count.deals", reg.bank_target)),
+        (m("bank.share"), m.percent(reg.share_percent)),
+    ]
+    return Fields(m("bank.regulation"), tuple(items))
+
+
+def _reason(reason: str, m: Messages) -> str:
+    """A void or fault reason in words (the pages' catalogue), or as recorded when it has none."""
+    for key in (f"void.{reason}", f"fault.{reason}"):
+        if key in m.entries:
+            return m(key)
+    return reason
+
+
+def _pocket(letter: Any, m: Messages) -> str:
+    """A pocket as the machine names it (N, E, S, W) in the document's letters (С, В, Ю, З)."""
+    if isinstance(letter, str) and letter in ("N", "E", "S", "W"):
+        return m.list("seat.letters")["NESW".index(letter)]
+    return str(letter) if letter else m("doc.dash")
+
+
+def _vul(v: Vulnerability, m: Messages) -> str:
+    return m({"None": "vul.none", "NS": "vul.ns", "EW": "vul.ew", "All": "vul.all"}[v.value])
+
+
+# -- Акт формирования банка сдач --------------------------------------------------------------------------------
+def devices_by_station(bank: LedgerReader) -> dict[str, dict[str, Any]]:
+    """The latest device each station reported in an equipment check (DEVICE_INFO: model, serial, firmware)."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in bank.entries_of_kind(CHECK_ENTRY):
+        device = e.data.get("device")
+        if isinstance(device, dict):
+            out[str(e.data.get("station"))] = device
+    return out
+
+
+def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Document:
+    m = messages(ctx.lang)
+    deals = bank.entries_of_kind(EntryKind.DEAL)
+    voids = bank.entries_of_kind(EntryKind.VOID)
+    imports = bank.entries_of_kind(EntryKind.IMPORT)
+    seals = bank.seals()
+    by_station = Counter(str(e.data["src"].get("station")) for e in deals if e.data["src"].get("kind") != "import")
+    dealt = sum(by_station.values())
+    total = bank.deal_count()
+    period = m("doc.dash")
+    if deals:
+        period = m("doc.from_to", start=m.when(deals[0].ts), end=m.when(deals[-1].ts))
+    formed = Fields(
+        m("bank.formed"),
+        (
+            (m("bank.id"), bank.bank_id),
+            (m("bank.period"), period),
+            (m("bank.committed"), m.plural("count.deals", total)),
+            (m("bank.dealt"), m.plural("count.deals", dealt)),
+            (m("bank.imported"), m.plural("count.deals", total - dealt)),
+            (m("bank.ledger"), m.plural("count.entries", bank.ledger_size())),
+            (m("bank.ledger_head"), bank.ledger_head()),
+        ),
+    )
+    devices = devices_by_station(bank)
+    station_rows = []
+    for station in sorted(set(by_station) | set(devices)):
+        dev = devices.get(station)
+        station_rows.append(
+            (
+                station,
+                str(by_station.get(station, 0)),
+                str(dev.get("model", "")) if dev else m("bank.no_device"),
+                str(dev.get("serial", "")) if dev else "",
+                str(dev.get("firmware", "")) if dev else "",
+            )
+        )
+    stations = Table(
+        m("bank.stations"),
+        (
+            m("bank.col.station"),
+            m("bank.col.deals"),
+            m("bank.col.device"),
+            m("bank.col.serial"),
+            m("bank.col.firmware"),
+        ),
+        tuple(station_rows),
+        (1.2, 1, 3, 2.2, 1.6),
+        m("doc.none"),
+    )
+    reasons = Counter(str(e.data.get("reason")) for e in voids)
+    void_rows = tuple((_reason(r, m), str(n)) for r, n in sorted(reasons.items()))
+    void_table = Table(
+        m("bank.voids"), (m("bank.col.reason"), m("bank.col.count")), void_rows, (5, 1), m("bank.no_voids")
+    )
+    import_rows = []
+    for e in imports:
+        files = e.data.get("files", [])
+        import_rows.append(
+            (
+                "\n".join(str(f.get("file")) for f in files),
+                "\n".join(str(f.get("format")) for f in files),
+                "\n".join(str(f.get("sha256")) for f in files),
+                str(e.data.get("imported", 0)),
+                str(e.data.get("duplicates", 0)),
+            )
+        )
+    import_table = Table(
+        m("bank.imports"),
+        (
+            m("bank.col.file"),
+            m("bank.col.format"),
+            m("bank.col.file_sha"),
+            m("bank.col.imported"),
+            m("bank.col.duplicates"),
+        ),
+        tuple(import_rows),
+        (3, 1.1, 4.4, 1.1, 1.1),
+        m("bank.no_imports"),
+    )
+    seal_table = Table(
+        m("bank.seals"),
+        (m("bank.col.seal"), m("bank.col.size"), m("bank.col.last_deal"), m("bank.col.root"), m("bank.col.time")),
+        tuple((str(k), str(s.size), str(s.last_deal), s.root, m.when(s.ts)) for k, s in enumerate(seals, start=1)),
+        (0.8, 0.9, 1.1, 5, 2.2),
+        m("bank.no_seals"),
+    )
+    if audit is None:
+        verdict = Text(m("bank.audit"), m("bank.audit_skipped"))
+    else:
+        head = m("bank.audit_passed") if audit.passed else m("bank.audit_failed")
+        verdict = Text(m("bank.audit"), f"{head} ({m.plural('count.deals', audit.deals)}). {audit.text}")
+    blocks: list[Block] = [
+        _regulation_fields(ctx.regulation, m),
+        formed,
+        stations,
+        void_table,
+        import_table,
+        seal_table,
+        verdict,
+    ]
+    signatures = _officials(ctx, m, ("chief_judge", "technical_judge")) + _witnesses(ctx.witnesses, m)
+    return _document("bank", ctx, m, blocks, signatures)
+
+
+# -- Протокол жеребьёвки и его приложение ---------------------------------------------------------------------
+def _of_label(bank: LedgerReader, kind: str, label: str) -> Entry | None:
+    found = [e for e in bank.entries_of_kind(kind) if e.data.get("label") == label]
+    return found[-1] if found else None
+
+
+def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
+    m = messages(ctx.lang)
+    rec = bank.get_draw(label)
+    commit = bank.entry(rec.commit_index)
+    doc = commit.data["commitment"]
+    spec = doc["public_value"]
+    n, eligible = int(doc["n"]), int(doc["eligible"]["count"])
+    seal = doc["seal"]
+    session = Fields(
+        m("draw.commitment"),
+        (
+            (m("draw.session"), label),
+            (m("draw.state"), m(f"draw.state.{rec.state}")),
+            (m("draw.commitment_hash"), commitment_hash(doc)),
+            (m("draw.commitment_time"), m.when(doc.get("ts") or commit.ts)),
+            (m("draw.k_hash"), str(doc["k_hash"])),
+            (m("draw.seal"), m("draw.seal_value", index=seal["index"], last=seal["last_deal"], root=seal["root"])),
+        ),
+    )
+    quota = doc.get("quota") or {}
+    figure_items = [
+        (m("draw.kind"), m(f"draw.kind.{doc.get('kind', 'session')}")),
+        (m("draw.bank_total"), m.plural("count.deals", int(seal["last_deal"]))),
+        (m("draw.drawn_before"), m.plural("count.deals", int(doc.get("drawn_before", 0)))),
+        (m("draw.eligible"), m.plural("count.deals", eligible)),
+        (m("draw.n"), m.plural("count.deals", n)),
+        (m("draw.share_actual"), m.percent(100.0 * n / eligible, "0.00") if eligible else m("doc.dash")),
+    ]
+    if "share_bp" in quota:
+        figure_items.append((m("draw.share_regulation"), m.percent(int(quota["share_bp"]) / 100)))
+    else:
+        figure_items.append((m("draw.share_regulation"), m.percent(ctx.regulation.share_percent)))
+    if "target" in quota:
+        figure_items.append((m("bank.target"), m.plural("count.deals", int(quota["target"]))))
+    if quota.get("override"):
+        figure_items.append((m("draw.override"), str(quota["override"])))
+    previous = doc.get("previous")
+    figure_items.append((m("draw.previous"), str(previous) if previous else m("draw.first")))
+    figures = Fields(m("draw.figures"), tuple(figure_items))
+    if spec["kind"] == "dice":
+        fmt = m(
+            "draw.pv_dice",
+            witnesses=m.plural("count.witnesses", len(spec["witnesses"])),
+            rolls=m.plural("count.rolls", int(spec.get("rolls", spec.get("digits", 0)))),
+            faces=int(spec.get("faces", 10)),
+        )
+    else:
+        fmt = m(
+            "draw.pv_named",
+            what=str(spec["description"]),
+            numbers=m.plural("count.numbers", int(spec.get("count", 0))),
+            min=spec.get("min", ""),
+            max=spec.get("max", ""),
+        )
+    pv_entry = _of_label(bank, EntryKind.PUBLIC_VALUE, label)
+    pv_items = [(m("draw.pv_format"), fmt), (m("draw.pv_value"), rec.public_value or m("draw.pv_pending"))]
+    if pv_entry is not None:
+        pv_items.append((m("draw.pv_time"), m.when(pv_entry.ts)))
+    if spec["kind"] == "dice":
+        pv_items.append((m("draw.witnesses"), ", ".join(spec["witnesses"])))
+    public = Fields(m("draw.public_value"), tuple(pv_items))
+    drawn_entry = _of_label(bank, EntryKind.DRAW, label)
+    reveal_entry = _of_label(bank, EntryKind.REVEAL, label)
+    published = _of_label(bank, EntryKind.DRAW_PUBLISHED, label)
+    voided = _of_label(bank, EntryKind.DRAW_VOID, label)
+    result: list[tuple[str, str]] = [
+        (m("draw.published_time"), m.when(published.ts) if published else m("draw.not_published")),
+        (m("draw.drawn_time"), m.when(drawn_entry.ts) if drawn_entry else m("draw.not_run")),
+    ]
+    if voided is not None:
+        reason = str((voided.data.get("void") or {}).get("reason", ""))
+        result.append((m("draw.voided"), f"{m.when(voided.ts)} — {reason}"))
+    if reveal_entry is not None:
+        result += [(m("draw.revealed_time"), m.when(reveal_entry.ts)), (m("draw.secret"), rec.secret.hex())]
+    blocks: list[Block] = [session, figures, public, Fields(m("draw.result"), tuple(result))]
+    blocks.append(Text("", m("draw.annex_note")))
+    witnesses = [*spec["witnesses"], *ctx.witnesses] if spec["kind"] == "dice" else list(ctx.witnesses)
+    signatures = _officials(ctx, m, ("chief_judge", "secretary")) + _witnesses(witnesses, m)
+    return _document("draw", ctx, m, blocks, signatures)
+
+
+def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[StoredDeal]) -> Document:
+    """The sealed annex: the drawn deals in pick order as boards 1..n (Law 2). Only after the reveal."""
+    m = messages(ctx.lang)
+    rec = bank.get_draw(label)
+    if rec.state != "revealed":
+        raise DocumentError(m("annex.not_revealed", label=label, state=m(f"draw.state.{rec.state}")))
+    seats = m.list("seat.letters")
+    rows = []
+    for board, stored in enumerate(drawn, start=1):
+        hands = [f"{seats[int(seat)]}: " + "  ".join(hand_lines(stored.deal.hand(seat), ctx.lang)) for seat in Seat]
+        rows.append(
+            (
+                str(board),
+                seats[int(board_dealer(board))],
+                _vul(board_vulnerability(board), m),
+                str(stored.deal_id),
+                "\n".join(hands),
+            )
+        )
+    table = Table(
+        m("annex.boards"),
+        (m("annex.col.board"), m("annex.col.dealer"), m("annex.col.vul"), m("annex.col.deal"), m("annex.col.hands")),
+        tuple(rows),
+        (1.5, 1.6, 2, 1.4, 7),
+    )
+    head = Fields(m("draw.commitment"), ((m("draw.session"), label), (m("draw.n"), m.plural("count.deals", len(rows)))))
+    signatures = _officials(ctx, m, ("chief_judge", "secretary")) + _witnesses(ctx.witnesses, m)
+    return _document("draw-annex", ctx, m, [head, table], signatures)
+
+
+# -- Акт изготовления комплектов ---------------------------------------------------------------------------------
+def boards_act(
+    bank: LedgerReader,
+    ctx: Context,
+    label: str,
+    journal: dict[str, Any] | None,
+    journal_files: dict[str, str] | None = None,
+) -> Document:
+    """``journal``: the board-making journal (done copies, foul copies) of the session, when it is at hand;
+    ``journal_files``: its file name and SHA-256 when the run is not in the ledger (``dealer export boards``)."""
+    m = messages(ctx.lang)
+    runs = [
+        e
+        for e in bank.entries_of_kind(EntryKind.EXPORT)
+        if e.data.get("what") == "boards" and e.data.get("label") == label
+    ]
+    if not runs and journal is None:
+        raise DocumentError(m("boards.none", label=label))
+    last = runs[-1] if runs else None
+    done = [tuple(x) for x in (journal or {}).get("done", [])]
+    fouls = list((journal or {}).get("fouls", []))
+    boards = len({b for b, _ in done})
+    sets = len({c for _, c in done})
+    machine = last.data.get("machine") if last is not None else None
+    machine_text = m("boards.machine_unknown")
+    if isinstance(machine, dict):
+        machine_text = " · ".join(
+            str(machine[k]) for k in ("model", "serial", "firmware") if machine.get(k) not in (None, "")
+        )
+    files = last.data.get("files", {}) if last is not None else (journal_files or {})
+    journal_sha = ", ".join(f"{name}: {digest}" for name, digest in sorted(files.items()))
+    made = Fields(
+        m("boards.made"),
+        (
+            (m("draw.session"), label),
+            (m("boards.boards"), m.plural("count.boards", boards)),
+            (m("boards.sets"), m.plural("count.sets", sets)),
+            (m("boards.copies_made"), m.plural("count.copies", len(done))),
+            (m("boards.machine"), machine_text),
+            (m("boards.finished"), m.when(last.ts) if last is not None else m("doc.dash")),
+            (m("boards.journal"), journal_sha or m("doc.dash")),
+        ),
+    )
+    done_set = set(done)
+    rows = tuple(
+        (
+            str(f.get("board")),
+            str(f.get("copy")),
+            str(f.get("attempt")),
+            _reason(str(f.get("reason")), m),
+            str(f.get("card") or m("doc.dash")),
+            f"{_pocket(f.get('pocket'), m)} / {_pocket(f.get('expected'), m)}",
+            m("doc.yes") if (f.get("board"), f.get("copy")) in done_set else m("doc.no"),
+        )
+        for f in fouls
+    )
+    foul_table = Table(
+        m("boards.fouls"),
+        (
+            m("boards.col.board"),
+            m("boards.col.copy"),
+            m("boards.col.attempt"),
+            m("boards.col.reason"),
+            m("boards.col.card"),
+            m("boards.col.pocket"),
+            m("boards.col.remade"),
+        ),
+        rows,
+        (1.3, 1.4, 1.2, 3, 1, 1.8, 1.4),
+        m("boards.no_fouls"),
+    )
+    signatures = _officials(ctx, m, ("technical_judge", "chief_judge")) + _witnesses(ctx.witnesses, m)
+    return _document("boards", ctx, m, [made, foul_table], signatures)
+
+
+# -- Акт проверки оборудования -----------------------------------------------------------------------------------
+def check_entries(bank: LedgerReader, session: str) -> list[Entry]:
+    return [e for e in bank.entries_of_kind(CHECK_ENTRY) if e.data.get("session") == session]
+
+
+def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
+    m = messages(ctx.lang)
+    checks = check_entries(bank, session)
+    if not checks:
+        raise DocumentError(m("equipment.no_checks", label=session))
+    norm = 1.0
+    rows = []
+    for e in checks:
+        d = e.data
+        norm = float(d.get("norm", norm))
+        dev = d.get("device")
+        device = m("equipment.no_device")
+        if isinstance(dev, dict):
+            device = "\n".join(str(dev[k]) for k in ("model", "serial", "firmware") if dev.get(k) not in (None, ""))
+        cal = d.get("calibration")
+        calibration = m("equipment.no_calibration")
+        if isinstance(cal, dict):
+            calibration = f"{cal.get('file', '')}\n{m.when(str(cal['created'])) if cal.get('created') else ''}".strip()
+        rate = float(d.get("error_rate", 0.0))
+        rate_text = m.number(rate) + (f" ({m('equipment.over_norm')})" if rate > float(d.get("norm", norm)) else "")
+        rows.append(
+            (
+                m(f"equipment.phase.{d.get('phase')}"),
+                m.when(e.ts),
+                str(d.get("station")),
+                device,
+                f"{d.get('cards_read', 0)} / {d.get('deals', 0)} / {d.get('errors', 0)}",
+                rate_text,
+                calibration,
+                m(f"equipment.outcome.{d.get('outcome')}"),
+                str(d.get("note", "")),
+            )
+        )
+    head = Fields(
+        m("equipment.checks"),
+        (
+            (m("draw.session"), session),
+            (m("equipment.checks"), m.plural("count.checks", len(checks))),
+            (m("equipment.norm"), m("equipment.norm_value", norm=m.number(norm))),
+        ),
+    )
+    table = Table(
+        m("equipment.checks"),
+        tuple(
+            m(f"equipment.col.{c}")
+            for c in ("phase", "time", "station", "device", "figures", "rate", "calibration", "outcome", "note")
+        ),
+        tuple(rows),
+        (1.3, 1.7, 0.9, 2.2, 1.5, 1.4, 1.8, 1.6, 1.6),
+    )
+    signatures = _officials(ctx, m, ("technical_judge",)) + _witnesses(ctx.witnesses, m)
+    return _document("equipment", ctx, m, [head, table], signatures)
+
+
+# -- one equipment check (what the judge's console records) ---------------------------------------------------
+def equipment_check(
+    session: str,
+    phase: str,
+    station: str,
+    outcome: str,
+    device: dict[str, Any] | None,
+    health: dict[str, Any],
+    calibration: dict[str, Any] | None = None,
+    note: str = "",
+) -> dict[str, Any]:
+    """The ledger payload of one check: the judge gives phase, outcome and a note; the figures are the device's."""
+    if not session.strip() or not session.isprintable():
+        raise DocumentError("an equipment check needs a session label (printable text)")
+    if phase not in PHASES:
+        raise DocumentError(f"phase = {phase!r}: allowed {', '.join(PHASES)}")
+    if outcome not in OUTCOMES:
+        raise DocumentError(f"outcome = {outcome!r}: allowed {', '.join(OUTCOMES)}")
+    if len(note) > 500:
+        raise DocumentError(f"note is {len(note)} characters long: at most 500")
+    return {
+        "session": session.strip(),
+        "phase": phase,
+        "station": station,
+        "outcome": outcome,
+        "note": note,
+        "device": device,
+        "cards_read": int(health.get("cards_read", 0)),
+        "deals": int(health.get("deals", 0)),
+        "errors": int(health.get("errors", 0)),
+        "error_rate": float(health.get("error_rate", 0.0)),
+        "norm": float(health.get("norm", 1.0)),
+        "calibration": calibration,
+    }

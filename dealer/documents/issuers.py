@@ -1,0 +1,104 @@
+"""One function per document, shared by ``dealer docs`` and the consoles: gather what the document needs
+(the drawn deals, the board-making journal, the fairness audit), build it, issue it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from dealer.bank.store import SqliteBank
+from dealer.regulation import Regulation
+
+from . import acts
+from .acts import AuditVerdict, Context, DocumentError
+from .issue import Issued, issue
+
+
+def audit_verdict(bank: SqliteBank, lang: str) -> AuditVerdict | None:
+    """The fairness audit of the whole bank (None for an empty bank)."""
+    from dealer.audit import run_audit
+    from dealer.audit.bank_source import records_from_stored
+
+    records, _ = records_from_stored(bank.iter_deals())
+    if not records:
+        return None
+    result = run_audit(records, scope={"bank": bank.bank_id})
+    return AuditVerdict(result.passed, result.verdict_ru if lang == "ru" else result.verdict_en, result.deals)
+
+
+def _ctx(reg: Regulation, lang: str, witnesses: Sequence[str]) -> Any:
+    def make(number: int, moment: datetime) -> Context:
+        return Context(lang, reg, number, moment, tuple(witnesses))
+
+    return make
+
+
+def issue_bank_act(
+    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, witnesses: Sequence[str] = (), audit: bool = True
+) -> Issued:
+    verdict = audit_verdict(bank, lang) if audit else None
+    ctx = _ctx(reg, lang, witnesses)
+    return issue(bank, out_dir, lambda n, t: acts.bank_act(bank, ctx(n, t), verdict))
+
+
+def issue_draw_protocol(
+    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, label: str, witnesses: Sequence[str] = ()
+) -> Issued:
+    bank.get_draw(label)  # an unknown label is refused before a number is taken
+    ctx = _ctx(reg, lang, witnesses)
+    return issue(bank, out_dir, lambda n, t: acts.draw_protocol(bank, ctx(n, t), label), session=label)
+
+
+def issue_draw_annex(
+    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, label: str, witnesses: Sequence[str] = ()
+) -> Issued:
+    from dealer.draw.director import Director
+
+    rec = bank.get_draw(label)
+    if rec.state != "revealed":
+        m = acts.messages(lang)
+        raise DocumentError(m("annex.not_revealed", label=label, state=m(f"draw.state.{rec.state}")))
+    drawn = [item.deal for item in Director(bank).drawn_deals(label)]
+    ctx = _ctx(reg, lang, witnesses)
+    return issue(bank, out_dir, lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label)
+
+
+def read_journal(path: Path | None) -> dict[str, Any] | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DocumentError(f"{path}: not a readable board-making journal ({exc})") from exc
+    return data
+
+
+def issue_boards_act(
+    bank: SqliteBank,
+    reg: Regulation,
+    lang: str,
+    out_dir: Path,
+    label: str,
+    journal: Path | None,
+    witnesses: Sequence[str] = (),
+) -> Issued:
+    data = read_journal(journal)
+    files = None
+    if data is not None and journal is not None:
+        files = {journal.name: sha256(journal.read_bytes()).hexdigest()}
+    ctx = _ctx(reg, lang, witnesses)
+    acts.boards_act(bank, ctx(0, datetime.now()), label, data, files)  # refuses before a number is taken
+    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files), session=label)
+
+
+def issue_equipment_act(
+    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, session: str, witnesses: Sequence[str] = ()
+) -> Issued:
+    if not acts.check_entries(bank, session):
+        raise DocumentError(acts.messages(lang)("equipment.no_checks", label=session))
+    ctx = _ctx(reg, lang, witnesses)
+    return issue(bank, out_dir, lambda n, t: acts.equipment_act(bank, ctx(n, t), session), session=session)

@@ -1,0 +1,147 @@
+"""Languages, plural rules and dates for everything people read: pages, documents, the command line.
+
+Russian is the default; English on request. The language comes from (first given wins) an explicit choice
+(``--lang``, a page's ``?lang=``), the configuration's ``language``, the ``LANG`` environment variable, else
+``ru``. Plural forms follow CLDR through Babel ("1 сдача, 2 сдачи, 5 сдач"); dates and times are written in
+the locale (24-hour in Russian). Pure: no I/O beyond reading the environment mapping it is given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import date, datetime
+from functools import cache
+from typing import Any
+
+from babel import Locale
+from babel.dates import format_date as _babel_date
+from babel.dates import format_datetime as _babel_datetime
+from babel.numbers import format_decimal as _babel_decimal
+
+LANGUAGES = ("ru", "en")
+DEFAULT_LANGUAGE = "ru"
+PLURAL_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
+
+
+class LanguageError(ValueError):
+    pass
+
+
+def check_language(lang: str, where: str = "language") -> str:
+    if lang not in LANGUAGES:
+        raise LanguageError(f"{where} = {lang!r}: allowed {', '.join(LANGUAGES)}")
+    return lang
+
+
+def language_from_env(env: Mapping[str, str] | None = None) -> str | None:
+    """``ru`` or ``en`` from LC_ALL / LC_MESSAGES / LANG (``ru_RU.UTF-8`` → ``ru``), or None."""
+    env = os.environ if env is None else env
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        code = value.split(".")[0].split("_")[0].split("-")[0].lower()
+        if code in LANGUAGES:
+            return code
+        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+            return None  # a real locale in another language: neither ru nor en, fall back to the default
+    return None
+
+
+def resolve_language(
+    explicit: str | None = None, configured: str | None = None, env: Mapping[str, str] | None = None
+) -> str:
+    """The language to speak: ``explicit`` (--lang) › ``configured`` (config) › LANG › ``ru``."""
+    if explicit:
+        return check_language(explicit, "--lang")
+    if configured:
+        return check_language(configured)
+    return language_from_env(env) or DEFAULT_LANGUAGE
+
+
+@cache
+def _locale(lang: str) -> Locale:
+    return Locale.parse(check_language(lang))
+
+
+def plural_category(lang: str, n: int | float) -> str:
+    """CLDR plural category of ``n`` in ``lang``: ru 1 → one, 2 → few, 5 → many; en 1 → one, 2 → other."""
+    return str(_locale(lang).plural_form(n))
+
+
+def pick_plural(forms: Mapping[str, str], lang: str, n: int | float) -> str:
+    """The form of ``forms`` (keys: CLDR categories) for ``n``; ``other`` when the category is absent."""
+    return forms.get(plural_category(lang, n)) or forms["other"]
+
+
+def is_plural_entry(value: Any) -> bool:
+    return isinstance(value, dict) and "other" in value and set(value) <= set(PLURAL_CATEGORIES)
+
+
+def fill(text: str, params: Mapping[str, object]) -> str:
+    for name, param in params.items():
+        text = text.replace("{" + name + "}", str(param))
+    return text
+
+
+def format_datetime(value: datetime, lang: str) -> str:
+    """A moment in the locale, in this computer's time zone: ``30 нояб. 2026 г., 15:04:05``."""
+    local = value.astimezone() if value.tzinfo else value
+    return str(_babel_datetime(local, "medium", locale=_locale(lang)))
+
+
+def format_date(value: date, lang: str, style: str = "long") -> str:
+    return str(_babel_date(value, style, locale=_locale(lang)))
+
+
+def format_number(value: float, lang: str, pattern: str = "#,##0.##") -> str:
+    """A number in the locale: ru ``2,44`` and ``1 234``, en ``2.44`` and ``1,234``."""
+    return str(_babel_decimal(value, pattern, locale=_locale(lang)))
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+
+
+class Messages:
+    """One catalogue (a JSON object of key → text, list, or plural forms) in one language."""
+
+    def __init__(self, lang: str, entries: Mapping[str, Any]) -> None:
+        self.lang = check_language(lang)
+        self.entries = entries
+
+    def __call__(self, key: str, **params: object) -> str:
+        value = self.entries[key]
+        if is_plural_entry(value):
+            if "n" not in params:
+                raise KeyError(f"{key} has plural forms: give n")
+            n = params["n"]
+            assert isinstance(n, int | float)
+            return fill(pick_plural(value, self.lang, n), params)
+        return fill(str(value), params)
+
+    def plural(self, key: str, n: int | float, **params: object) -> str:
+        return self(key, n=n, **params)
+
+    def list(self, key: str) -> list[str]:
+        value = self.entries[key]
+        assert isinstance(value, list)
+        return [str(v) for v in value]
+
+    def number(self, value: float, pattern: str = "#,##0.##") -> str:
+        return format_number(value, self.lang, pattern)
+
+    def percent(self, value: float, pattern: str = "0.##") -> str:
+        """``5 %`` (ru, with a no-break space) or ``5%`` (en)."""
+        return f"{self.number(value, pattern)}\u00a0%" if self.lang == "ru" else f"{self.number(value, pattern)}%"
+
+    def when(self, value: datetime | str | None) -> str:
+        """A ledger timestamp (ISO text) or a datetime, in the locale; ``—`` when absent."""
+        if isinstance(value, str):
+            parsed = parse_timestamp(value)
+            if parsed is None:
+                return value
+            value = parsed
+        return "—" if value is None else format_datetime(value, self.lang)

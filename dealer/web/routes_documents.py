@@ -1,0 +1,204 @@
+"""Documents from the consoles: the technical judge records equipment checks (the device's figures filled in by
+the service) and issues the equipment check act; the chief judge (director role) issues the bank formation
+act, the draw protocol and its sealed annex, the board-making act and the day's record. Files live in
+``VAR/documents/``; each role downloads only what it may issue (the judge: equipment acts)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.responses import FileResponse
+
+from dealer.core.errors import DealerError
+
+from .auth import role_check
+from .models import (
+    CheckRecorded,
+    DirectorDocument,
+    EquipmentDocument,
+    FileParam,
+    IssuedDocument,
+    Label,
+    RecordCheck,
+)
+from .service import Service
+
+DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
+
+
+def _calibration(path: Path | None) -> dict[str, Any] | None:
+    """A camera station's calibration file and the date it was made (its own ``created``, else the file's)."""
+    if path is None:
+        return None
+    created = ""
+    try:
+        from drivers.camera.calibration import Calibration, CalibrationError
+
+        created = Calibration.load(path).created
+    except (ImportError, OSError, CalibrationError):
+        pass
+    if not created:
+        from datetime import UTC, datetime
+
+        try:
+            created = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
+        except OSError:
+            created = ""
+    return {"file": str(path), "created": created}
+
+
+def make_router(service: Service) -> APIRouter:
+    from dealer.bank.store import SqliteBank
+    from dealer.documents import issuers
+    from dealer.documents.acts import CHECK_ENTRY, check_entries, equipment_check
+    from dealer.documents.issue import Issued, issue_day
+
+    from .routes_export import session_folder, session_slug
+
+    router = APIRouter()
+    folder = service.config.var_dir / "documents"
+    run = service.bank.call
+    numbering = threading.Lock()
+
+    def bank() -> SqliteBank:
+        b = service.bank.bank
+        if not isinstance(b, SqliteBank):
+            raise HTTPException(404, "documents need the SQLite bank")
+        return b
+
+    judge_read = [Depends(role_check(service.secrets, "judge", state_changing=False))]
+    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True))]
+    director_read = [Depends(role_check(service.secrets, "director", state_changing=False))]
+    director_write = [Depends(role_check(service.secrets, "director", state_changing=True))]
+
+    def lang_of(body: EquipmentDocument | DirectorDocument) -> str:
+        return body.lang or service.config.language
+
+    def issued_view(issued: Issued, role: str) -> IssuedDocument:
+        return IssuedDocument(
+            number=issued.number,
+            kind=issued.kind,
+            title=issued.title,
+            file=issued.path.name,
+            sha256=issued.sha256,
+            ledger_index=issued.ledger_index,
+            url=f"/api/{role}/documents/{issued.path.name}",
+        )
+
+    async def act(fn: Any, *args: Any) -> Any:
+        try:
+            return await run(fn, *args)
+        except DealerError as exc:
+            raise HTTPException(400, str(exc)) from exc
+
+    async def issuing(fn: Any, *args: Any) -> Any:
+        """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
+        committed; the bank's connection is shared under its own lock, each read and the final record atomic."""
+
+        def locked() -> Any:
+            with numbering:  # one document at a time: each takes the next number
+                return fn(*args)
+
+        try:
+            return await asyncio.to_thread(locked)
+        except DealerError as exc:
+            raise HTTPException(400, str(exc)) from exc
+
+    def download(role: str, name: str, kinds: tuple[str, ...] | None) -> FileResponse:
+        path = folder / name
+        kind = name[4:].rsplit("-", 1)[0] if len(name) > 4 else ""
+        if (
+            name != Path(name).name
+            or not name.endswith(".pdf")
+            or not path.is_file()
+            or (kinds is not None and kind not in kinds)
+        ):
+            raise HTTPException(404, f"no document {name!r} for the {role}")
+        return FileResponse(path, media_type="application/pdf", filename=name, headers={"Cache-Control": "no-store"})
+
+    # -- the technical judge ------------------------------------------------------------------------------------
+    @router.post("/api/judge/checks", response_model=CheckRecorded, dependencies=judge_write)
+    async def record_check(body: RecordCheck) -> CheckRecorded:
+        station = service.stations.get(body.station)
+        if station is None:
+            raise HTTPException(400, f"station: no station {body.station!r} ({', '.join(service.stations)})")
+        state = station.state()
+        try:
+            payload = equipment_check(
+                body.session,
+                body.phase,
+                station.name,
+                body.outcome,
+                state.get("device"),
+                state.get("health", {}),
+                _calibration(station.config.calibration),
+                body.note,
+            )
+        except DealerError as exc:
+            raise HTTPException(400, str(exc)) from exc
+        index = await act(bank().record_event, CHECK_ENTRY, payload)
+        return CheckRecorded(ledger_index=index, **payload)
+
+    @router.get("/api/judge/checks", dependencies=judge_read)
+    async def list_checks(session: Label) -> list[dict[str, Any]]:
+        entries = await act(check_entries, bank(), session)
+        return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
+
+    @router.post("/api/judge/documents/equipment", response_model=IssuedDocument, dependencies=judge_write)
+    async def equipment_document(body: EquipmentDocument) -> IssuedDocument:
+        issued = await issuing(
+            issuers.issue_equipment_act,
+            bank(),
+            service.regulation,
+            lang_of(body),
+            folder,
+            body.session,
+            list(body.witnesses),
+        )
+        return issued_view(issued, "judge")
+
+    @router.get("/api/judge/documents/{name}", response_class=FileResponse, dependencies=judge_read)
+    async def judge_download(name: FileParam) -> FileResponse:
+        return download("judge", name, ("equipment",))
+
+    # -- the chief judge (director role) ------------------------------------------------------------------------
+    @router.post("/api/director/documents/{kind}", response_model=IssuedDocument, dependencies=director_write)
+    async def director_document(kind: str, body: DirectorDocument | None = None) -> IssuedDocument:
+        if kind not in DIRECTOR_KINDS:
+            raise HTTPException(404, f"no document kind {kind!r} (available: {', '.join(DIRECTOR_KINDS)})")
+        body = body or DirectorDocument()
+        lang, reg, b, witnesses = lang_of(body), service.regulation, bank(), list(body.witnesses)
+        issued: Issued
+        if kind == "bank":
+            issued = await issuing(issuers.issue_bank_act, b, reg, lang, folder, witnesses, body.audit)
+        elif kind == "day":
+            try:
+                day = date.fromisoformat(body.date or date.today().isoformat())
+            except ValueError as exc:
+                raise HTTPException(422, f"date = {body.date!r}: expected a real date YYYY-MM-DD") from exc
+            issued = await issuing(issue_day, b, folder, day, lang)
+        else:
+            if body.label is None:
+                raise HTTPException(422, f"label: the {kind} document needs the session label")
+            label = body.label
+            if kind == "draw":
+                issued = await issuing(issuers.issue_draw_protocol, b, reg, lang, folder, label, witnesses)
+            elif kind == "draw-annex":
+                issued = await issuing(issuers.issue_draw_annex, b, reg, lang, folder, label, witnesses)
+            else:
+                journal = (
+                    service.config.var_dir / "export" / session_folder(label) / f"{session_slug(label)}.journal.json"
+                )
+                issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses)
+        return issued_view(issued, "director")
+
+    @router.get("/api/director/documents/{name}", response_class=FileResponse, dependencies=director_read)
+    async def director_download(name: FileParam) -> FileResponse:
+        return download("director", name, None)
+
+    return router

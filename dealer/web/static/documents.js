@@ -1,0 +1,73 @@
+// Documents from the consoles: the judge records equipment checks and issues the equipment act; the chief
+// judge issues the bank act, draw protocol, sealed annex, board-making act and the day's record (PDF).
+"use strict";
+(() => {
+  const t = I18N.t;
+  const root = document.getElementById("documents");
+  if (!root) return;
+  const role = root.dataset.role;
+  const out = document.getElementById("doc-result");
+  async function api(method, path, body) {
+    const r = await fetch(path, { method, headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) {  // a 422 names each bad field: "loc: message"
+      const detail = Array.isArray(data.detail)
+        ? data.detail.map((d) => (d.loc || []).slice(1).join(".") + ": " + d.msg).join("; ") : data.detail;
+      throw new Error(detail || r.statusText);
+    }
+    return data;
+  }
+  function field(name) { const f = root.querySelector("[name=" + name + "]"); return f ? f.value.trim() : ""; }
+  function show(doc) {
+    out.replaceChildren();
+    const a = document.createElement("a");
+    a.href = doc.url; a.target = "_blank"; a.rel = "noopener";
+    a.textContent = t("docs.issued", { n: doc.number, title: doc.title });
+    const code = document.createElement("code");
+    code.textContent = "SHA-256 " + doc.sha256;
+    out.append(a, document.createElement("br"), code);
+  }
+  function fail(e) { out.textContent = t("director.error") + ": " + e.message; }
+  async function issue(path, body) {
+    out.textContent = t("docs.issuing");
+    try { show(await api("POST", path, { lang: I18N.lang, witnesses: field("witnesses"), ...body })); } catch (e) { fail(e); }
+  }
+  async function listChecks() {
+    const list = document.getElementById("checks");
+    if (!list || !field("session")) return;
+    try {
+      const checks = await api("GET", "/api/judge/checks?session=" + encodeURIComponent(field("session")));
+      list.replaceChildren(...checks.map((c) => {
+        const li = document.createElement("li");
+        const device = c.device ? [c.device.model, c.device.serial, c.device.firmware].filter(Boolean).join(" · ") : "—";
+        li.textContent = [t("docs.phase." + c.phase), c.station, device,
+          t("docs.rate", { rate: c.error_rate, norm: c.norm }), t("docs.outcome." + c.outcome), c.note].filter(Boolean).join(" — ");
+        return li;
+      }));
+    } catch (e) { fail(e); }
+  }
+  for (const b of root.querySelectorAll("button[data-doc]")) {
+    b.addEventListener("click", () => {
+      const kind = b.dataset.doc;
+      if (role === "judge") return issue("/api/judge/documents/equipment", { session: field("session") });
+      const body = kind === "day" ? { date: field("date") } : kind === "bank" ? {} : { label: field("label") };
+      return issue("/api/director/documents/" + kind, body);
+    });
+  }
+  const record = document.getElementById("record-check");
+  if (record) {
+    record.addEventListener("click", async () => {
+      try {
+        await api("POST", "/api/judge/checks", { station: field("station"), session: field("session"),
+          phase: field("phase"), outcome: field("outcome"), note: field("note") });
+        out.textContent = t("docs.check_recorded");
+        listChecks();
+      } catch (e) { fail(e); }
+    });
+    root.querySelector("[name=session]").addEventListener("change", listChecks);
+    listChecks();
+  }
+  const date = root.querySelector("[name=date]");
+  if (date && !date.value) date.value = new Date().toISOString().slice(0, 10);
+})();
