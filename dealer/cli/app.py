@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "dealer.cli.simulate_cmds",
     "dealer.cli.scanner_cmds",
     "dealer.cli.serve_cmds",
+    "dealer.cli.relay_cmds",
 )
 
 

@@ -50,9 +50,13 @@ class ServiceConfig:
     director_secret: str | None = None
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
     source: str = "defaults"
+    relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
+    relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
 
 
-_TOP = {"language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations"}
+_TOP = {
+    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "relay"
+}  # fmt: skip
 _STATION = {
     "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
 }  # fmt: skip
@@ -154,6 +158,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     if dup is not None:
         raise ConfigError(f"station name {dup!r} is used twice", source)
     regulation = data.get("regulation")
+    relay_nats, relay_event = _relay(data.get("relay", {}), source)
     return ServiceConfig(
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
@@ -166,7 +171,28 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         director_secret=secrets.get("director"),
         stations=stations,
         source=source,
+        relay_nats=relay_nats,
+        relay_event=relay_event,
     )
+
+
+def _relay(table: Any, source: str) -> tuple[str | None, str]:
+    if not isinstance(table, dict):
+        raise ConfigError("[relay] must be a table", source)
+    _unknown(table, {"nats", "event"}, "relay.", source)
+    url = table.get("nats")
+    if url is not None:
+        url = _str(url, "relay.nats", source)
+        if not url.startswith(("nats://", "tls://")):
+            raise ConfigError(f"relay.nats = {url!r} must be a nats:// or tls:// URL", source)
+    event = _str(table.get("event", "event"), "relay.event", source)
+    from dealer.relay.wire import WireError, check_event
+
+    try:
+        check_event(event)
+    except WireError as exc:
+        raise ConfigError(f"relay.event: {exc}", source) from exc
+    return url, event
 
 
 def parse_config(text: str, source: str) -> ServiceConfig:

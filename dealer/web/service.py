@@ -12,6 +12,7 @@ from typing import Any
 from dealer.bank.api import BankApi
 from dealer.core.events import FaultKind
 from dealer.regulation import Regulation, load_regulation
+from dealer.relay.publisher import RelayPublisher
 
 from .bankworker import BankWorker
 from .config import ServiceConfig, StationConfig
@@ -51,6 +52,10 @@ class Service:
         )
         self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path))
         self.hub = PublicHub(delay=config.broadcast_delay)
+        self.relay_publisher: RelayPublisher | None = None
+        if config.relay_nats:  # remote viewers: the public stream, in real time, to NATS for the relays
+            self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event)
+            self.hub.sinks.append(self.relay_publisher.sink)
         self.operator = OperatorBus()
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
@@ -69,6 +74,8 @@ class Service:
     # -- life cycle ----------------------------------------------------------------------------------------
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
+        if self.relay_publisher is not None:
+            self.relay_publisher.start()
         formed = await self.bank.call(self.bank.bank.deal_count)
         head = await self.bank.call(self.bank.bank.ledger_head)
         self.hub.publish(bank_message(formed, self.regulation.bank_target, head))
@@ -97,6 +104,8 @@ class Service:
             with contextlib.suppress(Exception):
                 await station.disconnect()
         self.bank.close()
+        if self.relay_publisher is not None:
+            await self.relay_publisher.close()
 
     async def _tick(self) -> None:
         """Heartbeat and device status to the judges once a second."""
