@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 
-from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank.store import ImportItem
 from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
@@ -23,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def director(tmp_path: Path) -> Director:
-    bank = SqliteBank(tmp_path / "var" / "bank.sqlite")
+def director(bank_at: str, tmp_path: Path) -> Director:  # noqa: F811 (on SQLite and on PostgreSQL)
+    bank = open_test_bank(bank_at, tmp_path)
     rng = random.Random(7)
     bank.import_deals([ImportItem(random_deal(rng), station_source()) for _ in range(400)], {"files": []})
     yield Director(bank)

@@ -25,6 +25,7 @@ err = Console(stderr=True, highlight=False)
 COMMAND_MODULES = (
     "dealer.cli.deal_cmds",
     "dealer.cli.bank_cmds",
+    "dealer.cli.bank_migrate_cmds",
     "dealer.cli.draw_cmds",
     "dealer.cli.audit_cmds",
     "dealer.cli.export_cmds",

@@ -43,13 +43,16 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     service = Service(cfg, reg)
     web = create_app(service)
+    from dealer.bank.pg_store import redact
+
+    bank_shown = redact(cfg.bank_url) if cfg.bank_url else str(cfg.bank_path)
     shown_host = "127.0.0.1" if cfg.host in ("0.0.0.0", "::", "") else cfg.host
     base = f"http://{shown_host}:{cfg.port}"
     typer.echo(
         "\n".join(
             [
                 f"bridge-dealer service: {len(cfg.stations)} station(s), variant {int(reg.variant)}, "
-                f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {cfg.bank_path}",
+                f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {bank_shown}",
                 "Open these links (the secrets are in var/*.secret; keep the judge's and the director's private):",
                 f"    audience display:  {base}/",
                 f"    technical judge:   {base}/judge?token={service.secrets.secret('judge')}",

@@ -7,7 +7,8 @@ from pathlib import Path
 from dealer.bank.api import BankApi
 
 
-def open_bank(path: Path) -> BankApi:
-    from dealer.bank.store import SqliteBank
+def open_bank(path: Path | str, key_dir: Path | None = None) -> BankApi:
+    """The SQLite file at ``path``, or the PostgreSQL bank when ``path`` is a ``postgresql://`` URL."""
+    from dealer.bank.engines import open_bank_at
 
-    return SqliteBank(path)
+    return open_bank_at(path, key_dir)

@@ -50,6 +50,7 @@ class ServiceConfig:
     director_secret: str | None = None
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
     source: str = "defaults"
+    bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
 
@@ -140,7 +141,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
     bank = data.get("bank", {})
     secrets = data.get("secrets", {})
-    for name, table, allowed in (("bank", bank, {"path"}), ("secrets", secrets, {"judge", "director"})):
+    for name, table, allowed in (("bank", bank, {"path", "url"}), ("secrets", secrets, {"judge", "director"})):
         if not isinstance(table, dict):
             raise ConfigError(f"[{name}] must be a table", source)
         _unknown(table, allowed, f"{name}.", source)
@@ -159,6 +160,13 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         raise ConfigError(f"station name {dup!r} is used twice", source)
     regulation = data.get("regulation")
     relay_nats, relay_event = _relay(data.get("relay", {}), source)
+    bank_url = bank.get("url")
+    if bank_url is not None:
+        bank_url = _str(bank_url, "bank.url", source)
+        if not bank_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(f"bank.url = {bank_url!r} must be a postgresql:// URL (or use bank.path)", source)
+        if "path" in bank:
+            raise ConfigError("[bank] has both path and url: give one (path: SQLite file, url: PostgreSQL)", source)
     return ServiceConfig(
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
@@ -173,6 +181,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         source=source,
         relay_nats=relay_nats,
         relay_event=relay_event,
+        bank_url=bank_url,
     )
 
 

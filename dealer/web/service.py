@@ -27,11 +27,11 @@ from .station import Station, StationError
 log = logging.getLogger("dealer.service")
 
 
-def default_bank_factory(path: Path) -> Callable[[], BankApi]:
+def default_bank_factory(path: Path | str, key_dir: Path | None = None) -> Callable[[], BankApi]:
     def make() -> BankApi:
         from .banks import open_bank
 
-        return open_bank(path)
+        return open_bank(path, key_dir)
 
     return make
 
@@ -50,7 +50,9 @@ class Service:
             config.judge_secret or load_or_create_secret(config.var_dir, "judge"),
             config.director_secret or load_or_create_secret(config.var_dir, "director"),
         )
-        self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path))
+        target: Path | str = config.bank_url or config.bank_path
+        key_dir = config.var_dir if config.bank_url else None
+        self.bank = BankWorker(bank_factory or default_bank_factory(target, key_dir))
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.relay_publisher: RelayPublisher | None = None
         if config.relay_nats:  # remote viewers: the public stream, in real time, to NATS for the relays
