@@ -216,6 +216,17 @@ class PostgresBank(SqliteBank):
                 db.execute("SELECT pg_advisory_unlock(?)", (MIGRATE_LOCK,))
 
     def _init_schema(self) -> None:
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:  # every step is idempotent: a connection lost on the way means starting over
+            try:
+                return self._init_schema_once()
+            except BankUnavailable:
+                self._pg.rollback()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def _init_schema_once(self) -> None:
         self._migrate()
         if self._create:
             with self._tx() as db:
