@@ -17,6 +17,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bank_engines import open_test_bank, pg_database
@@ -228,3 +229,70 @@ def test_duplicate_across_engines_is_refused_the_same_way(tmp_path: Path) -> Non
         with pytest.raises(DuplicateDealError) as exc:
             bank.commit_deal(deal, station_source())
         assert exc.value.existing_id == first.deal_id
+
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+@pytest.fixture
+def private_pg() -> Any:
+    """A PostgreSQL server of this test's own (initdb in a temporary directory), so it can be restarted."""
+    import pwd
+    import shutil
+    import tempfile
+
+    from _web_server import free_port
+
+    if not (PG_BIN / "initdb").exists() or shutil.which("runuser") is None:
+        pytest.skip(f"no PostgreSQL 15 binaries in {PG_BIN} (or no runuser) to start a private server")
+    if os.geteuid() != 0:
+        pytest.skip("starting a private PostgreSQL server as the postgres user needs root")
+    try:
+        pw = pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("no postgres user to run a private server")
+    base = Path(tempfile.mkdtemp(prefix="dealer-pg-", dir="/tmp"))
+    os.chown(base, pw.pw_uid, pw.pw_gid)
+    port = free_port()
+    data = base / "data"
+
+    def as_pg(*args: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", *args], check=True, capture_output=True, timeout=120)
+
+    as_pg(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync")
+    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1"
+    ctl = [str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "-t", "60"]
+    as_pg(*ctl, "start")
+
+    def restart(mode: str) -> None:
+        as_pg(*ctl, "-m", mode, "restart")
+
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres", restart
+    finally:
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_server_restarts_under_load_lose_no_acknowledged_deal(private_pg: Any, tmp_path: Path) -> None:
+    url, restart = private_pg
+    open_test_bank(url, tmp_path).close()
+    writer = _writer(tmp_path, url, 21, 300)
+    assert writer.stdout is not None
+    lines: list[str] = []
+    for mode in ("immediate", "fast"):  # a crash of the server (WAL recovery), then a clean restart
+        lines += [writer.stdout.readline() for _ in range(60)]
+        restart(mode)
+    out, err = writer.communicate(timeout=240)
+    lines += out.splitlines(keepends=True)
+    assert writer.returncode == 0, err[-2000:]
+    assert lines[-1].startswith("done") and int(lines[-1].split()[1]) >= 2  # it reconnected after each restart
+    acked = _acks(lines)
+    assert len(acked) == 300
+    with open_test_bank(url, tmp_path) as bank:
+        _check_all_present(bank, acked)
+        assert bank.deal_count() == 300
