@@ -14,6 +14,7 @@ from dealer.bank.store import SqliteBank
 from dealer.core import DEAL_COUNT, Deal
 from dealer.draw.director import Director
 from dealer.draw.protocol import named_spec
+from dealer.regulation import regulation_from_dict
 from dealer.web.routes_export import session_slug
 
 
@@ -24,8 +25,10 @@ def _drawn_bank(path: Path, deals: int = 40) -> list[int]:
             bank.commit_deal(Deal.from_rank(rng.randrange(DEAL_COUNT)), DealSource(kind="station", station="A"))
         d = Director(bank)
         d.seal()
-        d.prepare("Open: 1 & 2", named_spec("the closing FTSE 100 of the day"), share_percent=5)
-        d.enter_public_value("Open: 1 & 2", named="7420.15")
+        spec = named_spec("Lotto 1600, first 10 numbers as drawn", 10, 1, 90, order="as drawn")
+        d.prepare("Open: 1 & 2", spec, regulation_from_dict({"dealing": {"variant": 3}, "session": {"boards": 2}}))
+        d.publish("Open: 1 & 2")
+        d.enter_public_value("Open: 1 & 2", named="7 90 1 33 12 45 8 61 2 19")
         return [x.deal.deal_id for x in d.run("Open: 1 & 2")]
 
 

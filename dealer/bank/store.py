@@ -84,6 +84,8 @@ RESERVED_KINDS = frozenset(
         EntryKind.PUBLIC_VALUE,
         EntryKind.DRAW,
         EntryKind.REVEAL,
+        EntryKind.DRAW_PUBLISHED,
+        EntryKind.DRAW_VOID,
     }
 )
 
@@ -144,7 +146,7 @@ class DrawRecord:
     """A draw as the bank keeps it; ``secret`` and ``drawn`` are the director's until reveal."""
 
     label: str
-    state: str  # committed, public-value, drawn, revealed
+    state: str  # committed, public-value, drawn, revealed; or void
     commit_index: int
     secret: bytes
     public_value: str | None
@@ -488,25 +490,67 @@ class SqliteBank:
 
     # -- draws (used by dealer.draw) ----------------------------------------------------------------
     def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:
+        """Record a signed commitment; inside the transaction, check it names the bank's previous draw and
+        the running total drawn (so two processes cannot both chain onto the same draw)."""
+        from dealer.draw.protocol import COMMIT_FORMAT, commitment_hash
+
         with self._tx() as db:
             if db.execute("SELECT 1 FROM draws WHERE label=?", (label,)).fetchone():
                 raise BankError(f"a draw labelled {label!r} exists already: choose another session label")
             open_draw = db.execute("SELECT label FROM draws WHERE state IN ('committed', 'public-value')").fetchone()
             if open_draw:
-                raise BankError(f"draw {open_draw[0]!r} is prepared but not run: run it before preparing another")
+                raise BankError(
+                    f"draw {open_draw[0]!r} is prepared but not run: run it (or void it with a reason) first"
+                )
             doc = data["commitment"]
-            now = db.execute(
-                "SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (doc["seal"]["last_deal"], IN_BANK)
-            ).fetchone()[0]
-            if now != doc["eligible"]["count"]:  # the eligible set only shrinks: same count, same set
-                raise BankError(f"another draw ran while {label!r} was prepared: prepare it again")
+            rows = db.execute("SELECT commit_index, drawn FROM draws ORDER BY commit_index").fetchall()
+            previous = None
+            drawn_before = 0
+            for commit_index, drawn in rows:
+                body = db.execute("SELECT body FROM ledger WHERE idx=?", (commit_index,)).fetchone()[0]
+                earlier = Entry.decode(bytes(body)).data["commitment"]
+                if earlier.get("format") != COMMIT_FORMAT:
+                    raise BankError(
+                        f"this bank holds a draw of the older format {earlier.get('format')!r}: start a new bank "
+                        "file for the next stage (docs/bundle.md, migration)"
+                    )
+                previous = commitment_hash(earlier)
+                drawn_before += 0 if drawn is None else len(json.loads(drawn))
+            if doc["previous"] != previous or doc["drawn_before"] != drawn_before:
+                raise BankError(f"another draw was made while {label!r} was prepared: prepare it again")
             entry = self._append(db, EntryKind.DRAW_COMMIT, data)
             db.execute("INSERT INTO draws VALUES (?, 'committed', ?, ?, NULL, NULL)", (label, entry.index, secret))
+        return entry
+
+    def draw_publish(self, label: str, data: dict[str, Any]) -> Entry:
+        """The commitment was put before the hall: from now on the public value may be entered."""
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("committed", "public-value", "drawn", "revealed"))
+            entry = self._append(db, EntryKind.DRAW_PUBLISHED, data)
+        return entry
+
+    def draw_published(self, label: str) -> bool:
+        return any(e.data.get("label") == label for e in self.entries_of_kind(EntryKind.DRAW_PUBLISHED))
+
+    def draw_void(self, label: str, data: dict[str, Any]) -> Entry:
+        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently."""
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("committed", "public-value"))
+            entry = self._append(db, EntryKind.DRAW_VOID, data)
+            db.execute("UPDATE draws SET state='void' WHERE label=?", (label,))
         return entry
 
     def draw_public_value(self, label: str, value: str, data: dict[str, Any]) -> Entry:
         with self._tx() as db:
             self._expect_draw_state(db, label, ("committed",))
+            published = db.execute(
+                "SELECT body FROM ledger WHERE kind=? ORDER BY idx", (EntryKind.DRAW_PUBLISHED,)
+            ).fetchall()
+            if not any(Entry.decode(bytes(r[0])).data.get("label") == label for r in published):
+                raise BankError(
+                    f"draw {label!r}: its commitment has not been shown to the hall yet: publish it before "
+                    "the public value is made"
+                )
             entry = self._append(db, EntryKind.PUBLIC_VALUE, data)
             db.execute("UPDATE draws SET state='public-value', public_value=? WHERE label=?", (value, label))
         return entry
@@ -527,6 +571,13 @@ class SqliteBank:
     def draw_reveal(self, label: str, data: dict[str, Any]) -> Entry:
         with self._tx() as db:
             self._expect_draw_state(db, label, ("drawn",))
+            earlier = db.execute(
+                "SELECT label FROM draws WHERE state='drawn' AND commit_index < "
+                "(SELECT commit_index FROM draws WHERE label=?) ORDER BY commit_index LIMIT 1",
+                (label,),
+            ).fetchone()
+            if earlier:  # its positions would tell which deals the earlier draw took
+                raise BankError(f"draw {earlier[0]!r} is drawn but not revealed: reveal the draws in order")
             entry = self._append(db, EntryKind.REVEAL, data)
             db.execute("UPDATE draws SET state='revealed' WHERE label=?", (label,))
             db.execute("UPDATE deals SET state=? WHERE session=? AND state=?", (PLAYED, label, DRAWN))

@@ -13,12 +13,21 @@ from hashlib import sha256
 from typing import Any
 
 from dealer.core import Deal
-from dealer.draw.protocol import commitment_picks, to_ranges
+from dealer.draw.protocol import (
+    COMMIT_FORMAT,
+    commitment_hash,
+    commitment_picks,
+    draw_seed,
+    drawn_ids,
+    to_ranges,
+)
 
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
 from .merkle import leaf_hash, merkle_root
 from .store import DEAL_STATES, DRAWN, IN_BANK, PLAYED, SqliteBank
+
+OLD_COMMIT_FORMAT = "bridge-dealer-draw-commit/1"  # listed its eligible ranges; banks made before format 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +102,20 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
             public_key = _check_seal(entry, leaves, bank_id, public_key, last_deal)
             seals[idx] = data["checkpoint"]
             counts["seals"] += 1
-        elif kind in (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL):
-            label = data["commitment"]["label"] if kind == EntryKind.DRAW_COMMIT else data.get("label")
+        elif kind in (
+            EntryKind.DRAW_COMMIT,
+            EntryKind.PUBLIC_VALUE,
+            EntryKind.DRAW,
+            EntryKind.REVEAL,
+            EntryKind.DRAW_VOID,
+        ):
+            label = (
+                data["commitment"]["label"]
+                if kind == EntryKind.DRAW_COMMIT
+                else data["void"].get("label")
+                if kind == EntryKind.DRAW_VOID
+                else data.get("label")
+            )
             steps = draw_entries.setdefault(str(label), {})
             if kind in steps:
                 raise _Bad(f"{where}: a second {kind} entry for draw {label!r}")
@@ -122,6 +143,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
 
     # 3. the draws: K against its hash, the result recomputed, deal states consistent
     marked: dict[int, tuple[str, str]] = {}
+    previous: str | None = None
     rows = db.execute("SELECT * FROM draws ORDER BY commit_index").fetchall()
     if {str(r[0]) for r in rows} != set(draw_entries):
         raise _Bad(f"draws table {sorted(str(r[0]) for r in rows)} does not match the ledger's {sorted(draw_entries)}")
@@ -130,10 +152,23 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         cp = seals.get(doc["seal"]["index"], {})
         if any(cp.get(k) != doc["seal"][k] for k in ("size", "root", "last_deal", "ts")) or doc["bank"] != bank_id:
             raise _Bad(f"draw {row[0]!r}: its commitment names a seal that is not ledger entry {doc['seal']['index']}")
-        never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
-        if doc["eligible"]["ranges"] != to_ranges(never_drawn):
-            raise _Bad(f"draw {row[0]!r}: its eligible set is not the sealed deals never drawn before")
-        for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key).items():
+        if doc.get("format") == OLD_COMMIT_FORMAT and previous is None:  # format 1: no chain, ranges listed
+            never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
+            if doc["eligible"]["ranges"] != to_ranges(never_drawn):
+                raise _Bad(f"draw {row[0]!r}: its eligible set is not the sealed deals never drawn before")
+            for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key, None).items():
+                marked[deal_id] = (state, str(row[0]))
+            counts["draws"] += 1
+            continue
+        if doc.get("format") != COMMIT_FORMAT:
+            raise _Bad(f"draw {row[0]!r}: commitment format {doc.get('format')!r} is not {COMMIT_FORMAT!r}")
+        if doc["previous"] != previous or doc["drawn_before"] != len(marked):
+            raise _Bad(f"draw {row[0]!r}: it does not follow the bank's previous draw and its running total")
+        if doc["eligible"]["count"] != doc["seal"]["last_deal"] - len(marked):
+            raise _Bad(f"draw {row[0]!r}: its eligible count is not the sealed deals never drawn before")
+        previous = commitment_hash(doc)
+        before = list(marked)
+        for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key, before).items():
             marked[deal_id] = (state, str(row[0]))
         counts["draws"] += 1
     for deal_id, (state, session) in states.items():
@@ -195,7 +230,10 @@ def _check_deal_row(row: tuple[Any, ...], entry: Entry | None) -> None:
         raise _Bad(f"{where}: session {session!r} is not a label")
 
 
-def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None) -> dict[int, str]:
+def _check_draw(
+    row: tuple[Any, ...], steps: dict[str, Entry], key: str | None, before: list[int] | None
+) -> dict[int, str]:
+    """``before``: the deals drawn by the earlier draws of the chain (None for a format-1 draw)."""
     label, state, commit_index, secret, value, drawn = row
     where = f"draw {label!r}"
     entry = steps.get(EntryKind.DRAW_COMMIT)
@@ -208,20 +246,34 @@ def _check_draw(row: tuple[Any, ...], steps: dict[str, Entry], key: str | None) 
         raise _Bad(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
     order = ["committed", "public-value", "drawn", "revealed"]
     kinds = [EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL]
+    pv = steps.get(EntryKind.PUBLIC_VALUE)
+    if (pv.data.get("value") if pv else None) != value:
+        raise _Bad(f"{where}: public value {value!r} differs from the ledger's")
+    void = steps.get(EntryKind.DRAW_VOID)
+    if (state == "void") != (void is not None):
+        raise _Bad(f"{where}: state {state!r} but the ledger {'has' if void else 'lacks'} a void entry")
+    if void is not None:
+        vd = void.data["void"]
+        if key is None or not verify_signature(key, str(void.data.get("signature")), canonical_json(vd)):
+            raise _Bad(f"{where}: the void's signature does not verify with the bank's key")
+        if vd.get("secret") != secret.hex() or drawn is not None or EntryKind.DRAW in steps:
+            raise _Bad(f"{where}: voided, but its void entry or result does not match")
+        return {}
     if state not in order:
         raise _Bad(f"{where}: unknown state {state!r}")
     reached = order.index(state)
     for k, kind in enumerate(kinds):
         if (kind in steps) != (k <= reached):
             raise _Bad(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
-    pv = steps.get(EntryKind.PUBLIC_VALUE)
-    if (pv.data.get("value") if pv else None) != value:
-        raise _Bad(f"{where}: public value {value!r} differs from the ledger's")
     if reached < 2:
         if drawn is not None:
             raise _Bad(f"{where}: has a result before it was run")
         return {}
-    ids = [i for _, i in commitment_picks(doc, secret, str(value))[1]]
+    if before is None:
+        seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
+        ids = [i for _, i in drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])]
+    else:
+        ids = [i for _, i in commitment_picks(doc, secret, str(value), before)[1]]
     try:
         stored = json.loads(drawn)
     except (TypeError, ValueError) as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -15,6 +14,7 @@ from dealer.bank.verify import verify_bank
 from dealer.draw.director import Director
 
 from .app import app, fail
+from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
 out = Console(highlight=False)
@@ -40,19 +40,19 @@ def status_cmd(
     with open_bank(bank, keys) as b:
         st = Director(b).status()
     if as_json:
-        out.print(json.dumps(st, indent=2), markup=False)
+        print_json(st, sort_keys=False)
         return
     table = Table(title=f"Bank {st['bank']}", show_header=False)
     for key in ("deals", "in_bank", "drawn", "played", "sealed_deals", "unsealed_deals", "eligible", "ledger_size"):
         table.add_row(key.replace("_", " "), str(st[key]))
     table.add_row("ledger head", st["ledger_head"])
     out.print(table)
-    for s in st["seals"]:
-        out.print(
+    for s in st["seals"]:  # lines holding hashes: plain, never wrapped
+        print_line(
             f"seal at entry {s['index']}: {s['size']} entries, deals 1..{s['last_deal']}, root {s['root']}, {s['ts']}"
         )
     for d in st["draws"]:
-        out.print(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
+        print_line(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
 
 
 @bank_app.command("seal")
@@ -61,7 +61,7 @@ def seal_cmd(bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     with open_bank(bank, keys) as b:
         seal = b.seal()
     out.print(f"sealed {seal.size} ledger entries (deals 1..{seal.last_deal})", markup=False)
-    out.print(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}", markup=False)
+    print_line(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}")
 
 
 @bank_app.command("verify")
@@ -135,8 +135,8 @@ def export_key_cmd(
         pem = b.public_key_pem()
         raw = b.public_key_hex()
     if output is None:
-        out.print(pem.decode().rstrip(), markup=False)
-        out.print(f"raw: {raw}", markup=False)
+        print_line(pem.decode().rstrip())
+        print_line(f"raw: {raw}")
     else:
         output.write_bytes(pem)
         out.print(f"wrote {output} (raw key {raw})", markup=False)

@@ -72,15 +72,24 @@ def bank_message(formed: int, target: int, ledger_head: str) -> Message:
     return {"type": "bank", "formed": formed, "target": target, "ledger_head": ledger_head}
 
 
-def commitment_message(label: str, commitment: str, deals: int, public_value: str) -> Message:
-    """A published draw commitment: what the draw will use, never which deals it picks."""
-    return {
-        "type": "commitment",
-        "label": label,
-        "commitment": commitment,
-        "deals": deals,
-        "public_value": public_value,
-    }
+HALL_DRAW_KEYS = (
+    "label", "commitment", "deals", "kind", "previous", "drawn_before", "public_value", "public_value_spec",
+    "witnesses", "format", "bits", "value", "state", "secret", "drawn", "reason",
+)  # fmt: skip
+
+
+def commitment_message(view: dict[str, Any]) -> Message:
+    """A draw as the hall sees it: its commitment hash, witnesses and the format of V; V once entered;
+    K and the drawn ids only once revealed. Never the eligible set, never a drawn deal before the reveal."""
+    msg: Message = {"type": "commitment"}
+    for key in HALL_DRAW_KEYS:
+        if key in view:
+            msg[key] = view[key]
+    if msg.get("state") not in ("revealed", "void"):
+        msg.pop("secret", None)
+    if msg.get("state") != "revealed":
+        msg.pop("drawn", None)
+    return msg
 
 
 def _empty_hands() -> dict[str, Any]:

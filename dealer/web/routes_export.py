@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,8 @@ class BoardJob:
     error: str | None = None
     task: asyncio.Task[None] | None = None
 
-    def view(self) -> dict[str, Any]:
+    def view(self, cards: bool = True) -> dict[str, Any]:
+        """``cards`` False (the judge's console without Show cards): fouls say pocket and position only."""
         return {
             "label": self.label,
             "state": self.state,
@@ -71,8 +73,8 @@ class BoardJob:
             "current": self.current,
             "made": [list(x) for x in self.made],
             "skipped": [list(x) for x in self.skipped],
-            "fouls": self.fouls,
-            "error": self.error,
+            "fouls": self.fouls if cards else [_foul_public(f) for f in self.fouls],
+            "error": self.error if cards or self.error is None else _card_free(self.error),
         }
 
 
@@ -85,7 +87,26 @@ def _foul_dict(f: FoulCopy) -> dict[str, Any]:
         "card": f.card,
         "pocket": f.pocket,
         "expected": f.expected,
+        "kind": f.kind,
+        "position": f.position,
     }
+
+
+_CARD_NAME = re.compile(r"[♠♥♦♣][AKQJT2-9]|\b[SHDC][AKQJT2-9]\b")
+
+
+def _card_free(text: str) -> str:
+    """An error text with every card name blanked out (the reason of a foul names the card)."""
+    return _CARD_NAME.sub("…", text)
+
+
+FOUL_PUBLIC_KEYS = ("board", "copy", "attempt", "kind", "pocket", "position")
+
+
+def _foul_public(foul: dict[str, Any]) -> dict[str, Any]:
+    """A foul copy as the judge's console gets it: which pocket and which card position went wrong, never the
+    card (nor the pocket it belongs in, nor the reason text, which names the card)."""
+    return {k: foul.get(k) for k in FOUL_PUBLIC_KEYS}
 
 
 class CopyTimeout(DealerError, TimeoutError):
@@ -214,7 +235,7 @@ def make_router(service: Service) -> APIRouter:
                 job.skipped.append((p.board, p.copy))
             elif p.stage is Stage.FOUL and p.foul is not None:
                 job.fouls.append(_foul_dict(p.foul))
-            service.operator.send({"type": "boards", **job.view()})
+            service.operator.send({"type": "boards", **job.view(cards=service.board_cards_shown)})
 
         driver: Any = None
         try:
@@ -249,7 +270,21 @@ def make_router(service: Service) -> APIRouter:
                     await driver.close()
             if sim is not None:
                 await asyncio.to_thread(sim.stop)
-            service.operator.send({"type": "boards", **job.view()})
+            service.operator.send({"type": "boards", **job.view(cards=service.board_cards_shown)})
+
+    @router.post("/api/judge/boards/cards")
+    async def board_cards(request: Request) -> dict[str, Any]:
+        """Show cards for board making on the judge's console (ledgered before anything is shown), or hide them."""
+        check_role(request, service.secrets, "judge", state_changing=True)
+        body = _body(await request.body())
+        show = body.get("show")
+        if not isinstance(show, bool):
+            raise HTTPException(400, "show must be true or false")
+        if show and not service.board_cards_shown:
+            payload = {"what": "board making", "by": "judge", "time": time.time()}
+            await service.bank.call(service.bank.bank.record_event, "cards_shown", payload)
+        service.board_cards_shown = show
+        return {"show": show}
 
     @router.post("/api/director/draws/{label}/boards", status_code=202)
     async def start_boards(label: str, request: Request) -> dict[str, Any]:

@@ -59,6 +59,7 @@ class Service:
             self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event)
             self.hub.sinks.append(self.relay_publisher.sink)
         self.operator = OperatorBus()
+        self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
         }
@@ -184,5 +185,6 @@ class Service:
         return available_devices()
 
     # -- director ------------------------------------------------------------------------------------------
-    def publish_commitment(self, label: str, commitment: str, deals: int, public_value: str) -> None:
-        self.hub.publish(commitment_message(label, commitment, deals, public_value))
+    def publish_commitment(self, view: dict[str, Any]) -> None:
+        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
+        self.hub.publish(commitment_message(view))

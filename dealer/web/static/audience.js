@@ -49,8 +49,14 @@
     const c = document.getElementById("commitment");
     if (state.commitment) {
       c.hidden = false;
+      const m = state.commitment;
       c.replaceChildren(el("b", "", I18N.t("audience.commitment")), el("span", "", " " + I18N.t("audience.commitment_label") +
-        " " + state.commitment.label + " · " + state.commitment.deals + " · "), el("code", "", state.commitment.commitment));
+        " " + m.label + " · " + m.deals + " · "), el("code", "", m.commitment));
+      c.dataset.state = m.state || "";
+      if (m.format) c.appendChild(el("div", "vformat", I18N.t("audience.value_format") + ": " + m.format));
+      if (m.value) c.appendChild(el("div", "vvalue", I18N.t("audience.value") + ": ")).appendChild(el("code", "", m.value));
+      if (m.state === "revealed") c.appendChild(el("div", "vreveal", I18N.t("audience.revealed") + ": K " + m.secret));
+      if (m.state === "void") c.appendChild(el("div", "vvoid", I18N.t("audience.void") + ": " + m.reason));
     } else c.hidden = true;
   }
   function renderStation(st) {
