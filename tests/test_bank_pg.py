@@ -22,21 +22,23 @@ from typing import Any
 import pytest
 from bank_engines import open_test_bank, pg_database
 from bank_support import random_deal, station_source
+from draw_support import DICE, full_draw, regulation
 
 from dealer.bank.migrate import migrate_bank
 from dealer.bank.store import BankError, DuplicateDealError, SqliteBank
 from dealer.bank.verify import verify_bank
 from dealer.core import Deal
 from dealer.draw.director import Director
-from dealer.draw.protocol import dice_spec
 
 ROOT = Path(__file__).resolve().parents[1]
+REG = regulation(boards=18, sessions=2, spare=4, share=10)
 
 WRITER = textwrap.dedent(
     """
     import random, sys
     sys.path.insert(0, {tests!r})
     from bank_support import random_deal, station_source
+from draw_support import DICE, full_draw, regulation
     from dealer.bank.engines import open_bank_at
 
     bank = open_bank_at(sys.argv[1], sys.argv[2])
@@ -157,18 +159,15 @@ def test_sigkill_of_one_of_two_writers_mid_commit(tmp_path: Path) -> None:
 
 def _bank_with_a_draw(bank: SqliteBank) -> str:
     rng = random.Random(5)
-    for _ in range(120):
+    for _ in range(400):
         bank.commit_deal(random_deal(rng), station_source())
     bank.void_deal("jam", "A")
     director = Director(bank)
     director.seal()
-    director.prepare("S1", dice_spec(["Ann", "Boris"], 4), count=6)
-    director.enter_public_value("S1", dice=["1234", "5678"])
-    director.run("S1")
-    director.reveal("S1")
-    director.seal()
-    director.prepare("S2", dice_spec(["Ann"], 4), count=6)  # a draw still open moves too
-    return json.dumps(director.bundle("S1"), sort_keys=True)
+    bundle = full_draw(director, "S1", REG)
+    director.prepare("S2", DICE, REG)  # a draw still open moves too
+    director.publish("S2")
+    return json.dumps(bundle, sort_keys=True)
 
 
 def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) -> None:
@@ -195,7 +194,7 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
                 assert [tuple(r) for r in got] == [tuple(r) for r in want]
             # the migrated bank goes on: the open draw runs, new deals chain on
             director = Director(pg)
-            director.enter_public_value("S2", dice=["4321"])
+            director.enter_public_value("S2", dice=["12345612/65432165"])
             director.run("S2")
             pg.commit_deal(random_deal(random.Random(99)), station_source())
             assert verify_bank(pg).ok

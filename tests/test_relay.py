@@ -22,6 +22,7 @@ from dealer.bank.keys import KEY_FILE
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
 from dealer.relay.wire import PUBLIC_TYPES, WireError, encode, subject
+from dealer.web.public import HALL_DRAW_KEYS
 
 K = 32
 KEYS = {
@@ -32,8 +33,8 @@ KEYS = {
     "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
     "station": {"type", "station", "variant", "open_count", "status"},
     "bank": {"type", "formed", "target", "ledger_head"},
-    "commitment": {"type", "label", "commitment", "deals", "public_value"},
 }
+COMMITMENT_KEYS = {"type", *HALL_DRAW_KEYS}
 
 
 @pytest.fixture
@@ -81,6 +82,8 @@ def published_all(server: Running) -> None:
 # -- wire --------------------------------------------------------------------------------------------------
 def test_wire_refuses_what_is_not_public() -> None:
     card = {"type": "card", "station": "A", "attempt": 1, "position": 3, "seat": "N", "card": 12}
+    draw = {"type": "commitment", "label": "s1", "commitment": "ab" * 32, "deals": 2, "state": "committed"}
+    assert encode({**draw, "state": "revealed", "drawn": [3, 9], "secret": "cd" * 16})
     assert encode(card) == b'{"type":"card","station":"A","attempt":1,"position":3,"seat":"N","card":12}'
     for bad, why in (
         ({**card, "hidden": [1, 2]}, "extra field"),
@@ -89,11 +92,13 @@ def test_wire_refuses_what_is_not_public() -> None:
         ({"type": "snapshot", "stations": []}, "a snapshot is folded by each relay"),
         ({"type": "deal", "deal": "N:AKQ..."}, "unknown type"),
         ({"type": "bank", "formed": 1, "target": 2}, "missing field"),
+        ({**draw, "state": "drawn", "drawn": [3]}, "drawn deals before the reveal"),
+        ({**draw, "state": "public-value", "secret": "ab" * 16}, "K before the reveal"),
     ):
         with pytest.raises(WireError):
             encode(bad)
         assert why
-    assert "snapshot" not in PUBLIC_TYPES and set(KEYS) == PUBLIC_TYPES
+    assert "snapshot" not in PUBLIC_TYPES and {*KEYS, "commitment"} == PUBLIC_TYPES
 
 
 # -- a relay killed mid-stream ----------------------------------------------------------------------------------
@@ -183,15 +188,15 @@ def test_nats_carries_no_hidden_card_no_drawn_deal_and_no_secret(tmp_path: Path,
             auth = {"Authorization": f"Bearer {server.director}"}
             with httpx.Client(base_url=server.base, headers=auth, timeout=30) as d:
                 d.post("/api/director/seal").raise_for_status()
-                d.post(
-                    "/api/director/draws", json={"label": "s1", "count": 2, "witnesses": ["Ann", "Bo"], "digits": 3}
-                ).raise_for_status()
+                dice = {"witnesses": ["Ann", "Boris"], "rolls": 8}
+                d.post("/api/director/draws", json={"label": "s1", **dice}).raise_for_status()
                 d.post("/api/director/draws/s1/publish").raise_for_status()
-                d.post("/api/director/draws/s1/value", json={"dice": ["123", "456"]}).raise_for_status()
+                d.post("/api/director/draws/s1/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
                 drawn = d.post("/api/director/draws/s1/run").json()["drawn"]
                 published_all(server)
                 before_reveal = cap.snapshot()
                 d.post("/api/director/draws/s1/reveal").raise_for_status()
+                published_all(server)
             secrets = [server.judge, server.director]
         key_pem = next((tmp_path / "var").rglob(KEY_FILE)).read_bytes()
     everything = cap.snapshot()
@@ -200,7 +205,10 @@ def test_nats_carries_no_hidden_card_no_drawn_deal_and_no_secret(tmp_path: Path,
 
     # 1. only public message types, each with exactly its public fields
     for m in ours:
-        assert set(m) == KEYS[m["type"]], m
+        if m["type"] == "commitment":
+            assert set(m) <= COMMITMENT_KEYS and {"label", "commitment", "state"} <= set(m), m
+        else:
+            assert set(m) == KEYS[m["type"]], m
     # 2. no hidden card: each committed deal's cards past the K-th never appear in its attempt's messages
     bank = SqliteBank(cfg.bank_path)
     try:
@@ -216,15 +224,19 @@ def test_nats_carries_no_hidden_card_no_drawn_deal_and_no_secret(tmp_path: Path,
         assert not set(order[K:]) & set(shown)
         hidden = [m for m in ours if m["type"] == "hidden" and m["attempt"] == attempt]
         assert len(hidden) == 52 - K
-    # 3. no drawn deal before the reveal (nor after: the stream never carries a draw's result), no secret at all
+    # 3. no drawn deal (nor K) before the reveal, and no drawn deal's cards ever; no secret at all
     raw_before = b"\n".join(data for _, data in before_reveal)
     raw_all = b"\n".join(subj.encode() + b" " + data for subj, data in everything)
-    assert len(drawn) == 2
+    assert drawn
     for x in drawn:
-        assert x["pbn"].encode() not in raw_before and x["pbn"].encode() not in raw_all
-    assert b"drawn" not in raw_all
-    commitments = [m for m in ours if m["type"] == "commitment"]
-    assert len(commitments) == 1 and commitments[0]["deals"] == 2
+        assert x["pbn"].encode() not in raw_all
+    draws_before = [json.loads(d) for s, d in before_reveal if s == subject(event)]
+    draws_before = [m for m in draws_before if m["type"] == "commitment"]
+    assert [m["state"] for m in draws_before] == ["committed", "public-value", "drawn"]
+    assert all("drawn" not in m and "secret" not in m for m in draws_before)
+    assert b'"drawn":' not in raw_before and b'"secret":' not in raw_before
+    revealed = [m for m in ours if m["type"] == "commitment" and m["state"] == "revealed"]
+    assert len(revealed) == 1 and revealed[0]["drawn"] == [x["deal_id"] for x in drawn]  # only after the reveal
     for secret in secrets:
         assert secret.encode() not in raw_all
     body = b"".join(line for line in key_pem.splitlines() if not line.startswith(b"-----"))

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from dealer.core.errors import DealerError
 
@@ -87,11 +87,34 @@ class BankMsg(_Msg):
 
 
 class CommitmentMsg(_Msg):
+    """A draw as the hall sees it (``dealer.web.public.commitment_message``): K and the drawn ids only once it is
+    revealed (K also once voided) — a message saying otherwise is refused here, whatever built it."""
+
     type: Literal["commitment"]
     label: str
     commitment: str
     deals: int
-    public_value: str
+    kind: str | None = None
+    previous: str | None = None
+    drawn_before: int | None = None
+    public_value: str | None = None
+    public_value_spec: dict[str, Any] | None = None
+    witnesses: list[str] | None = None
+    format: str | None = None
+    bits: float | int | None = None
+    value: str | None = None
+    state: str | None = None
+    secret: str | None = None
+    drawn: list[int] | None = None
+    reason: str | None = None
+
+    @model_validator(mode="after")
+    def _nothing_before_the_reveal(self) -> CommitmentMsg:
+        if self.drawn is not None and self.state != "revealed":
+            raise ValueError(f"drawn deals of a draw that is {self.state!r}, not revealed")
+        if self.secret is not None and self.state not in ("revealed", "void"):
+            raise ValueError(f"the secret K of a draw that is {self.state!r}, not revealed or void")
+        return self
 
 
 PublicWireMessage = Annotated[
