@@ -295,3 +295,21 @@ def test_server_restarts_under_load_lose_no_acknowledged_deal(private_pg: Any, t
     with open_test_bank(url, tmp_path) as bank:
         _check_all_present(bank, acked)
         assert bank.deal_count() == 300
+
+
+def test_opening_without_create_leaves_a_database_without_a_bank_untouched(tmp_path: Path) -> None:
+    import psycopg
+
+    from dealer.bank.engines import open_bank_at
+
+    with pg_database() as url:
+        with pytest.raises(BankError, match="no bank in that database yet"):
+            open_bank_at(url, tmp_path / "keys", create=False)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        run = subprocess.run(
+            [sys.executable, "-m", "dealer", "bank", "status", "--bank", url], capture_output=True, text=True, env=env
+        )
+        assert run.returncode == 1 and "no bank in that database yet" in run.stderr
+        with psycopg.connect(url) as c:
+            tables = c.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+        assert tables == []

@@ -9,15 +9,16 @@ from .store import BankError, SqliteBank
 
 def open_bank_at(target: str | Path, key_dir: Path | str | None = None, create: bool = True) -> SqliteBank:
     """The bank at ``target``. Without ``create``, a missing bank is an error (no empty bank by a typo)."""
-    from .pg_store import is_url, normalise_url
+    from .pg_store import is_url, normalise_url, redact
 
     if is_url(target):
         from .pg_store import PostgresBank
 
-        bank = PostgresBank(normalise_url(target), key_dir, create=create)
+        url = normalise_url(target)
+        bank = PostgresBank(url, key_dir, create=create)
         if not bank.bank_id:
             bank.close()
-            raise BankError(f"{target}: no bank in that database yet (create it with dealer bank import)")
+            raise BankError(f"{redact(url)}: no bank in that database yet (create it with dealer bank import)")
         return bank
     path = Path(target)
     if not create and not path.exists():

@@ -49,7 +49,7 @@ def migrate_bank(
 
     pg: PostgresBank | None = None
     if is_url(destination):
-        pg = PostgresBank(normalise_url(destination), create=False)
+        pg = PostgresBank(normalise_url(destination), create=False, schema=True)
         if pg.bank_id or pg.ledger_size() > 0:
             pg.close()
             raise BankError(f"{destination}: that database holds a bank already; migrate into an empty one")

@@ -168,7 +168,10 @@ class PostgresBank(SqliteBank):
         key_dir: Path | str | None = None,
         clock: Callable[[], str] = utc_now,
         create: bool = True,
+        schema: bool | None = None,
     ) -> None:
+        """``create``: make the bank (schema and genesis) when the database has none. ``schema`` (default: as
+        ``create``): lay the schema into a database without one, but no genesis (``dealer bank migrate``)."""
         self.url = normalise_url(url)
         self.path = Path("var") / "postgresql"  # not a file: where a signing key goes when no key_dir is given
         self.key_dir = Path(key_dir) if key_dir is not None else Path("var")
@@ -178,6 +181,7 @@ class PostgresBank(SqliteBank):
         self._leaves: list[bytes] = []
         self._db = _PgConnection(self.url)  # type: ignore[assignment]
         self._create = create
+        self._schema = create if schema is None else schema
         self._init_schema()
 
     # -- plumbing -----------------------------------------------------------------------------------------
@@ -186,6 +190,8 @@ class PostgresBank(SqliteBank):
         return self._db  # type: ignore[return-value]
 
     def schema_version(self) -> int:
+        if not self._has_schema():
+            return 0
         row = self._one("SELECT COALESCE(MAX(version), 0) FROM schema_version")
         return int(row[0])
 
@@ -226,7 +232,14 @@ class PostgresBank(SqliteBank):
                     raise
                 time.sleep(0.1)
 
+    def _has_schema(self) -> bool:
+        row = self._one("SELECT to_regclass('schema_version') IS NOT NULL")
+        return bool(row[0])
+
     def _init_schema_once(self) -> None:
+        if not self._schema and not self._has_schema():  # open only: never lay a schema into a stranger's database
+            self.bank_id = ""
+            return
         self._migrate()
         if self._create:
             with self._tx() as db:
