@@ -302,3 +302,35 @@ def test_relays_apply_the_broadcast_delay_and_the_hall_does_not(tmp_path: Path, 
         relay_done = time.monotonic() - start
         assert server.service.hub.delay == 0  # the hall's own screen is real time
         assert relay_done >= delay > hall_done / 2
+
+
+def test_a_relay_behind_the_viewer_waits_for_its_ids_instead_of_sending_an_older_snapshot() -> None:
+    from dealer.web.hub import PublicHub
+
+    def card(k: int) -> dict[str, Any]:
+        return {"type": "card", "station": "A", "attempt": 1, "position": k, "seat": "NESW"[k % 4], "card": k}
+
+    async def go() -> list[bytes]:
+        hub = PublicHub(keepalive=0)
+        hub.wait_ahead = True
+        for seq in (1, 2, 3):
+            hub.emit_at(seq, card(seq))
+        stream = hub.stream(5)  # the viewer saw up to 5 on a relay further along
+        got = [await anext(stream)]
+        nxt = asyncio.ensure_future(anext(stream))
+        hub.emit_at(4, card(4))
+        hub.emit_at(5, card(5))
+        await asyncio.sleep(0.05)
+        assert not nxt.done()  # 4 and 5 it has: nothing to send
+        hub.emit_at(6, card(6))
+        got.append(await asyncio.wait_for(nxt, 5))
+        hub.emit_at(6, card(6))  # a redelivery of a held id changes nothing
+        assert hub.last_id == 6
+        hub.emit_at(9, card(9))  # a jump (a message refused by the relay): the history restarts there
+        assert hub._since(6) is None
+        hub.close()
+        return got
+
+    head, live = asyncio.run(go())
+    assert head == b"retry: 1000\n\n"
+    assert live.startswith(b"id: 6\n") and live.count(b"id: ") == 1
