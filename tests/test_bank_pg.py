@@ -38,7 +38,6 @@ WRITER = textwrap.dedent(
     import random, sys
     sys.path.insert(0, {tests!r})
     from bank_support import random_deal, station_source
-from draw_support import DICE, full_draw, regulation
     from dealer.bank.engines import open_bank_at
 
     bank = open_bank_at(sys.argv[1], sys.argv[2])
