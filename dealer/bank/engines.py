@@ -7,7 +7,9 @@ from pathlib import Path
 from .store import BankError, SqliteBank
 
 
-def open_bank_at(target: str | Path, key_dir: Path | str | None = None, create: bool = True) -> SqliteBank:
+def open_bank_at(
+    target: str | Path, key_dir: Path | str | None = None, create: bool = True, busy_timeout: float | None = None
+) -> SqliteBank:
     """The bank at ``target``. Without ``create``, a missing bank is an error (no empty bank by a typo)."""
     from .pg_store import is_url, normalise_url, redact
 
@@ -23,4 +25,6 @@ def open_bank_at(target: str | Path, key_dir: Path | str | None = None, create: 
     path = Path(target)
     if not create and not path.exists():
         raise BankError(f"{path}: no bank there (give --bank, or create it with dealer bank import)")
+    if busy_timeout is not None:
+        return SqliteBank(path, key_dir, busy_timeout=busy_timeout)
     return SqliteBank(path, key_dir)

@@ -30,7 +30,7 @@ from dealer.core import Deal
 from .api import CommittedDeal, DealSource
 from .ledger import EntryKind
 from .pg_schema import LATEST, MIGRATIONS
-from .store import SCHEMA_VERSION, BankError, SqliteBank, utc_now
+from .store import SCHEMA_VERSION, BankError, BankUnavailableError, SqliteBank, utc_now
 
 WRITE_LOCK = 0x6465616C6572  # "dealer": pg_advisory_xact_lock key serialising the bank's writes
 MIGRATE_LOCK = WRITE_LOCK + 1
@@ -38,7 +38,7 @@ RETRY_SECONDS = 30.0
 T = TypeVar("T")
 
 
-class BankUnavailable(BankError):
+class BankUnavailable(BankUnavailableError):
     """The database could not be reached (or the connection broke) for this operation."""
 
     def __init__(self, message: str, maybe_committed: bool = False) -> None:

@@ -11,75 +11,13 @@ from rich.table import Table
 
 from dealer.core import Deal, Seat
 from dealer.core.errors import DealerError
+from drivers.discovery import serial_rows, usb_rows
 
 from .app import app
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 machine_app = typer.Typer(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
 app.add_typer(machine_app, name="machine")
-
-
-def serial_rows() -> list[dict[str, Any]]:
-    from serial.tools import list_ports
-
-    from drivers.profiles import load_profiles
-
-    known = {ids: p.name for p in load_profiles() for ids in p.serial_usb_ids}
-    rows = []
-    for port in sorted(list_ports.comports(), key=lambda p: p.device):
-        ids = (port.vid, port.pid) if port.vid is not None and port.pid is not None else None
-        rows.append(
-            {
-                "device": port.device,
-                "usb": f"{port.vid:04x}:{port.pid:04x}" if ids else "",
-                "serial": port.serial_number or "",
-                "description": port.description or "",
-                "profile": known.get(ids, "") if ids else "",
-            }
-        )
-    return rows
-
-
-def usb_rows(backend: Any = None) -> tuple[list[dict[str, Any]], str | None]:
-    """USB devices matching a profile, through ``backend`` (default: libusb from libusb-package)."""
-    import usb.core
-
-    from drivers.profiles import load_profiles
-    from drivers.transport import default_usb_backend
-
-    try:
-        backend = backend if backend is not None else default_usb_backend()
-    except Exception as exc:  # no libusb at all: say so, do not fail the listing of serial ports
-        return [], f"libusb unavailable: {exc}"
-    if backend is None:
-        return [], "libusb unavailable"
-    rows: list[dict[str, Any]] = []
-    for profile in load_profiles():
-        if profile.usb is None:
-            continue
-        try:
-            found = usb.core.find(
-                find_all=True, idVendor=profile.usb.vendor_id, idProduct=profile.usb.product_id, backend=backend
-            )
-            devices = list(found or [])
-        except usb.core.USBError as exc:
-            return rows, f"USB enumeration failed: {exc}"
-        for dev in devices:
-            try:
-                serial_number = dev.serial_number or ""
-            except (usb.core.USBError, ValueError):
-                serial_number = "(no access)"
-            rows.append(
-                {
-                    "bus": f"{dev.bus}:{dev.address}",
-                    "usb": f"{dev.idVendor:04x}:{dev.idProduct:04x}",
-                    "serial": serial_number,
-                    "profile": profile.name,
-                    "open": f"usb:{dev.idVendor:04x}:{dev.idProduct:04x}"
-                    + (f":{serial_number}" if serial_number else ""),
-                }
-            )
-    return rows, None
 
 
 @app.command("devices")
@@ -178,4 +116,34 @@ def machine_deal(
     except DealerError:
         raise
     if failures:
+        raise typer.Exit(1)
+
+
+@machine_app.command("conformance")
+def machine_conformance(
+    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+    only: str = typer.Option("", "--only", help="Comma-separated checks to run (default: all)."),
+    report: str = typer.Option("", "--report", help="Also write the report to this file."),
+) -> None:
+    """Check a device against the open protocol (PROTOCOL.md 1.1); print a report; exit 1 on any deviation."""
+    from drivers.conformance import CHECKS, run_conformance
+    from drivers.transport import open_transport
+
+    names = {n.strip() for n in only.split(",") if n.strip()} or None
+    known = {name for name, _, _ in CHECKS}
+    if names is not None and names - known:
+        raise typer.BadParameter(
+            f"unknown check(s) {sorted(names - known)}; known: {sorted(known)}", param_hint="--only"
+        )
+    transport = open_transport(target)  # a bad spec fails here with a clear error
+    result = asyncio.run(run_conformance(transport, target, names, progress=lambda line: typer.echo(line, err=True)))
+    text = result.render()
+    typer.echo(text, nl=False)
+    if report:
+        from pathlib import Path
+
+        from dealer.fsutil import write_atomic
+
+        write_atomic(Path(report), text.encode("utf-8"))
+    if not result.ok:
         raise typer.Exit(1)

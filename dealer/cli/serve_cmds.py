@@ -68,7 +68,16 @@ def serve(
             service.begin_shutdown()
             super().handle_exit(sig, frame)
 
-    server = Server(uvicorn.Config(web, host=cfg.host, port=cfg.port, log_level="warning", timeout_graceful_shutdown=3))
+    server = Server(
+        uvicorn.Config(
+            web,
+            host=cfg.host,
+            port=cfg.port,
+            log_level="warning",
+            timeout_graceful_shutdown=3,
+            ws_max_size=cfg.limits.max_ws_message_bytes,  # a larger WebSocket message is refused unread
+        )
+    )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
         server.run()
     typer.echo("stopped")

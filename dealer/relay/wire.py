@@ -84,6 +84,7 @@ class BankMsg(_Msg):
     formed: int
     target: int
     ledger_head: str
+    ledger_size: int = 0
 
 
 class CommitmentMsg(_Msg):

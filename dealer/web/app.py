@@ -10,17 +10,36 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
 
 from dealer.core.errors import DealerError
 
-from .auth import check_role, cookie_name
-from .config import LANGUAGES
+from .auth import check_role, cookie_name, role_check
+from .config import LANGUAGES, Limits
 from .hub import parse_last_event_id
 from .i18n import catalogue, translate
+from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
+from .models import (
+    CommandError,
+    CommandOk,
+    DeviceEntry,
+    Devices,
+    ErrorDetail,
+    JudgeAction,
+    JudgeCommand,
+    JudgeState,
+    LangParam,
+    OperatorMessage,
+    PublicSnapshot,
+    StationAction,
+    StationParam,
+    StationView,
+)
 from .routes_export import make_router as make_export_router
 from .service import Service
 from .station import StationError
@@ -41,8 +60,17 @@ def create_app(service: Service) -> FastAPI:
         finally:
             await service.shutdown()
 
-    app = FastAPI(title="bridge-dealer", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="bridge-dealer",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        max_body_size=service.config.limits.max_body_bytes,
+    )
     app.state.service = service
+    app.add_middleware(LimitsMiddleware, limits=service.config.limits)
+    app.add_exception_handler(RequestValidationError, validation_errors)
     app.mount("/static", StaticFiles(directory=_package_dir("static")), name="static")
     templates = Jinja2Templates(directory=_package_dir("templates"))
 
@@ -70,11 +98,18 @@ def create_app(service: Service) -> FastAPI:
     async def audience(request: Request) -> HTMLResponse:
         return page(request, "audience.html")
 
-    @app.get("/api/public/snapshot")
+    @app.get("/api/public/snapshot", response_class=JSONResponse, responses={200: {"model": PublicSnapshot}})
     async def public_snapshot() -> JSONResponse:
         return JSONResponse(service.hub.state.snapshot(), headers={"X-Event-Id": str(service.hub.last_id)})
 
-    @app.get("/api/public/events")
+    @app.get(
+        "/api/public/events",
+        response_class=StreamingResponse,
+        responses={
+            200: {"content": {"text/event-stream": {}}, "description": "public messages (models.PublicMessage)"},
+            503: {"model": ErrorDetail, "description": "the public display has its maximum of viewers"},
+        },
+    )
     async def public_events(request: Request) -> StreamingResponse:
         last = parse_last_event_id(request.headers.get("last-event-id") or request.query_params.get("last_event_id"))
         return StreamingResponse(
@@ -83,8 +118,8 @@ def create_app(service: Service) -> FastAPI:
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
-    @app.get("/i18n/{lang}.json")
-    async def i18n(lang: str) -> JSONResponse:
+    @app.get("/i18n/{lang}.json", response_class=JSONResponse)
+    async def i18n(lang: LangParam) -> JSONResponse:
         if lang not in LANGUAGES:
             raise HTTPException(404, f"no language {lang!r} (available: {', '.join(LANGUAGES)})")
         return JSONResponse(catalogue(lang))
@@ -116,22 +151,21 @@ def create_app(service: Service) -> FastAPI:
     app.add_api_route("/director", role_page("director", "director.html"), methods=["GET"], response_class=HTMLResponse)
 
     # -- technical judge ----------------------------------------------------------------------------------
-    @app.get("/api/judge/state")
-    async def judge_state(request: Request) -> dict[str, Any]:
-        check_role(request, service.secrets, "judge", state_changing=False)
+    judge_read = [Depends(role_check(service.secrets, "judge", state_changing=False))]
+    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True))]
+
+    @app.get("/api/judge/state", response_model=JudgeState, dependencies=judge_read)
+    async def judge_state() -> JudgeState:
         return service.judge_state()
 
-    @app.get("/api/judge/devices")
-    async def judge_devices(request: Request) -> list[dict[str, str]]:
-        check_role(request, service.secrets, "judge", state_changing=False)
+    @app.get("/api/judge/devices", response_model=list[DeviceEntry], dependencies=judge_read)
+    async def judge_devices() -> list[DeviceEntry]:
         return service.devices()
 
-    @app.post("/api/judge/stations/{name}/{action}")
-    async def judge_action(name: str, action: str, request: Request) -> dict[str, Any]:
-        check_role(request, service.secrets, "judge", state_changing=True)
-        args = await _json_body(request)
+    @app.post("/api/judge/stations/{name}/{action}", response_model=StationView, dependencies=judge_write)
+    async def judge_action(name: StationParam, action: StationAction, body: JudgeAction | None = None) -> StationView:
         try:
-            return await service.judge_command(name, action, args)
+            return await service.judge_command(name, action, body or JudgeAction())
         except (StationError, DealerError, ValueError) as exc:
             raise HTTPException(400, str(exc)) from exc
 
@@ -148,7 +182,7 @@ def create_app(service: Service) -> FastAPI:
             return
         await ws.accept()
         queue = service.operator.subscribe()
-        await ws.send_text(json.dumps(service.judge_state(), ensure_ascii=False))
+        await ws.send_text(service.judge_state().model_dump_json())
 
         async def pump() -> None:
             while True:
@@ -162,25 +196,23 @@ def create_app(service: Service) -> FastAPI:
         try:
             while True:
                 text = await ws.receive_text()
-                reply: dict[str, Any]
+                reply: OperatorMessage
                 try:
-                    data = json.loads(text)
-                except ValueError:
-                    data = None
-                if not isinstance(data, dict):  # answer, and keep the console connected
-                    await ws.send_text(json.dumps({"type": "error", "message": "a command must be a JSON object"}))
+                    command = parse_command(text, service.config.limits)
+                except CommandInvalid as exc:  # answer, and keep the console connected
+                    await ws.send_text(CommandError(message=str(exc), cmd=exc.cmd, id=exc.id).model_dump_json())
                     continue
                 try:
-                    if data.get("cmd") == "devices":
-                        reply = {"type": "devices", "devices": service.devices()}
-                    elif data.get("cmd") == "state":
+                    if command.cmd == "devices":
+                        reply = Devices(devices=service.devices())
+                    elif command.cmd == "state":
                         reply = service.judge_state()
                     else:
-                        await service.judge_command(str(data.get("station")), str(data.get("cmd")), data)
-                        reply = {"type": "ok", "cmd": data.get("cmd"), "id": data.get("id")}
+                        await service.judge_command(str(command.station), StationAction(command.cmd), command)
+                        reply = CommandOk(cmd=command.cmd, id=command.id)
                 except (StationError, DealerError, ValueError) as exc:
-                    reply = {"type": "error", "cmd": data.get("cmd"), "message": str(exc), "id": data.get("id")}
-                await ws.send_text(json.dumps(reply, ensure_ascii=False))
+                    reply = CommandError(cmd=command.cmd, message=str(exc), id=command.id)
+                await ws.send_text(reply.model_dump_json())
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -197,14 +229,27 @@ def create_app(service: Service) -> FastAPI:
     return app
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    body = await request.body()
-    if not body:
-        return {}
+class CommandInvalid(ValueError):
+    """A command the judge's console cannot run, with its ``cmd`` and ``id`` when they are short enough to
+    return (so the console can tell which command failed)."""
+
+    def __init__(self, message: str, data: object = None) -> None:
+        super().__init__(message)
+        fields = data if isinstance(data, dict) else {}
+        cmd, ident = fields.get("cmd"), fields.get("id")
+        self.cmd = cmd if isinstance(cmd, str) and len(cmd) <= 32 else None
+        self.id = ident if isinstance(ident, int | str) and len(str(ident)) <= 64 else None
+
+
+def parse_command(text: str, limits: Limits) -> JudgeCommand:
+    """One command from the judge's WebSocket; ``CommandInvalid`` naming the problem (never echoing the input)."""
     try:
-        data = json.loads(body)
-    except ValueError as exc:  # not JSON, or not even UTF-8 text (UnicodeDecodeError)
-        raise HTTPException(400, f"request body is not JSON: {exc}") from exc
+        data = parse_json_text(text, limits)
+    except ValueError as exc:
+        raise CommandInvalid(f"a command must be a JSON object: {exc}") from None
     if not isinstance(data, dict):
-        raise HTTPException(400, "request body must be a JSON object")
-    return data
+        raise CommandInvalid("a command must be a JSON object")
+    try:
+        return JudgeCommand.model_validate(data)
+    except ValidationError as exc:
+        raise CommandInvalid(error_text(exc.errors()), data) from None

@@ -1,8 +1,10 @@
 """Role checks: a secret in an HttpOnly SameSite=Strict cookie (or a Bearer header), compared in constant time;
-an Origin check on every state-changing request that a browser could forge (CSRF, cross-site WebSockets)."""
+an Origin check (scheme, host and port) on every state-changing request that a browser could forge (CSRF,
+cross-site WebSockets)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, WebSocket
@@ -25,19 +27,38 @@ def presented_secret(conn: Request | WebSocket, role: str) -> tuple[str | None, 
     return value, value is not None
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_PAGE_SCHEME = {"http": "http", "https": "https", "ws": "http", "wss": "https"}  # a WebSocket's page
+
+
+def origin_of(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an origin or URL, the port made explicit; None when it is not a web origin."""
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number
+        return None
+    if scheme not in DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port if port is not None else DEFAULT_PORTS[scheme]
+
+
 def same_origin(conn: Request | WebSocket) -> bool:
-    """Origin (or, failing that, Referer) names this very server; a request with neither is not a browser's
-    cross-site request (browsers always send Origin on cross-origin POSTs and WebSockets)."""
-    host = conn.headers.get("host", "")
+    """Origin (or, failing that, Referer) names this very server: same scheme, host and port. A request with
+    neither is not a browser's cross-site request (browsers always send Origin on cross-origin POSTs and
+    WebSockets)."""
     origin = conn.headers.get("origin")
     if origin is None:
-        referer = conn.headers.get("referer")
-        if referer is None:
+        origin = conn.headers.get("referer")
+        if origin is None:
             return True
-        origin = referer
-    if origin == "null":
+    host = conn.headers.get("host")
+    if not host:
         return False
-    return urlsplit(origin).netloc == host
+    scheme = _PAGE_SCHEME.get(conn.url.scheme, conn.url.scheme)
+    ours = origin_of(f"{scheme}://{host}")
+    return ours is not None and origin_of(origin) == ours
 
 
 def check_role(conn: Request | WebSocket, secrets: RoleSecrets, role: str, state_changing: bool) -> None:
@@ -48,3 +69,13 @@ def check_role(conn: Request | WebSocket, secrets: RoleSecrets, role: str, state
         raise HTTPException(403, f"wrong secret for the {role} role")
     if state_changing and from_cookie and not same_origin(conn):
         raise HTTPException(403, "cross-site request refused (Origin does not match)")
+
+
+def role_check(secrets: RoleSecrets, role: str, state_changing: bool) -> Callable[[Request], Awaitable[None]]:
+    """``check_role`` as a route dependency: it runs before the body is validated, so a caller without the
+    role learns nothing about what the route takes (401/403 before any 422)."""
+
+    async def dependency(request: Request) -> None:
+        check_role(request, secrets, role, state_changing)
+
+    return dependency

@@ -38,6 +38,16 @@ class StationConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """What a client may send and how many may watch (docs/service.md, "Limits"); checked in ``limits.py``."""
+
+    max_body_bytes: int = 65536
+    max_json_depth: int = 32
+    max_ws_message_bytes: int = 65536
+    max_public_connections: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceConfig:
     language: str = "en"
     host: str = "127.0.0.1"
@@ -46,9 +56,13 @@ class ServiceConfig:
     broadcast_delay: float = 0.0
     regulation: Path | None = None
     bank_path: Path = Path("var/bank.sqlite")
+    bank_busy_timeout: float = 2.0  # seconds a station's write waits for another writer before it is retried
+    seal_every_deals: int = 50  # automatic seal after this many new deals (0: off)
+    seal_every_minutes: float = 10.0  # automatic seal of new entries after this many minutes (0: off)
     judge_secret: str | None = None
     director_secret: str | None = None
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
+    limits: Limits = field(default_factory=Limits)
     source: str = "defaults"
     bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
@@ -56,8 +70,16 @@ class ServiceConfig:
 
 
 _TOP = {
-    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "relay"
+    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits",
+    "relay",
 }  # fmt: skip
+# [limits]: key -> (lowest, highest) allowed
+_LIMITS = {
+    "max_body_bytes": (1024, 16 * 1024 * 1024),
+    "max_json_depth": (4, 256),
+    "max_ws_message_bytes": (1024, 16 * 1024 * 1024),
+    "max_public_connections": (1, 100_000),
+}
 _STATION = {
     "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
 }  # fmt: skip
@@ -141,7 +163,8 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
     bank = data.get("bank", {})
     secrets = data.get("secrets", {})
-    for name, table, allowed in (("bank", bank, {"path", "url"}), ("secrets", secrets, {"judge", "director"})):
+    bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
+    for name, table, allowed in (("bank", bank, bank_keys), ("secrets", secrets, {"judge", "director"})):
         if not isinstance(table, dict):
             raise ConfigError(f"[{name}] must be a table", source)
         _unknown(table, allowed, f"{name}.", source)
@@ -167,6 +190,17 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
             raise ConfigError(f"bank.url = {bank_url!r} must be a postgresql:// URL (or use bank.path)", source)
         if "path" in bank:
             raise ConfigError("[bank] has both path and url: give one (path: SQLite file, url: PostgreSQL)", source)
+    seal_deals = bank.get("seal_every_deals", 50)
+    if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
+        raise ConfigError(f"bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source)
+    limits = data.get("limits", {})
+    if not isinstance(limits, dict):
+        raise ConfigError("[limits] must be a table", source)
+    _unknown(limits, set(_LIMITS), "limits.", source)
+    for key, (lo, hi) in _LIMITS.items():
+        value = limits.get(key, getattr(Limits(), key))
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ConfigError(f"limits.{key} = {value!r} must be a whole number in {lo}..{hi}", source)
     return ServiceConfig(
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
@@ -175,9 +209,13 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         broadcast_delay=_num(data.get("broadcast_delay", 0.0), "broadcast_delay", 0.0, 600.0, source),
         regulation=Path(_str(regulation, "regulation", source)) if regulation is not None else None,
         bank_path=Path(_str(bank.get("path", "var/bank.sqlite"), "bank.path", source)),
+        bank_busy_timeout=_num(bank.get("busy_timeout", 2.0), "bank.busy_timeout", 0.0, 600.0, source),
+        seal_every_deals=seal_deals,
+        seal_every_minutes=_num(bank.get("seal_every_minutes", 10.0), "bank.seal_every_minutes", 0.0, 1440.0, source),
         judge_secret=secrets.get("judge"),
         director_secret=secrets.get("director"),
         stations=stations,
+        limits=Limits(**{k: limits[k] for k in _LIMITS if k in limits}),
         source=source,
         relay_nats=relay_nats,
         relay_event=relay_event,

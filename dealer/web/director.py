@@ -3,68 +3,74 @@ commitment on the audience display, enter the public value, run the draw, see th
 
 Everything goes through ``dealer.draw.director.Director`` on the bank's own thread. Drawn deals are returned
 only here, behind the director's secret; the audience gets nothing of a draw but its published commitment.
+Bodies and answers are the models of ``models.py``; the role check runs before a body is read.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from hashlib import sha256
-from typing import Any
+from typing import Any, TypeVar
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import Response
 
 from dealer.bank.ledger import canonical_json
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
 
-from .auth import check_role
+from .auth import role_check
+from .models import (
+    DirectorStatus,
+    Drawn,
+    DrawnDealView,
+    HallView,
+    LabelParam,
+    Prepared,
+    PrepareDraw,
+    PublicValue,
+    Revealed,
+    RunDraw,
+    SealView,
+    ValueEntered,
+    VoidDraw,
+    Voided,
+)
 from .service import Service
 
-
-def _body(raw: bytes) -> dict[str, Any]:
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:  # not JSON, or not even UTF-8 text (UnicodeDecodeError)
-        raise HTTPException(400, f"request body is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise HTTPException(400, "request body must be a JSON object")
-    return data
+T = TypeVar("T")
 
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
-    from dealer.draw.protocol import DrawError, dice_spec, named_spec
+    from dealer.draw.protocol import dice_spec, named_spec
 
     bank = service.bank.bank
     if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
         return
     director = Director(bank)
     run = service.bank.call
+    read = [Depends(role_check(service.secrets, "director", state_changing=False))]
+    write = [Depends(role_check(service.secrets, "director", state_changing=True))]
 
-    async def guarded(request: Request, state_changing: bool) -> dict[str, Any]:
-        check_role(request, service.secrets, "director", state_changing=state_changing)
-        return _body(await request.body()) if state_changing else {}
-
-    def drawn_view(label: str) -> list[dict[str, Any]]:
+    def drawn_view(label: str) -> list[DrawnDealView]:
         out = []
         for item in director.drawn_deals(label):
             deal = item.deal.deal
             out.append(
-                {
-                    "deal_id": item.deal.deal_id,
-                    "position": item.position,
-                    "pbn": deal.to_pbn(),
-                    "hands": {seat.letter: [int(c) for c in deal.hand(seat).cards] for seat in Seat},
-                }
+                DrawnDealView(
+                    deal_id=item.deal.deal_id,
+                    position=item.position,
+                    pbn=deal.to_pbn(),
+                    hands={seat.letter: [int(c) for c in deal.hand(seat).cards] for seat in Seat},
+                )
             )
         return out
 
-    def status() -> dict[str, Any]:
+    def status() -> DirectorStatus:
         st = director.status()
         st["target"] = service.regulation.bank_target
         st["plan"] = director.plan(service.regulation)
@@ -77,12 +83,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
             s["time"] = s["ts"]
-        return st
+        return DirectorStatus.model_validate(st)
 
     def commitment_digest(label: str) -> str:
         return sha256(canonical_json(director.commitment(label)["commitment"])).hexdigest()
 
-    async def act(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    async def act(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
@@ -92,132 +98,118 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         view: dict[str, Any] = await act(director.hall_view, label)
         service.publish_commitment(view)
 
-    @app.get("/api/director/status")
-    async def director_status(request: Request) -> dict[str, Any]:
-        await guarded(request, False)
-        result: dict[str, Any] = await act(status)
-        return result
+    @app.get("/api/director/status", response_model=DirectorStatus, dependencies=read)
+    async def director_status() -> DirectorStatus:
+        return await act(status)
 
-    @app.post("/api/director/seal")
-    async def director_seal(request: Request) -> dict[str, Any]:
-        await guarded(request, True)
+    @app.post("/api/director/seal", response_model=SealView, response_model_exclude_none=True, dependencies=write)
+    async def director_seal() -> SealView:
         seal = await act(director.seal)
         target = service.regulation.bank_target
-        out = {"size": seal.size, "root": seal.root, "last_deal": seal.last_deal, "ts": seal.ts}
+        warning = None
         if seal.last_deal < target:
-            out["warning"] = (
+            warning = (
                 f"sealed {seal.last_deal} deals, below the regulation's target of {target} "
                 f"({service.regulation.plan_text()}): a draw from this bank needs the director's override"
             )
-        return out
+        return SealView(
+            index=seal.ledger_index,
+            size=seal.size,
+            root=seal.root,
+            last_deal=seal.last_deal,
+            ts=seal.ts,
+            warning=warning,
+        )
 
-    def _int_field(body: dict[str, Any], key: str, default: int) -> int:
-        value = body.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise DrawError(f"{key} = {value!r} must be a whole number")
-        return value
-
-    @app.post("/api/director/draws")
-    async def director_prepare(request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        label = str(body.get("label", ""))
-
-        def prepare() -> dict[str, Any]:
-            witnesses = body.get("witnesses")
-            if isinstance(witnesses, str):
-                witnesses = [w.strip() for w in witnesses.split(",") if w.strip()]
-            if witnesses:
-                spec = dice_spec(
-                    [str(w) for w in witnesses], _int_field(body, "rolls", 8), _int_field(body, "faces", 6)
-                )
+    @app.post("/api/director/draws", response_model=Prepared, dependencies=write)
+    async def director_prepare(body: PrepareDraw) -> Prepared:
+        def prepare() -> Prepared:
+            if body.witnesses:
+                spec = dice_spec(body.witnesses, body.rolls, body.faces)
             else:
                 spec = named_spec(
-                    str(body.get("named") or ""),
-                    _int_field(body, "numbers", 0),
-                    _int_field(body, "min", 1),
-                    _int_field(body, "max", 0),
-                    body.get("width") if isinstance(body.get("width"), int) else None,
-                    "as drawn" if body.get("as_drawn") else "ascending",
-                    not body.get("repeats"),
-                    str(body.get("separator") or "-"),
+                    body.named or "",
+                    body.numbers,
+                    body.min,
+                    body.max,
+                    body.width,
+                    "as drawn" if body.as_drawn else "ascending",
+                    not body.repeats,
+                    body.separator or "-",
                 )
-            override = body.get("override")
-            return director.prepare(
-                label,
-                spec,
-                service.regulation,
-                replacement=bool(body.get("replacement")),
-                override=str(override) if override else None,
+            return Prepared.model_validate(
+                director.prepare(
+                    body.label,
+                    spec,
+                    service.regulation,
+                    replacement=body.replacement,
+                    override=body.override or None,
+                )
             )
 
-        result: dict[str, Any] = await act(prepare)
-        return result
+        return await act(prepare)
 
-    @app.post("/api/director/draws/{label}/publish")
-    async def director_publish(label: str, request: Request) -> dict[str, Any]:
-        await guarded(request, True)
+    @app.post("/api/director/draws/{label}/publish", response_model=HallView, dependencies=write)
+    async def director_publish(label: LabelParam) -> HallView:
         view: dict[str, Any] = await act(director.publish, label)
         service.publish_commitment(view)  # recorded in the ledger first, then on the audience display
-        return view
+        return HallView.model_validate(view)
 
-    def enter_value(label: str, body: dict[str, Any]) -> str:
+    def enter_value(label: str, dice: list[str] | None, typed: str | None) -> str:
         rec = bank.get_draw(label)
         if rec.public_value is not None:
             return rec.public_value
         spec = director.commitment(label)["commitment"]["public_value"]
-        dice = body.get("dice")
-        typed = body.get("public_value", body.get("named"))
         if dice is not None:
-            if not isinstance(dice, list):
-                raise DrawError("dice must be a list of the witnesses' digits")
-            return director.enter_public_value(label, dice=[str(d) for d in dice])
+            return director.enter_public_value(label, dice=dice)
         if spec["kind"] == "dice":  # one field: every witness's digits in order, spaces or separators allowed
-            return director.enter_public_value(label, dice=[str(typed or "")])
-        return director.enter_public_value(label, named=str(typed or ""))
+            return director.enter_public_value(label, dice=[typed or ""])
+        return director.enter_public_value(label, named=typed or "")
 
-    @app.post("/api/director/draws/{label}/value")
-    async def director_value(label: str, request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        if body.get("check"):  # show the canonical form back without storing it
-            typed = body.get("dice") or body.get("public_value", body.get("named"))
-            spec = await act(lambda: director.commitment(label)["commitment"]["public_value"])
-            if spec["kind"] == "dice":
-                dice = typed if isinstance(typed, list) else [str(typed or "")]
-                value = await act(director.normalise, label, dice=[str(d) for d in dice])
-            else:
-                value = await act(director.normalise, label, named=str(typed or ""))
-            return {"label": label, "public_value": value, "stored": False}
-        value = await act(enter_value, label, body)
+    @app.post("/api/director/draws/{label}/value", response_model=ValueEntered, dependencies=write)
+    async def director_value(label: LabelParam, body: PublicValue) -> ValueEntered:
+        typed = body.public_value if body.public_value is not None else body.named
+        if body.check:  # show the canonical form back without storing it
+
+            def normalised() -> str:
+                spec = director.commitment(label)["commitment"]["public_value"]
+                if spec["kind"] == "dice":
+                    return director.normalise(label, dice=body.dice if body.dice else [typed or ""])
+                return director.normalise(label, named=typed or "")
+
+            return ValueEntered(label=label, public_value=await act(normalised), stored=False)
+        value = await act(enter_value, label, body.dice, typed)
         await to_hall(label)
-        return {"label": label, "public_value": value, "stored": True}
+        return ValueEntered(label=label, public_value=value, stored=True)
 
-    @app.post("/api/director/draws/{label}/void")
-    async def director_void(label: str, request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        data: dict[str, Any] = await act(director.void, label, str(body.get("reason", "")))
+    @app.post("/api/director/draws/{label}/void", response_model=Voided, dependencies=write)
+    async def director_void(label: LabelParam, body: VoidDraw) -> Voided:
+        data: dict[str, Any] = await act(director.void, label, body.reason)
         await to_hall(label)
-        return {"label": label, "reason": data["void"]["reason"]}
+        return Voided(label=label, reason=data["void"]["reason"])
 
-    @app.post("/api/director/draws/{label}/run")
-    async def director_run(label: str, request: Request) -> dict[str, Any]:
-        body = await guarded(request, True)
-        if body.get("public_value") or body.get("dice"):
-            await act(enter_value, label, body)
+    @app.post("/api/director/draws/{label}/run", response_model=Drawn, dependencies=write)
+    async def director_run(label: LabelParam, body: RunDraw | None = None) -> Drawn:
+        if body is not None and (body.public_value or body.dice):
+            await act(enter_value, label, body.dice, body.public_value)
             await to_hall(label)
         await act(director.run, label)
         await to_hall(label)  # the hall learns that the draw has run; nothing of what it drew
-        return {"label": label, "drawn": await act(drawn_view, label)}
+        return Drawn(label=label, drawn=await act(drawn_view, label))
 
-    @app.post("/api/director/draws/{label}/reveal")
-    async def director_reveal(label: str, request: Request) -> dict[str, Any]:
-        await guarded(request, True)
-        result: dict[str, Any] = await act(director.reveal, label)
+    @app.post("/api/director/draws/{label}/reveal", response_model=Revealed, dependencies=write)
+    async def director_reveal(label: LabelParam) -> Revealed:
+        result = Revealed.model_validate(await act(director.reveal, label))
         await to_hall(label)
         return result
 
-    @app.get("/api/director/draws/{label}/bundle")
-    async def director_bundle(label: str, request: Request) -> Response:
-        await guarded(request, False)
+    @app.get(
+        "/api/director/draws/{label}/bundle",
+        dependencies=read,
+        response_class=Response,
+        responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+    )
+    async def director_bundle(label: LabelParam) -> Response:
         bundle = await act(director.bundle, label)
         return Response(
             json.dumps(bundle, indent=2, sort_keys=True),

@@ -185,16 +185,6 @@ def open_link(config: StationConfig) -> DeviceLink:
 
 def available_devices() -> list[dict[str, str]]:
     """What ``dealer devices`` lists (serial ports, USB devices matching a profile), plus the simulator."""
-    from dealer.cli.device_cmds import serial_rows, usb_rows
+    from drivers.discovery import candidates
 
-    devices = [{"id": "simulator", "kind": "simulator", "description": "simulated dealing machine (pty)"}]
-    try:
-        for row in serial_rows():
-            text = " ".join(x for x in (row["description"], row["profile"], row["serial"]) if x)
-            devices.append({"id": f"serial:{row['device']}", "kind": "serial", "description": text})
-        usb_found, _ = usb_rows()
-        for row in usb_found:
-            devices.append({"id": row["open"], "kind": "usb", "description": f"{row['profile']} {row['bus']}"})
-    except Exception as exc:  # a broken port list must not break the console
-        devices.append({"id": "", "kind": "error", "description": f"device listing failed: {exc}"})
-    return devices
+    return [{"id": c.id, "kind": c.kind, "description": c.description} for c in candidates()]

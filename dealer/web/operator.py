@@ -1,10 +1,11 @@
-"""Messages to the technical judge's consoles (WebSocket). Never sent to the audience."""
+"""Messages to the technical judge's consoles (WebSocket), typed (``models.OperatorMessage``). Never sent to
+the audience."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
+
+from .models import OperatorMessage
 
 
 class OperatorBus:
@@ -20,8 +21,8 @@ class OperatorBus:
     def unsubscribe(self, q: asyncio.Queue[str | None]) -> None:
         self._queues.discard(q)
 
-    def send(self, msg: dict[str, Any]) -> None:
-        text = json.dumps(msg, ensure_ascii=False)
+    def send(self, msg: OperatorMessage) -> None:
+        text = msg.model_dump_json()
         for q in list(self._queues):
             try:
                 q.put_nowait(text)

@@ -19,57 +19,68 @@ from dealer.session import (
     PublicEvent,
 )
 
-Message = dict[str, Any]
+from .models import (
+    PublicBank,
+    PublicCard,
+    PublicCommitment,
+    PublicDealCommittedMsg,
+    PublicDealStartedMsg,
+    PublicDealVoidedMsg,
+    PublicHidden,
+    PublicMessage,
+    PublicStation,
+)
+
+Message = dict[str, Any]  # a public message as the hub keeps it: built only through the models below
 SEATS = "NESW"
 
 
-def from_projection(station: str, event: PublicEvent) -> Message:
+def typed(station: str, event: PublicEvent) -> PublicMessage:
+    """The public message for one event of a session's public projection."""
     if isinstance(event, PublicCardOpen):
-        return {
-            "type": "card",
-            "station": station,
-            "attempt": event.attempt,
-            "position": event.position,
-            "seat": SEATS[event.seat],
-            "card": int(event.card),
-        }
+        return PublicCard(
+            station=station,
+            attempt=event.attempt,
+            position=event.position,
+            seat=SEATS[event.seat],
+            card=int(event.card),
+        )
     if isinstance(event, PublicCardHidden):
-        return {
-            "type": "hidden",
-            "station": station,
-            "attempt": event.attempt,
-            "position": event.position,
-            "seat": SEATS[event.seat],
-            "count": event.hidden_in_seat,
-        }
+        return PublicHidden(
+            station=station,
+            attempt=event.attempt,
+            position=event.position,
+            seat=SEATS[event.seat],
+            count=event.hidden_in_seat,
+        )
     if isinstance(event, PublicDealStarted):
-        return {
-            "type": "deal_started",
-            "station": station,
-            "attempt": event.attempt,
-            "variant": event.variant,
-            "open_count": event.open_count,
-        }
+        return PublicDealStartedMsg(
+            station=station, attempt=event.attempt, variant=event.variant, open_count=event.open_count
+        )
     if isinstance(event, PublicDealVoided):
-        return {"type": "deal_voided", "station": station, "attempt": event.attempt, "reason": event.reason}
+        return PublicDealVoidedMsg(station=station, attempt=event.attempt, reason=event.reason)
     if isinstance(event, PublicDealCommitted):
-        return {
-            "type": "deal_committed",
-            "station": station,
-            "attempt": event.attempt,
-            "bank_deal": event.bank_deal,
-            "ledger_head": event.ledger_head,
-            "formed": event.formed,
-        }
+        return PublicDealCommittedMsg(
+            station=station,
+            attempt=event.attempt,
+            bank_deal=event.bank_deal,
+            ledger_head=event.ledger_head,
+            formed=event.formed,
+        )
     raise TypeError(f"not a public projection: {type(event).__name__}")  # pragma: no cover
 
 
+def from_projection(station: str, event: PublicEvent) -> Message:
+    return typed(station, event).model_dump()
+
+
 def station_message(station: str, variant: int, open_count: int, status: str) -> Message:
-    return {"type": "station", "station": station, "variant": variant, "open_count": open_count, "status": status}
+    return PublicStation(station=station, variant=variant, open_count=open_count, status=status).model_dump()
 
 
-def bank_message(formed: int, target: int, ledger_head: str) -> Message:
-    return {"type": "bank", "formed": formed, "target": target, "ledger_head": ledger_head}
+def bank_message(formed: int, target: int, ledger_head: str, ledger_size: int = 0) -> Message:
+    """Bank progress and the ledger's anchor (size and head hash), shown live so officials can note it."""
+    return PublicBank(formed=formed, target=target, ledger_head=ledger_head, ledger_size=ledger_size).model_dump()
 
 
 HALL_DRAW_KEYS = (
@@ -81,15 +92,12 @@ HALL_DRAW_KEYS = (
 def commitment_message(view: dict[str, Any]) -> Message:
     """A draw as the hall sees it: its commitment hash, witnesses and the format of V; V once entered;
     K and the drawn ids only once revealed. Never the eligible set, never a drawn deal before the reveal."""
-    msg: Message = {"type": "commitment"}
-    for key in HALL_DRAW_KEYS:
-        if key in view:
-            msg[key] = view[key]
+    msg: dict[str, Any] = {key: view[key] for key in HALL_DRAW_KEYS if key in view}
     if msg.get("state") not in ("revealed", "void"):
         msg.pop("secret", None)
     if msg.get("state") != "revealed":
         msg.pop("drawn", None)
-    return msg
+    return {"type": "commitment", **PublicCommitment.model_validate(msg).model_dump(exclude_unset=True)}
 
 
 def _empty_hands() -> dict[str, Any]:
@@ -101,7 +109,7 @@ class PublicState:
 
     def __init__(self) -> None:
         self.stations: dict[str, dict[str, Any]] = {}
-        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": ""}
+        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": "", "ledger_size": 0}
         self.commitment: dict[str, Any] | None = None
 
     def _station(self, name: str) -> dict[str, Any]:
@@ -124,7 +132,7 @@ class PublicState:
     def apply(self, msg: Message) -> None:
         kind = msg["type"]
         if kind == "bank":
-            self.bank = {k: msg[k] for k in ("formed", "target", "ledger_head")}
+            self.bank = {k: msg.get(k, 0) for k in ("formed", "target", "ledger_head", "ledger_size")}
             return
         if kind == "commitment":
             self.commitment = {k: v for k, v in msg.items() if k != "type"}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from dealer.bank.api import BankApi
-from dealer.core.events import FaultKind
 from dealer.regulation import Regulation, load_regulation
 from dealer.relay.publisher import RelayPublisher
 
@@ -18,20 +18,35 @@ from .bankworker import BankWorker
 from .config import ServiceConfig, StationConfig
 from .devices import DeviceLink
 from .hub import PublicHub
+from .jobs import JobRunner
 from .links import available_devices, open_link
+from .models import (
+    BankFigures,
+    DeviceEntry,
+    Heartbeat,
+    JudgeAction,
+    JudgeState,
+    OperatorBank,
+    StationAction,
+    StationView,
+)
 from .operator import OperatorBus
 from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
 
 log = logging.getLogger("dealer.service")
+SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank get this long
+SEAL_RETRY_S = 60.0  # an automatic seal that failed (busy bank, wrong key) is tried again after this long
 
 
-def default_bank_factory(path: Path | str, key_dir: Path | None = None) -> Callable[[], BankApi]:
+def default_bank_factory(
+    path: Path | str, busy_timeout: float = 2.0, key_dir: Path | None = None
+) -> Callable[[], BankApi]:
     def make() -> BankApi:
         from .banks import open_bank
 
-        return open_bank(path, key_dir)
+        return open_bank(path, busy_timeout, key_dir)
 
     return make
 
@@ -52,13 +67,14 @@ class Service:
         )
         target: Path | str = config.bank_url or config.bank_path
         key_dir = config.var_dir if config.bank_url else None
-        self.bank = BankWorker(bank_factory or default_bank_factory(target, key_dir))
+        self.bank = BankWorker(bank_factory or default_bank_factory(target, config.bank_busy_timeout, key_dir))
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.relay_publisher: RelayPublisher | None = None
         if config.relay_nats:  # remote viewers: the public stream, in real time, to NATS for the relays
             self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event)
             self.hub.sinks.append(self.relay_publisher.sink)
         self.operator = OperatorBus()
+        self.jobs = JobRunner()  # long jobs: board making, hand records
         self.board_cards_shown = False  # Show cards for board making on the judge's console (ledgered when set)
         self.stations = {
             s.name: Station(s, self.regulation, self.bank, self.hub, self.operator) for s in config.stations
@@ -67,6 +83,9 @@ class Service:
             station.marker = config.var_dir / f"station-{station.name}.dealing"
         self.autostart = autostart
         self._ticker: asyncio.Task[None] | None = None
+        self._anchor: tuple[int, str] | None = None
+        self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def begin_shutdown(self) -> None:
@@ -79,9 +98,9 @@ class Service:
         self._loop = asyncio.get_running_loop()
         if self.relay_publisher is not None:
             self.relay_publisher.start()
-        formed = await self.bank.call(self.bank.bank.deal_count)
-        head = await self.bank.call(self.bank.bank.ledger_head)
-        self.hub.publish(bank_message(formed, self.regulation.bank_target, head))
+        self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
+        await self.watch_bank()
         for station in self.stations.values():
             if await station.recover() is not None:
                 log.warning("station %s: the deal in progress when the service stopped is voided", station.name)
@@ -98,6 +117,7 @@ class Service:
         self._ticker = asyncio.create_task(self._tick())
 
     async def shutdown(self) -> None:
+        await self.jobs.shutdown()
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -106,19 +126,59 @@ class Service:
             station.running = False
             with contextlib.suppress(Exception):
                 await station.disconnect()
+            await station.flush(SHUTDOWN_FLUSH_S)  # a deal waiting for the bank gets a last chance
         self.bank.close()
         if self.relay_publisher is not None:
             await self.relay_publisher.close()
 
+    async def watch_bank(self) -> None:
+        """Publish the ledger's anchor (size, head) whenever it moved — by this service or any other writer."""
+        bank = self.bank.bank
+        anchor = getattr(bank, "anchor", None)
+        size, head = await self.bank.call(anchor) if callable(anchor) else (0, await self.bank.call(bank.ledger_head))
+        if (size, head) == self._anchor:
+            return
+        self._anchor = (size, head)
+        msg = bank_message(await self.bank.call(bank.deal_count), self.regulation.bank_target, head, size)
+        self.hub.publish(msg)
+        self.operator.send(OperatorBank.model_validate(msg))
+
+    async def auto_seal(self) -> Any:
+        """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
+        bank = self.bank.bank
+        unsealed = getattr(bank, "unsealed", None)
+        if not callable(unsealed):
+            return None
+        entries, deals = await self.bank.call(unsealed)
+        every_deals, every_min = self.config.seal_every_deals, self.config.seal_every_minutes
+        due = (every_deals and deals >= every_deals) or (
+            every_min and entries and time.monotonic() - self._seal_clock >= every_min * 60
+        )
+        if not due or time.monotonic() < self._seal_retry:
+            return None
+        self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
+        try:
+            seal = await self.bank.call(bank.seal)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self._seal_retry = time.monotonic() + SEAL_RETRY_S
+            log.error("automatic seal failed (tried again in %g s): %s", SEAL_RETRY_S, exc)
+            return None
+        log.info("automatic seal: %d ledger entries, deals 1..%d", seal.size, seal.last_deal)
+        return seal
+
     async def _tick(self) -> None:
-        """Heartbeat and device status to the judges once a second."""
+        """Heartbeat and device status to the judges once a second; the ledger anchor; automatic seals."""
         while True:
             await asyncio.sleep(1.0)
+            try:
+                await self.auto_seal()
+                await self.watch_bank()
+            except Exception as exc:  # a busy bank: the next tick tries again
+                log.warning("bank watch: %s", exc)
             for station in self.stations.values():
                 if station.link is not None:
-                    self.operator.send(
-                        {"type": "heartbeat", "station": station.name, "device_status": station.link.status()}
-                    )
+                    self.operator.send(Heartbeat(station=station.name, device_status=station.link.status()))
 
     # -- judge ---------------------------------------------------------------------------------------------
     def station(self, name: str) -> Station:
@@ -127,17 +187,15 @@ class Service:
         except KeyError:
             raise StationError(f"no station {name!r} (stations: {', '.join(self.stations)})") from None
 
-    def judge_state(self) -> dict[str, Any]:
-        return {
-            "type": "state",
-            "stations": [s.state() for s in self.stations.values()],
-            "bank": self.hub.state.bank,
-        }
+    def judge_state(self) -> JudgeState:
+        return JudgeState(
+            stations=[s.view() for s in self.stations.values()], bank=BankFigures.model_validate(self.hub.state.bank)
+        )
 
-    async def judge_command(self, name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def judge_command(self, name: str, action: StationAction, args: JudgeAction) -> StationView:
         station = self.station(name)
         if action == "connect":
-            device = str(args.get("device", "simulator"))
+            device = args.device
             cfg = station.config
             if device != "simulator" or cfg.kind != "simulator":
                 if device.startswith("usb:"):
@@ -169,20 +227,23 @@ class Service:
             await station.stop()
         elif action == "redeal":
             await station.redeal()
+        elif action == "retry_bank":
+            await station.retry_pending()
+        elif action == "void_pending":
+            await station.void_pending("judge")
         elif action == "show":
             await station.set_show_cards(True, "judge")
         elif action == "hide":
             await station.set_show_cards(False, "judge")
         elif action == "inject":
-            fault = FaultKind(str(args.get("kind", "jam")))
-            if not await station.inject_fault(fault):
+            if not await station.inject_fault(args.kind):
                 raise StationError(f"station {name}: this device cannot simulate faults")
         else:
             raise StationError(f"unknown action {action!r}")
-        return station.state()
+        return station.view()
 
-    def devices(self) -> list[dict[str, str]]:
-        return available_devices()
+    def devices(self) -> list[DeviceEntry]:
+        return [DeviceEntry.model_validate(d) for d in available_devices()]
 
     # -- director ------------------------------------------------------------------------------------------
     def publish_commitment(self, view: dict[str, Any]) -> None:

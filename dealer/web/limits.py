@@ -1,0 +1,165 @@
+"""Limits on what a client can send, checked before any route runs (numbers in ``docs/service.md``, "Limits").
+
+FastAPI's own ``max_body_size`` refuses a body over ``max_body_bytes`` (413, without reading the rest).
+``LimitsMiddleware`` (plain ASGI) refuses JSON nested deeper than ``max_json_depth`` (422, before any parser
+recurses into it) and caps
+the public event streams at ``max_public_connections`` (503 with Retry-After past the cap, so thousands of
+viewers cannot take the event loop from the officials' consoles). ``validation_errors`` answers a bad field with
+its place and a short preview of the input, never the input itself (a 100 MB value is not echoed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from .config import Limits
+
+Scope = MutableMapping[str, Any]  # the ASGI spec's types: plain dicts of any values
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PUBLIC_STREAM = "/api/public/events"
+PREVIEW = 40  # characters of a refused value shown back (the rest is cut)
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def json_depth(data: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text (brackets inside strings do not count); no recursion."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_STRING.sub(b'""', data)):
+        if bracket in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def preview(value: object) -> object:
+    """What of a refused value may be shown back: short scalars as they are, the start of a long text."""
+    if isinstance(value, str):
+        return value if len(value) <= PREVIEW else value[:PREVIEW] + f"… ({len(value)} characters)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON has no NaN or infinity: shown as text
+    if value is None or isinstance(value, bool | int | float):
+        text = repr(value)
+        return value if len(text) <= PREVIEW else text[:PREVIEW] + "…"
+    if isinstance(value, dict):
+        return f"an object of {len(value)} keys"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)} items"
+    return type(value).__name__
+
+
+def _loc(loc: Iterable[object]) -> list[str | int]:
+    return [part if isinstance(part, int) else str(preview(str(part))) for part in loc]
+
+
+def brief_errors(errors: Iterable[Any]) -> list[dict[str, Any]]:
+    """pydantic's errors without echo: the field's place, the message, a preview of the input."""
+    out = []
+    for e in errors:
+        item: dict[str, Any] = {"type": e.get("type"), "loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", ""))}
+        if "input" in e:
+            item["input"] = preview(e["input"])
+        out.append(item)
+    return out
+
+
+def error_text(errors: Iterable[Any]) -> str:
+    """The same errors as one line for a console: ``field.sub: message; …``."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in brief_errors(errors))
+
+
+async def validation_errors(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse({"detail": brief_errors(exc.errors())}, status_code=422)
+
+
+def _json_error(status: int, detail: object, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+
+
+class LimitsMiddleware:
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
+        self.app = app
+        self.limits = limits
+        self.public_connections = 0
+        self.public_refused = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] == PUBLIC_STREAM:
+            await self._public_stream(scope, receive, send)
+            return
+        if scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []  # at most max_body_bytes: FastAPI's own limit (max_body_size) wraps this
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if json_depth(body) > self.limits.max_json_depth:
+            detail = [
+                {
+                    "type": "json_depth",
+                    "loc": ["body"],
+                    "msg": f"JSON nested deeper than {self.limits.max_json_depth} levels",
+                }
+            ]
+            await _json_error(422, detail)(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _public_stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        cap = self.limits.max_public_connections
+        if self.public_connections >= cap:
+            self.public_refused += 1
+            detail = f"the public display has its maximum of {cap} viewers: try again shortly"
+            await _json_error(503, detail, {"Retry-After": "5"})(scope, receive, send)
+            return
+        self.public_connections += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.public_connections -= 1
+
+
+def parse_json_text(text: str, limits: Limits) -> object:
+    """A JSON message from a WebSocket within the limits; ValueError (without echo) otherwise."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) > limits.max_ws_message_bytes:
+        raise ValueError(f"a message is limited to {limits.max_ws_message_bytes} bytes")
+    if json_depth(raw) > limits.max_json_depth:
+        raise ValueError(f"JSON nested deeper than {limits.max_json_depth} levels")
+    try:
+        return json.loads(text)
+    except ValueError:  # not JSON, an integer of more than 4,300 digits, …
+        raise ValueError("not a JSON text") from None

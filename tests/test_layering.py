@@ -1,0 +1,89 @@
+"""Layering: the import contracts of ``pyproject.toml`` ([tool.importlinter]) hold, their lists name every
+package, and no cycle runs between packages across the three roots (``dealer``, ``drivers``,
+``firmware_protocol``).
+
+The rules: ``dealer.core`` and ``firmware_protocol`` import nothing of the project; ``drivers`` imports only
+``firmware_protocol`` and ``dealer.core``; nothing below ``dealer.web`` / ``dealer.cli`` imports them (and the web
+does not import the CLI); no cycle between packages.
+"""
+
+from __future__ import annotations
+
+import graphlib
+import pkgutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import grimp
+import pytest
+from importlinter.cli import lint_imports
+
+import dealer
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOTS = ("dealer", "drivers", "firmware_protocol")
+TOP = {"dealer.web", "dealer.cli", "dealer.__main__"}
+
+
+def contracts() -> dict[str, dict[str, Any]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {c["id"]: c for c in config["tool"]["importlinter"]["contracts"]}
+
+
+def dealer_units() -> set[str]:
+    """Every package and top-level module of ``dealer`` (what the contracts must list)."""
+    return {f"dealer.{m.name}" for m in pkgutil.iter_modules(dealer.__path__)}
+
+
+def unit(module: str) -> str:
+    """The package a module belongs to for the cycle rule: ``dealer.X`` inside dealer, else its root."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "dealer" and len(parts) > 1 else parts[0]
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    return grimp.build_graph(*ROOTS, cache_dir=None)
+
+
+def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "6 kept, 0 broken" in out
+
+
+def test_the_contracts_name_every_package() -> None:
+    """A new package of dealer must be placed in the layers (the forbidden lists are explicit)."""
+    units = dealer_units()
+    c = contracts()
+    below_core = set(c["core-is-a-leaf"]["forbidden_modules"])
+    assert below_core == (units - {"dealer.core"}) | {"drivers", "firmware_protocol"}
+    assert set(c["drivers-below-dealer"]["forbidden_modules"]) == units - {"dealer.core"}
+    assert set(c["edges-on-top"]["source_modules"]) == (units - TOP) | {"drivers", "firmware_protocol"}
+    assert set(c["edges-on-top"]["forbidden_modules"]) == {"dealer.web", "dealer.cli"}
+    assert set(c["no-package-cycles"]["ancestors"]) == set(ROOTS)
+
+
+def test_no_cycle_between_packages_across_roots(graph: grimp.ImportGraph) -> None:
+    """import-linter checks siblings under one root; this folds ``dealer.X``, ``drivers`` and
+    ``firmware_protocol`` into one graph of peers (the one known cycle, the contract's ignored import, aside)."""
+    ignored = {tuple(i.split(" -> ")) for i in contracts()["no-package-cycles"]["ignore_imports"]}
+    edges: dict[str, set[str]] = {}
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            a, b = unit(module), unit(imported)
+            if a != b and (module, imported) not in ignored:
+                edges.setdefault(a, set()).add(b)
+    order = list(graphlib.TopologicalSorter(edges).static_order())  # CycleError names the cycle
+    assert order.index("dealer.core") < order.index("drivers") < order.index("dealer.web")
+    assert order.index("firmware_protocol") < order.index("drivers")
+
+
+def test_the_rules_catch_what_they_forbid(graph: grimp.ImportGraph) -> None:
+    """The contracts are not vacuous: the graph does see the imports they allow, so a forbidden one would show."""
+    assert graph.direct_import_exists(importer="drivers.transport", imported="dealer.core.errors")
+    assert graph.find_shortest_chain(importer="dealer.cli.serve_cmds", imported="dealer.web.app") is not None
+    assert graph.find_shortest_chain(importer="dealer.web.links", imported="drivers.discovery") is not None
+    assert graph.find_shortest_chain(importer="dealer.web", imported="dealer.cli", as_packages=True) is None
