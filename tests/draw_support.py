@@ -30,8 +30,11 @@ def regulation(boards: int, sessions: int = 1, spare: int = 0, share: float = 10
     )
 
 
-def make_bank(path: Path, deals: int, seed: int = 7) -> SqliteBank:
-    bank = SqliteBank(path)
+def make_bank(path: Path | str, deals: int, seed: int = 7, key_dir: Path | None = None) -> SqliteBank:
+    """A bank of ``deals`` random deals at ``path``: a SQLite file or a postgresql:// URL."""
+    from dealer.bank.engines import open_bank_at
+
+    bank = open_bank_at(path, key_dir)
     rng = random.Random(seed)
     bank.import_deals([ImportItem(random_deal(rng), station_source()) for _ in range(deals)], {"files": []})
     return bank

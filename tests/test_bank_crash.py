@@ -10,7 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from dealer.bank.store import SqliteBank
+from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
+
 from dealer.bank.verify import verify_bank
 from dealer.core import Deal
 
@@ -21,9 +22,9 @@ CHILD = textwrap.dedent(
     import random, sys
     sys.path.insert(0, {tests!r})
     from bank_support import random_deal, station_source
-    from dealer.bank.store import SqliteBank
+    from dealer.bank.engines import open_bank_at
 
-    bank = SqliteBank(sys.argv[1])
+    bank = open_bank_at(sys.argv[1], sys.argv[2])
     rng = random.Random()
     while True:
         deal = random_deal(rng)
@@ -35,14 +36,16 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_sigkill_while_committing_loses_no_acknowledged_deal(tmp_path: Path) -> None:
-    path = tmp_path / "bank.sqlite"
+def test_sigkill_while_committing_loses_no_acknowledged_deal(bank_at: str, tmp_path: Path) -> None:  # noqa: F811
+    path = bank_at  # a SQLite file, or a PostgreSQL database
     script = tmp_path / "child.py"
     script.write_text(CHILD.format(tests=str(ROOT / "tests")))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     acked: list[tuple[int, str, str]] = []
     for _round in range(2):  # kill, restart, kill again: the second run appends to the recovered bank
-        child = subprocess.Popen([sys.executable, str(script), str(path)], stdout=subprocess.PIPE, env=env, text=True)
+        child = subprocess.Popen(
+            [sys.executable, str(script), path, str(tmp_path / "keys")], stdout=subprocess.PIPE, env=env, text=True
+        )
         assert child.stdout is not None
         target = len(acked) + 150
         deadline = time.monotonic() + 120
@@ -60,7 +63,7 @@ def test_sigkill_while_committing_loses_no_acknowledged_deal(tmp_path: Path) -> 
                 acked.append((int(deal_id), canonical, com))
         assert child.returncode == -signal.SIGKILL
     assert len(acked) >= 300
-    with SqliteBank(path) as bank:
+    with open_test_bank(path, tmp_path) as bank:
         report = verify_bank(bank)
         assert report.ok, report.problem
         assert bank.deal_count() >= len(acked)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bank_engines import bank_at, engine  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 from draw_support import DICE, derive, full_draw, make_bank, regulation
 
@@ -28,8 +29,8 @@ REG = regulation(boards=18, sessions=2, spare=4, share=10)  # 40 deals at 10 % -
 
 
 @pytest.fixture
-def director(tmp_path: Path) -> Iterator[Director]:
-    bank = make_bank(tmp_path / "var" / "bank.sqlite", 400)
+def director(bank_at: str, tmp_path: Path) -> Iterator[Director]:  # noqa: F811 (on SQLite and on PostgreSQL)
+    bank = make_bank(bank_at, 400, key_dir=tmp_path / "var")
     yield Director(bank)
     bank.close()
 

@@ -37,7 +37,7 @@ from dealer.draw.protocol import (
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
 from .merkle import leaf_hash, merkle_root
-from .store import DEAL_STATES, DRAWN, IN_BANK, PLAYED, SqliteBank
+from .store import DEAL_STATES, DRAWN, IN_BANK, PLAYED, BankError, SqliteBank
 
 OLD_COMMIT_FORMAT = "bridge-dealer-draw-commit/1"  # listed its eligible ranges; banks made before format 2
 
@@ -134,7 +134,22 @@ def verify_file(
     head: Head | None = None,
     since: Since | None = None,
 ) -> VerifyReport:
-    """Open ``path`` read-only and verify it; any damage, the opening included, is a finding."""
+    """Open ``path`` read-only and verify it; any damage, the opening included, is a finding.
+
+    ``path`` may be a ``postgresql://`` URL: that bank is opened without ever creating one."""
+    from .pg_store import is_url
+
+    if is_url(path):
+        from .engines import open_bank_at
+
+        try:
+            pg = open_bank_at(path, create=False)
+        except BankError as exc:
+            return VerifyReport(False, 0, 0, 0, 0, str(exc))
+        try:
+            return verify_bank(pg, progress, head, since)
+        finally:
+            pg.close()
     try:
         bank = SqliteBank(path, read_only=True)
     except sqlite3.Error as exc:

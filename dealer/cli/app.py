@@ -31,6 +31,7 @@ err = Console(stderr=True, highlight=False, markup=False)  # data (file names, f
 COMMAND_MODULES = (
     "dealer.cli.deal_cmds",
     "dealer.cli.bank_cmds",
+    "dealer.cli.bank_migrate_cmds",
     "dealer.cli.draw_cmds",
     "dealer.cli.audit_cmds",
     "dealer.cli.export_cmds",
@@ -39,6 +40,7 @@ COMMAND_MODULES = (
     "dealer.cli.scanner_cmds",
     "dealer.cli.serve_cmds",
     "dealer.cli.docs_cmds",
+    "dealer.cli.relay_cmds",
 )
 # Top-level command name -> the modules that register it and its subcommands (a test checks this is complete).
 COMMANDS: dict[str, tuple[str, ...]] = {

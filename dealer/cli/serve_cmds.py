@@ -109,13 +109,16 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     service = Service(cfg, reg)
     web = create_app(service)
+    from dealer.bank.pg_store import redact
+
+    bank_shown = redact(cfg.bank_url) if cfg.bank_url else str(cfg.bank_path)
     shown_host = "127.0.0.1" if cfg.host in ("0.0.0.0", "::", "") else cfg.host
     bound_port = sock.getsockname()[1]
     base = f"http://{shown_host}:{bound_port}"
     if reg.variant is DealingVariant.CLOSED:
         making = f"{reg.boards_per_session} boards ({reg.copies} copies each), closed dealing: no bank"
     else:
-        making = f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {cfg.bank_path}"
+        making = f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {bank_shown}"
     secrets = cfg.var_dir / "*.secret"
     delay = f"{cfg.broadcast_delay:g} s behind the hall"
     typer.echo(

@@ -7,8 +7,11 @@ from pathlib import Path
 from dealer.bank.api import BankApi
 
 
-def open_bank(path: Path, busy_timeout: float = 2.0) -> BankApi:
-    """``busy_timeout``: seconds a write waits for another writer (a CLI import) before the station retries it."""
-    from dealer.bank.store import SqliteBank
+def open_bank(path: Path | str, busy_timeout: float = 2.0, key_dir: Path | None = None) -> BankApi:
+    """The SQLite file at ``path``, or the PostgreSQL bank when ``path`` is a ``postgresql://`` URL.
 
-    return SqliteBank(path, busy_timeout=busy_timeout)
+    ``busy_timeout``: seconds a SQLite write waits for another writer (a CLI import) before the station retries it
+    (PostgreSQL writers queue on the database's advisory lock instead)."""
+    from dealer.bank.engines import open_bank_at
+
+    return open_bank_at(path, key_dir, busy_timeout=busy_timeout)

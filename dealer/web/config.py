@@ -64,10 +64,14 @@ class ServiceConfig:
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
     limits: Limits = field(default_factory=Limits)
     source: str = "defaults"
+    bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
+    relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
+    relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
 
 
 _TOP = {
-    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits"
+    "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits",
+    "relay",
 }  # fmt: skip
 # [limits]: key -> (lowest, highest) allowed
 _LIMITS = {
@@ -163,7 +167,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
     bank = data.get("bank", {})
     secrets = data.get("secrets", {})
-    bank_keys = {"path", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
+    bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
     for name, table, allowed in (("bank", bank, bank_keys), ("secrets", secrets, {"judge", "director"})):
         if not isinstance(table, dict):
             raise ConfigError(f"[{name}] must be a table", source)
@@ -182,6 +186,14 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     if dup is not None:
         raise ConfigError(f"station name {dup!r} is used twice", source)
     regulation = data.get("regulation")
+    relay_nats, relay_event = _relay(data.get("relay", {}), source)
+    bank_url = bank.get("url")
+    if bank_url is not None:
+        bank_url = _str(bank_url, "bank.url", source)
+        if not bank_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(f"bank.url = {bank_url!r} must be a postgresql:// URL (or use bank.path)", source)
+        if "path" in bank:
+            raise ConfigError("[bank] has both path and url: give one (path: SQLite file, url: PostgreSQL)", source)
     seal_deals = bank.get("seal_every_deals", 50)
     if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
         raise ConfigError(f"bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source)
@@ -209,7 +221,29 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         stations=stations,
         limits=Limits(**{k: limits[k] for k in _LIMITS if k in limits}),
         source=source,
+        relay_nats=relay_nats,
+        relay_event=relay_event,
+        bank_url=bank_url,
     )
+
+
+def _relay(table: Any, source: str) -> tuple[str | None, str]:
+    if not isinstance(table, dict):
+        raise ConfigError("[relay] must be a table", source)
+    _unknown(table, {"nats", "event"}, "relay.", source)
+    url = table.get("nats")
+    if url is not None:
+        url = _str(url, "relay.nats", source)
+        if not url.startswith(("nats://", "tls://")):
+            raise ConfigError(f"relay.nats = {url!r} must be a nats:// or tls:// URL", source)
+    event = _str(table.get("event", "event"), "relay.event", source)
+    from dealer.broadcast.wire import WireError, check_event
+
+    try:
+        check_event(event)
+    except WireError as exc:
+        raise ConfigError(f"relay.event: {exc}", source) from exc
+    return url, event
 
 
 def parse_config(text: str, source: str) -> ServiceConfig:

@@ -52,13 +52,29 @@ class PublicHub:
         self.resyncs = 0
         self.closed = False
         self.on_emit: Callable[[int, bytes], None] | None = None  # test and benchmark hook
+        # Real-time copies of every public message, before any broadcast delay (the relays' publisher).
+        self.sinks: list[Callable[[Message], None]] = []
+        # A relay: a client whose Last-Event-ID is ahead of this hub waits for it instead of taking a snapshot.
+        self.wait_ahead = False
 
     # -- publishing ----------------------------------------------------------------------------------------
     def publish(self, msg: Message) -> None:
+        for sink in self.sinks:
+            sink(msg)
         if self.delay > 0:
             asyncio.get_running_loop().call_later(self.delay, self._emit, msg)
         else:
             self._emit(msg)
+
+    def emit_at(self, event_id: int, msg: Message) -> None:
+        """Emit ``msg`` under a given id (a relay: the stream's sequence); a jump in ids drops the history."""
+        if event_id <= self.last_id:
+            return  # already held (a redelivery)
+        if event_id != self.last_id + 1:
+            self.forget_history()
+            self._first_id = event_id
+        self.last_id = event_id - 1
+        self._emit(msg)
 
     def _emit(self, msg: Message) -> None:
         self.last_id += 1
@@ -125,21 +141,24 @@ class PublicHub:
         try:
             head = b"retry: 1000\n\n"
             replay = None
-            if last_event_id is not None and last_event_id <= self.last_id:
+            cursor = self.last_id
+            if last_event_id is not None and last_event_id > self.last_id and self.wait_ahead:
+                replay, cursor = b"", last_event_id  # this relay is behind the one the client came from
+            elif last_event_id is not None and last_event_id <= self.last_id:
                 replay = self._since(last_event_id)
             if replay is None:
                 replay = self.snapshot_bytes()
-            cursor = self.last_id
             yield head + replay
             while not self.closed:
-                if cursor == self.last_id:
+                if cursor >= self.last_id:
                     fut: asyncio.Future[bool] = loop.create_future()
                     self._waiters.append(fut)
                     keepalive = await fut
                     if self.closed:
                         return
-                    if keepalive and cursor == self.last_id:
-                        yield KEEPALIVE
+                    if cursor >= self.last_id:
+                        if keepalive:
+                            yield KEEPALIVE
                         continue
                 chunk = None if self.last_id - cursor > self.client_buffer else self._since(cursor)
                 if chunk is None:  # fell behind: a fresh snapshot instead of everything missed

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bank.api import BankApi
+from dealer.broadcast.publisher import RelayPublisher
 from dealer.regulation import DealingVariant, Regulation, load_regulation
 
 from .bankworker import BankWorker
@@ -41,11 +42,13 @@ SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank 
 SEAL_RETRY_S = 60.0  # an automatic seal that failed (busy bank, wrong key) is tried again after this long
 
 
-def default_bank_factory(path: Path, busy_timeout: float = 2.0) -> Callable[[], BankApi]:
+def default_bank_factory(
+    path: Path | str, busy_timeout: float = 2.0, key_dir: Path | None = None
+) -> Callable[[], BankApi]:
     def make() -> BankApi:
         from .banks import open_bank
 
-        return open_bank(path, busy_timeout)
+        return open_bank(path, busy_timeout, key_dir)
 
     return make
 
@@ -64,10 +67,16 @@ class Service:
             config.judge_secret or load_or_create_secret(config.var_dir, "judge"),
             config.director_secret or load_or_create_secret(config.var_dir, "director"),
         )
-        self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path, config.bank_busy_timeout))
+        target: Path | str = config.bank_url or config.bank_path
+        key_dir = config.var_dir if config.bank_url else None
+        self.bank = BankWorker(bank_factory or default_bank_factory(target, config.bank_busy_timeout, key_dir))
         self.hub = PublicHub()  # the hall: real time
         self.remote = PublicHub(delay=config.broadcast_delay)  # remote viewers: held back by broadcast_delay
         self.streams = PublicStreams(self.hub, self.remote)
+        self.relay_publisher: RelayPublisher | None = None
+        if config.relay_nats:  # the relays' viewers: the hall's stream, in real time, to NATS (relays hold it back)
+            self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event)
+            self.hub.sinks.append(self.relay_publisher.sink)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
         self.closed: ClosedBoards | None = None
@@ -97,6 +106,8 @@ class Service:
     # -- life cycle ----------------------------------------------------------------------------------------
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
+        if self.relay_publisher is not None:
+            self.relay_publisher.start()
         self._seal_clock = time.monotonic()
         self._seal_retry = 0.0
         await self.watch_bank()
@@ -126,6 +137,8 @@ class Service:
                 await station.disconnect()
             await station.flush(SHUTDOWN_FLUSH_S)  # a deal waiting for the bank gets a last chance
         self.bank.close()
+        if self.relay_publisher is not None:
+            await self.relay_publisher.close()
 
     async def watch_bank(self) -> None:
         """Publish the ledger's anchor (size, head) whenever it moved — by this service or any other writer."""

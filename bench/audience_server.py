@@ -1,0 +1,78 @@
+"""The hall service for the audience benchmark, in its own process: ``python -m bench.audience_server``.
+
+The real hall application (``create_app`` over a ``Service`` with no station started) on uvicorn, with the HTTP
+parser and event loop chosen on the command line, plus one bench-only route: ``POST /bench/publish?count=N&rate=R``
+publishes N public card messages through the hall's hub at R messages/s (the same call a station makes after a
+card is read and committed) and answers with each message's hall id and its wall-clock publish time. With
+``--nats`` the hall also publishes to the relays' stream, as ``[relay] nats`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.audience_server")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--http", default="h11", choices=("h11", "httptools"))
+    parser.add_argument("--loop", default="asyncio", choices=("asyncio", "uvloop"))
+    parser.add_argument("--nats", default=None)
+    parser.add_argument("--event", default="bench")
+    args = parser.parse_args()
+
+    import uvicorn
+
+    from dealer.regulation import regulation_from_dict
+    from dealer.web.app import create_app
+    from dealer.web.config import config_from_dict
+    from dealer.web.service import Service
+
+    tmp = Path(tempfile.mkdtemp(prefix="dealer-bench-"))
+    data: dict[str, Any] = {"var_dir": str(tmp), "bank": {"path": str(tmp / "bank.sqlite")}}
+    if args.nats:
+        data["relay"] = {"nats": args.nats, "event": args.event}
+    cfg = config_from_dict(data, "bench")
+    reg = regulation_from_dict({"dealing": {"variant": 3}, "bank": {"target": 100}, "session": {"boards": 1}})
+    service = Service(cfg, reg, autostart=False)
+    app = create_app(service)
+
+    async def publish(count: int, rate: float) -> dict[str, Any]:
+        if service.relay_publisher is not None:
+            await service.relay_publisher.flush(30)
+        times: list[float] = []
+        first = service.hub.last_id + 1
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for k in range(count):
+            at = start + k / rate
+            delay = at - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            pos = k % 52
+            if pos == 0:
+                service.hub.publish(
+                    {"type": "deal_started", "station": "A", "attempt": k // 52 + 1, "variant": 3, "open_count": 52}
+                )
+                times.append(time.time())
+            msg = {"type": "card", "station": "A", "attempt": k // 52 + 1, "position": pos, "seat": "NESW"[k % 4]}
+            service.hub.publish({**msg, "card": pos})
+            times.append(time.time())
+        if service.relay_publisher is not None:
+            await service.relay_publisher.flush(30)
+        return {"first": first, "times": times}
+
+    async def bench_publish(count: int = 100, rate: float = 20.0) -> dict[str, Any]:
+        return await publish(count, rate)
+
+    app.add_api_route("/bench/publish", bench_publish, methods=["POST"])
+    uvicorn.run(app, host="127.0.0.1", port=args.port, http=args.http, loop=args.loop, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""The audience over real sockets: SSE viewers in separate processes, from the hall service and through relays.
+
+Every figure is commit -> receipt: the wall-clock time the hall's hub was handed a public message (what a station
+does right after a card is read and, at a deal's end, committed) to the wall-clock time a viewer process read the
+bytes from its socket. Viewers are ``bench.sse_viewers`` processes (asyncio raw sockets, uvloop where installed),
+the servers are processes of their own; all on loopback on this machine, sharing its cores with the viewers.
+
+1. Hall service, 1,000 viewers: uvicorn on h11 + asyncio (the anchor: the stack measured in issue #17) against
+   httptools + uvloop (``uvicorn[standard]``), same run, same load; then 5,000 viewers on the faster stack.
+2. Relays: the hall publishes to NATS JetStream, 4 ``dealer relay`` processes serve 1,000 / 5,000 / 10,000
+   viewers; latency includes the hall's publisher, NATS and the relay.
+CPU per delivered event = CPU time of the serving processes (hall, or the 4 relays; not NATS, not the viewers)
+during the publishing window / messages received by all viewers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+NATS_URL = os.environ.get("DEALER_BENCH_NATS", "nats://127.0.0.1:4222")
+BUCKET = 1e-4
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args!r} exited with {proc.returncode}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} not ready")
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _procs(cmds: list[list[str]]) -> Iterator[list[subprocess.Popen[bytes]]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen(c, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in cmds]
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(10)
+
+
+class _ViewerProcs:
+    def __init__(self, urls: list[str], clients: int, procs: int) -> None:
+        self.procs: list[subprocess.Popen[str]] = []
+        per = [clients // procs + (1 if i < clients % procs else 0) for i in range(procs)]
+        offset = 0
+        for n in per:
+            args = [sys.executable, "-m", "bench.sse_viewers", "--clients", str(n), "--offset", str(offset)]
+            args += ["--timeout", "180"] + [a for u in urls for a in ("--url", u)]
+            self.procs.append(
+                subprocess.Popen(
+                    args, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+                )
+            )
+            offset += n
+        self.ready = 0
+        for p in self.procs:
+            assert p.stdout is not None
+            line = p.stdout.readline()
+            self.ready += int(line.split()[1]) if line.startswith("ready") else 0
+
+    def finish(self, until: int, commits: dict[int, float]) -> list[dict[str, Any]]:
+        payload = json.dumps({str(k): v for k, v in commits.items()})
+        for p in self.procs:
+            assert p.stdin is not None
+            p.stdin.write(f"until {until}\n{payload}\n")
+            p.stdin.flush()
+        out = []
+        for p in self.procs:
+            assert p.stdout is not None
+            line = p.stdout.readline()
+            p.wait(60)
+            out.append(json.loads(line) if line else {"hist": {}, "received": 0, "gaps": [], "complete": 0})
+        return out
+
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
+
+
+def _percentile(hist: dict[int, int], q: float) -> float:
+    total = sum(hist.values())
+    if not total:
+        return float("nan")
+    rank = q / 100 * total
+    seen = 0
+    for bucket in sorted(hist):
+        seen += hist[bucket]
+        if seen >= rank:
+            return (bucket + 0.5) * BUCKET * 1000  # ms
+    return float("nan")
+
+
+def _merge(results: list[dict[str, Any]]) -> dict[str, Any]:
+    hist: dict[int, int] = {}
+    for r in results:
+        for k, v in r["hist"].items():
+            hist[int(k)] = hist.get(int(k), 0) + v
+    return {
+        "p50": _percentile(hist, 50),
+        "p99": _percentile(hist, 99),
+        "received": sum(r["received"] for r in results),
+        "gaps": sum(sum(r["gaps"]) for r in results),
+        "complete": sum(r["complete"] for r in results),
+    }
+
+
+def _stream_last(event: str) -> int:
+    async def go() -> int:
+        import nats
+
+        from dealer.broadcast.wire import stream_name
+
+        nc = await nats.connect(NATS_URL)
+        try:
+            info = await nc.jetstream().stream_info(stream_name(event))
+            return int(info.state.last_seq)
+        finally:
+            await nc.close()
+
+    return asyncio.run(go())
+
+
+def _delete_stream(event: str) -> None:
+    async def go() -> None:
+        import nats
+
+        from dealer.broadcast.wire import stream_name
+
+        nc = await nats.connect(NATS_URL)
+        with contextlib.suppress(Exception):
+            await nc.jetstream().delete_stream(stream_name(event))
+        await nc.close()
+
+    with contextlib.suppress(Exception):
+        asyncio.run(go())
+
+
+def _hall(clients: int, procs: int, count: int, rate: float, http: str, loop: str) -> dict[str, Any]:
+    port = _free_port()
+    cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--http", http, "--loop", loop]
+    with _procs([cmd]) as (server,):
+        base = f"http://127.0.0.1:{port}"
+        _wait_http(f"{base}/api/public/snapshot", server)
+        viewers = _ViewerProcs([base], clients, procs)
+        try:
+            cpu0 = _cpu(server.pid)
+            r = httpx.post(f"{base}/bench/publish", params={"count": count, "rate": rate}, timeout=600).json()
+            cpu = _cpu(server.pid) - cpu0
+            commits = {r["first"] + i: t for i, t in enumerate(r["times"])}
+            m = _merge(viewers.finish(max(commits), commits))
+        finally:
+            viewers.kill()
+    m.update(ready=viewers.ready, cpu_us=cpu / max(m["received"], 1) * 1e6, messages=len(commits))
+    return m
+
+
+def _relays(clients: int, procs: int, count: int, rate: float, relays: int = 4) -> dict[str, Any]:
+    event = f"bench{uuid.uuid4().hex[:8]}"
+    port = _free_port()
+    hall_cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--http", "httptools"]
+    hall_cmd += ["--loop", "uvloop", "--nats", NATS_URL, "--event", event]
+    relay_ports = [_free_port() for _ in range(relays)]
+    relay_cmds = [
+        [sys.executable, "-m", "dealer", "relay", "--nats", NATS_URL, "--event", event, "--port", str(p)]
+        for p in relay_ports
+    ]
+    try:
+        with _procs([hall_cmd, *relay_cmds]) as (hall, *relay_procs):
+            base = f"http://127.0.0.1:{port}"
+            _wait_http(f"{base}/api/public/snapshot", hall)
+            urls = [f"http://127.0.0.1:{p}" for p in relay_ports]
+            for u, p in zip(urls, relay_procs, strict=True):
+                _wait_http(f"{u}/api/public/health", p)
+            viewers = _ViewerProcs(urls, clients, procs)
+            try:
+                cpu0 = sum(_cpu(p.pid) for p in relay_procs)
+                r = httpx.post(f"{base}/bench/publish", params={"count": count, "rate": rate}, timeout=600).json()
+                last = _stream_last(event)
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline and any(_relay_last(u) < last for u in urls):
+                    time.sleep(0.05)
+                first_seq = last - len(r["times"]) + 1
+                commits = {first_seq + i: t for i, t in enumerate(r["times"])}
+                m = _merge(viewers.finish(last, commits))
+                cpu = sum(_cpu(p.pid) for p in relay_procs) - cpu0
+            finally:
+                viewers.kill()
+    finally:
+        _delete_stream(event)
+    m.update(ready=viewers.ready, cpu_us=cpu / max(m["received"], 1) * 1e6, messages=len(commits))
+    return m
+
+
+def _relay_last(url: str) -> int:
+    """A relay's last released id (-1 while it is too busy to answer: the caller asks again)."""
+    try:
+        return int(httpx.get(f"{url}/api/public/health", timeout=30).json()["last_id"])
+    except httpx.HTTPError:
+        return -1
+
+
+def _guarded(label: str, fn: Any, *args: Any) -> dict[str, Any] | dict[str, str]:
+    try:
+        result: dict[str, Any] = fn(*args)
+        return result
+    except Exception as exc:  # one scenario failing must not hide the others' figures
+        return {"failed": f"{label}: {type(exc).__name__}: {exc}"}
+
+
+def _nats_up() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 4222), timeout=2) as s:
+            return s.recv(64).startswith(b"INFO")
+    except OSError:
+        return False
+
+
+def _rows(label: str, m: dict[str, Any], clients: int, target_p99: str | None) -> list[dict[str, Any]]:
+    note = (
+        f"{m['messages']} msgs, {m['received']:,} deliveries, {m['ready']}/{clients} connected, "
+        f"{m['complete']}/{clients} complete, gaps {m['gaps']}"
+    )
+    return [
+        {"name": f"{label}: p50", "value": round(m["p50"], 2), "unit": "ms", "note": note},
+        {"name": f"{label}: p99", "value": round(m["p99"], 2), "unit": "ms", "target": target_p99, "note": note},
+        {"name": f"{label}: CPU per delivery", "value": round(m["cpu_us"], 2), "unit": "µs"},
+    ]
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    count = 60 if quick else 200
+    rate = 20.0  # messages/s: a fast dealing machine's card rate, twice a real one's
+    stacks = [("h11", "asyncio"), ("httptools", "uvloop")]
+    try:
+        import httptools  # noqa: F401
+        import uvloop  # noqa: F401
+    except ImportError:
+        stacks = stacks[:1]
+
+    def add(label: str, m: dict[str, Any], clients: int, target: str | None) -> None:
+        if "failed" in m:
+            rows.append({"name": f"{label}: FAILED", "value": None, "unit": "", "note": m["failed"]})
+        else:
+            rows.extend(_rows(label, m, clients, target))
+
+    for http, loop in stacks:
+        label = f"hall {http}+{loop}, 1,000 viewers"
+        add(label, _guarded(label, _hall, 1000, 2, count, rate, http, loop), 1000, "<= 20")
+    if not quick:
+        http, loop = stacks[-1]
+        label = f"hall {http}+{loop}, 5,000 viewers"
+        add(label, _guarded(label, _hall, 5000, 4, count, rate / 2, http, loop), 5000, None)
+    if not _nats_up():
+        rows.append({"name": "relays", "value": None, "unit": "", "note": f"skipped: no NATS at {NATS_URL}"})
+        return rows
+    sizes = [(1000, 2, rate)] if quick else [(1000, 2, rate), (5000, 4, rate / 2), (10000, 4, rate / 4)]
+    for clients, procs, r in sizes:
+        label = f"4 relays, {clients:,} viewers"
+        n = count if clients < 10000 else count // 2
+        add(label, _guarded(label, _relays, clients, procs, n, r), clients, "<= 20" if clients == 1000 else None)
+    return rows

@@ -1,0 +1,30 @@
+"""Opening a bank by what names it: a SQLite file path, or a ``postgresql://`` URL (same repository, two engines)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .store import BankError, SqliteBank
+
+
+def open_bank_at(
+    target: str | Path, key_dir: Path | str | None = None, create: bool = True, busy_timeout: float | None = None
+) -> SqliteBank:
+    """The bank at ``target``. Without ``create``, a missing bank is an error (no empty bank by a typo)."""
+    from .pg_store import is_url, normalise_url, redact
+
+    if is_url(target):
+        from .pg_store import PostgresBank
+
+        url = normalise_url(target)
+        bank = PostgresBank(url, key_dir, create=create)
+        if not bank.bank_id:
+            bank.close()
+            raise BankError(f"{redact(url)}: no bank in that database yet (create it with dealer bank import)")
+        return bank
+    path = Path(target)
+    if not create and not path.exists():
+        raise BankError(f"{path}: no bank there (give --bank, or create it with dealer bank import)")
+    if busy_timeout is not None:
+        return SqliteBank(path, key_dir, busy_timeout=busy_timeout)
+    return SqliteBank(path, key_dir)

@@ -1,0 +1,315 @@
+"""The deal bank on PostgreSQL (psycopg 3): the same repository as ``SqliteBank``, for several writers at once.
+
+Every method of ``SqliteBank`` runs unchanged here: its SQL is engine-neutral and goes through ``_PgConnection``,
+which turns ``?`` placeholders into psycopg's and keeps the connection alive. What differs is the plumbing:
+
+* a write transaction is ``BEGIN`` then ``pg_advisory_xact_lock`` on the bank's key, so the appends of every
+  process on the database are serialised in the database itself: the head is read under the lock and the ledger
+  stays one hash chain; the lock goes with the transaction's end (commit, rollback, or a dead connection);
+* the schema comes from versioned migrations (``pg_schema``), applied under a session advisory lock;
+* a lost connection is reopened by itself: a read is simply repeated; a write whose transaction failed before
+  COMMIT was rolled back by the server and is retried; a deal whose COMMIT got no answer is looked up by its
+  cards, so an acknowledged deal is reported once and never committed twice (other writes then report that the
+  outcome is unknown).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+
+from dealer.core import Deal
+
+from .api import CommittedDeal, DealSource
+from .ledger import EntryKind
+from .pg_schema import LATEST, MIGRATIONS
+from .store import SCHEMA_VERSION, BankError, BankUnavailableError, SqliteBank, utc_now
+
+WRITE_LOCK = 0x6465616C6572  # "dealer": pg_advisory_xact_lock key serialising the bank's writes
+MIGRATE_LOCK = WRITE_LOCK + 1
+RETRY_SECONDS = 30.0
+T = TypeVar("T")
+
+
+class BankUnavailable(BankUnavailableError):
+    """The database could not be reached (or the connection broke) for this operation."""
+
+    def __init__(self, message: str, maybe_committed: bool = False) -> None:
+        super().__init__(message)
+        self.maybe_committed = maybe_committed
+
+
+def is_url(value: str | Path) -> bool:
+    text = str(value)
+    return text.startswith(("postgresql:", "postgres:"))
+
+
+def normalise_url(value: str | Path) -> str:
+    """A URL that went through ``pathlib.Path`` lost a slash (``postgresql:/host/db``): put it back."""
+    text = str(value)
+    for scheme in ("postgresql:", "postgres:"):
+        if text.startswith(scheme) and not text.startswith(scheme + "//"):
+            return scheme + "/" + text[len(scheme) :]
+    return text
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "postgresql://…"
+    host, db = info.get("host", ""), info.get("dbname", "")
+    return f"postgresql://{info.get('user', '')}@{host}:{info.get('port', 5432)}/{db}"
+
+
+def _scalar(cur: psycopg.Cursor[Any]) -> Any:
+    row = cur.fetchone()
+    if row is None:
+        raise BankError("the database returned no row")
+    return row[0]
+
+
+@lru_cache(maxsize=512)
+def _sql(statement: str) -> str:
+    return statement.replace("?", "%s")
+
+
+class _PgConnection:
+    """The subset of ``sqlite3.Connection`` the bank uses, over a psycopg connection that reopens itself."""
+
+    def __init__(self, url: str, connect_timeout: float = 5.0) -> None:
+        self.url = url
+        self.connect_timeout = connect_timeout
+        self._conn: psycopg.Connection[Any] | None = None
+        self.in_tx = False
+        self.reconnects = 0
+
+    def _open(self) -> psycopg.Connection[Any]:
+        if self._conn is not None and not self._conn.closed and not self._conn.broken:
+            return self._conn
+        if self._conn is not None:
+            self.reconnects += 1
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:
+            try:
+                self._conn = psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
+                )
+                return self._conn
+            except psycopg.OperationalError as exc:
+                if time.monotonic() > deadline:
+                    raise BankUnavailable(f"cannot reach the bank at {redact(self.url)}: {exc}") from exc
+                time.sleep(0.2)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        word = sql.lstrip()[:8].upper()
+        if self.in_tx:
+            try:
+                return self._open().execute(_sql(sql), params or None)
+            except psycopg.OperationalError as exc:
+                raise BankUnavailable(f"the bank's connection was lost in a transaction: {exc}") from exc
+        for attempt in (1, 2):  # outside a transaction a statement is a read (or BEGIN): repeat it once
+            try:
+                cur = self._open().execute(_sql(sql), params or None)
+                if word.startswith("BEGIN"):
+                    self.in_tx = True
+                return cur
+            except psycopg.OperationalError as exc:
+                if attempt == 2:
+                    raise BankUnavailable(f"the bank's connection was lost: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any]:
+        cur = self._open().cursor()
+        try:
+            cur.executemany(_sql(sql), list(rows))
+        except psycopg.OperationalError as exc:
+            raise BankUnavailable(f"the bank's connection was lost in a transaction: {exc}") from exc
+        return cur
+
+    def commit(self) -> None:
+        conn = self._open()
+        try:
+            conn.execute("COMMIT")
+        except psycopg.OperationalError as exc:
+            raise BankUnavailable(f"the bank's connection was lost at COMMIT: {exc}", maybe_committed=True) from exc
+        finally:
+            self.in_tx = False
+
+    def rollback(self) -> None:
+        self.in_tx = False
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            return  # the server rolls back a dead connection's transaction itself
+        try:
+            conn.execute("ROLLBACK")
+        except psycopg.Error:
+            conn.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+
+
+class PostgresBank(SqliteBank):
+    """The deal bank in a PostgreSQL database (one bank per database)."""
+
+    def __init__(
+        self,
+        url: str,
+        key_dir: Path | str | None = None,
+        clock: Callable[[], str] = utc_now,
+        create: bool = True,
+        schema: bool | None = None,
+    ) -> None:
+        """``create``: make the bank (schema and genesis) when the database has none. ``schema`` (default: as
+        ``create``): lay the schema into a database without one, but no genesis (``dealer bank migrate``)."""
+        self.url = normalise_url(url)
+        self.path = Path("var") / "postgresql"  # not a file: where a signing key goes when no key_dir is given
+        self.key_dir = Path(key_dir) if key_dir is not None else Path("var")
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._key = None
+        self._leaves: list[bytes] = []
+        self._db = _PgConnection(self.url)  # type: ignore[assignment]
+        self._create = create
+        self._schema = create if schema is None else schema
+        self._init_schema()
+
+    # -- plumbing -----------------------------------------------------------------------------------------
+    @property
+    def _pg(self) -> _PgConnection:
+        return self._db  # type: ignore[return-value]
+
+    def schema_version(self) -> int:
+        if not self._has_schema():
+            return 0
+        row = self._one("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+        return int(row[0])
+
+    def _migrate(self) -> None:
+        db = self._pg
+        with self._lock:
+            db.execute("SELECT pg_advisory_lock(?)", (MIGRATE_LOCK,))
+            try:
+                db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied TEXT)")
+                have = int(_scalar(db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")))
+                if have > LATEST:
+                    raise BankError(
+                        f"{redact(self.url)}: the bank's schema is version {have}, newer than this program's "
+                        f"{LATEST}: update bridge-dealer"
+                    )
+                for version, sql in MIGRATIONS:
+                    if version <= have:
+                        continue
+                    db.execute("BEGIN")
+                    try:
+                        db.execute(sql)
+                        db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, utc_now()))
+                    except BaseException:
+                        db.rollback()
+                        raise
+                    db.commit()
+            finally:
+                db.execute("SELECT pg_advisory_unlock(?)", (MIGRATE_LOCK,))
+
+    def _init_schema(self) -> None:
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:  # every step is idempotent: a connection lost on the way means starting over
+            try:
+                return self._init_schema_once()
+            except BankUnavailable:
+                self._pg.rollback()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def _has_schema(self) -> bool:
+        row = self._one("SELECT to_regclass('schema_version') IS NOT NULL")
+        return bool(row[0])
+
+    def _init_schema_once(self) -> None:
+        if not self._schema and not self._has_schema():  # open only: never lay a schema into a stranger's database
+            self.bank_id = ""
+            return
+        self._migrate()
+        if self._create:
+            with self._tx() as db:
+                if _scalar(db.execute("SELECT COUNT(*) FROM meta")) == 0:  # a new bank
+                    import uuid
+
+                    bank_id = str(uuid.uuid4())
+                    db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
+                    db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                    self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
+        row = self._one("SELECT value FROM meta WHERE key='bank_id'")
+        self.bank_id = str(row[0]) if row else ""
+
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        db = self._pg
+        with self._lock:
+            db.execute("BEGIN")
+            try:
+                db.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                yield db
+            except BaseException:
+                db.rollback()
+                raise
+            db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._pg.close()
+
+    def __enter__(self) -> PostgresBank:
+        return self
+
+    # -- writes that survive a lost connection ------------------------------------------------------------
+    def _retrying(self, fn: Callable[[], T]) -> T:
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:
+            try:
+                return fn()
+            except BankUnavailable as exc:
+                if exc.maybe_committed or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:
+            try:
+                return SqliteBank.commit_deal(self, deal, source)
+            except BankUnavailable as exc:
+                if exc.maybe_committed:  # did our COMMIT land? the deal's cards say
+                    found = self._retrying(lambda: self._committed(deal))
+                    if found is not None:
+                        return found
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def _committed(self, deal: Deal) -> CommittedDeal | None:
+        row = self._one(
+            "SELECT d.deal_id, d.commitment, d.ledger_index, l.hash FROM deals d JOIN ledger l "
+            "ON l.idx = d.ledger_index WHERE d.canonical = ?",
+            (deal.to_bytes(),),
+        )
+        if row is None:
+            return None
+        return CommittedDeal(int(row[0]), bytes(row[1]).hex(), int(row[2]), bytes(row[3]).hex())
+
+    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+        return self._retrying(lambda: SqliteBank.void_deal(self, reason, station, detail))
+
+    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+        return self._retrying(lambda: SqliteBank.record_event(self, kind, payload))

@@ -1,0 +1,141 @@
+"""The hall service's side: every public message, in real time, onto the event's JetStream stream.
+
+``sink`` is called by the hub for each message before any broadcast delay (the relays apply the delay for remote
+viewers). It only queues: the hall never waits for NATS. One task publishes in order, in batches, each message
+with a ``Nats-Msg-Id`` (this process's run id and its number) so that a batch resent after a lost connection is
+stored once. NATS being down does not stop the hall: messages wait in the queue (bounded) and go out when the
+server is back; past the bound the oldest are dropped, counted and logged (relays then show a gap-free stream of
+what was kept, and the next ``bank``/``station`` messages correct the totals).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections import deque
+from typing import Any
+
+from .wire import WireError, encode, stream_name, subject
+
+log = logging.getLogger("dealer.relay.publisher")
+
+BATCH = 256
+
+
+async def ensure_stream(js: Any, event: str) -> None:
+    """Create the event's stream if absent (file storage, one subject, keep everything of the event)."""
+    from nats.js.api import StorageType, StreamConfig
+    from nats.js.errors import NotFoundError
+
+    config = StreamConfig(name=stream_name(event), subjects=[subject(event)], storage=StorageType.FILE)
+    try:
+        await js.stream_info(config.name)
+    except NotFoundError:
+        await js.add_stream(config)
+
+
+class RelayPublisher:
+    def __init__(self, url: str, event: str, limit: int = 100_000) -> None:
+        self.url = url
+        self.event = event
+        self.subject = subject(event)
+        self.limit = limit
+        self.run_id = uuid.uuid4().hex[:12]
+        self.published = 0
+        self.dropped = 0
+        self.refused = 0
+        self._queue: deque[tuple[str, bytes]] = deque()
+        self._seq = 0
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._nc: Any = None
+        self._closing = False
+
+    # -- called by the hub (event loop thread) ------------------------------------------------------------
+    def sink(self, msg: dict[str, Any]) -> None:
+        try:
+            data = encode(msg)
+        except WireError as exc:  # never publish what is not public; the hall goes on
+            self.refused += 1
+            log.error("not sent to the relays: %s", exc)
+            return
+        self._seq += 1
+        self._queue.append((f"{self.run_id}-{self._seq}", data))
+        if len(self._queue) > self.limit:
+            self._queue.popleft()
+            self.dropped += 1
+            if self.dropped in (1, 10, 100) or self.dropped % 1000 == 0:
+                log.error("NATS unreachable: %d public message(s) for the relays dropped", self.dropped)
+        self._wake.set()
+
+    # -- life cycle -----------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    async def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until everything queued is stored in the stream (True) or ``timeout`` passes (False)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self._queue and loop.time() < end:
+            await asyncio.sleep(0.01)
+        return not self._queue
+
+    async def close(self, timeout: float = 2.0) -> None:
+        with contextlib.suppress(Exception):
+            await self.flush(timeout)
+        self._closing = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._nc is not None:
+            with contextlib.suppress(Exception):
+                await self._nc.close()
+
+    async def _connect(self) -> Any:
+        import nats
+
+        while True:
+            try:
+                nc = await nats.connect(
+                    self.url,
+                    name=f"dealer-hall-{self.run_id}",
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.5,
+                    connect_timeout=2,
+                    allow_reconnect=True,
+                )
+                js = nc.jetstream()
+                await ensure_stream(js, self.event)
+                self._nc = nc
+                return js
+            except Exception as exc:
+                log.warning("relays: cannot reach NATS at %s (%s); retrying", self.url, exc)
+                await asyncio.sleep(1.0)
+
+    async def _run(self) -> None:
+        js = await self._connect()
+        while not self._closing:
+            if not self._queue:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            batch = [self._queue[i] for i in range(min(BATCH, len(self._queue)))]
+            try:
+                await asyncio.gather(
+                    *(js.publish(self.subject, data, headers={"Nats-Msg-Id": mid}, timeout=5) for mid, data in batch)
+                )
+            except Exception as exc:  # resend the batch in order; the stream drops the duplicates by message id
+                log.warning("relays: publish failed (%s); retrying", exc)
+                await asyncio.sleep(0.2)
+                continue
+            for _ in batch:  # the queue may have dropped from its head meanwhile: drop only what was sent
+                if self._queue and self._queue[0] in batch:
+                    self._queue.popleft()
+            self.published += len(batch)

@@ -1,0 +1,39 @@
+"""``dealer relay``: a stateless public relay serving the audience page and stream from NATS JetStream."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+import typer
+
+from .app import app
+
+
+@app.command("relay")
+def relay(
+    nats_url: str = typer.Option(..., "--nats", help="NATS server URL, e.g. nats://127.0.0.1:4222."),
+    port: int = typer.Option(8080, "--port", help="Port to listen on."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    event: str = typer.Option("event", "--event", help="The event's name (as in the hall's [relay] event)."),
+    delay: float = typer.Option(0.0, "--delay", min=0.0, max=600.0, help="Broadcast delay for remote viewers, s."),
+    language: str = typer.Option("ru", "--language", help="Default page language (ru or en)."),
+) -> None:
+    """Serve the audience page and the public stream to remote viewers (no secret; public routes only)."""
+    import uvicorn
+
+    from dealer.broadcast.wire import check_event
+    from dealer.relay.app import create_relay_app
+    from dealer.web.config import LANGUAGES
+
+    if language not in LANGUAGES:
+        raise typer.BadParameter(f"{language!r}: allowed {', '.join(LANGUAGES)}", param_hint="--language")
+    if not nats_url.startswith(("nats://", "tls://")):
+        raise typer.BadParameter(f"{nats_url!r} must be a nats:// or tls:// URL", param_hint="--nats")
+    check_event(event)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    web = create_relay_app(nats_url, event, delay, language)
+    typer.echo(f"bridge-dealer relay: event {event!r} from {nats_url}, delay {delay:g} s, on http://{host}:{port}/")
+    server = uvicorn.Server(uvicorn.Config(web, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1))
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()

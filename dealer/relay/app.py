@@ -1,0 +1,94 @@
+"""The relay's web application: the audience page, its static files and catalogues, the public snapshot and SSE.
+
+Nothing else is routed: every judge, director, export or other path is a 404 here, and the relay holds no secret
+to check (it has none to lose). The page, scripts and stream are the hall's audience display, fed by ``RelayFeed``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from dealer.web.config import LANGUAGES
+from dealer.web.hub import PublicHub, parse_last_event_id
+from dealer.web.i18n import catalogue, translate
+
+from .feed import RelayFeed
+
+PUBLIC_PATHS = ("/", "/static", "/i18n/{lang}.json", "/api/public/snapshot", "/api/public/events", "/api/public/health")
+
+
+def _web_dir(name: str) -> str:
+    return str(resources.files("dealer.web").joinpath(name))
+
+
+def create_relay_app(url: str, event: str, delay: float = 0.0, language: str = "ru") -> FastAPI:
+    hub = PublicHub()
+    hub.wait_ahead = True  # a viewer coming from a relay further along waits here for the same ids
+    feed = RelayFeed(hub, url, event, delay)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        feed.start()
+        try:
+            yield
+        finally:
+            hub.close()
+            await feed.close()
+
+    app = FastAPI(title="bridge-dealer relay", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.hub = hub
+    app.state.feed = feed
+    app.mount("/static", StaticFiles(directory=_web_dir("static")), name="static")
+    templates = Jinja2Templates(directory=_web_dir("templates"))
+
+    @app.get("/", response_class=HTMLResponse)
+    async def audience(request: Request) -> HTMLResponse:
+        asked = request.query_params.get("lang") or request.cookies.get("dealer_lang")
+        lang = asked if asked in LANGUAGES else language
+        context: dict[str, Any] = {
+            "lang": lang,
+            "t": lambda key, **p: translate(lang, key, **p),
+            "catalogues": json.dumps({code: catalogue(code) for code in LANGUAGES}, ensure_ascii=False),
+            "delay": delay,
+        }
+        response = templates.TemplateResponse(request, "audience.html", context)
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    @app.get("/i18n/{lang}.json")
+    async def i18n(lang: str) -> JSONResponse:
+        if lang not in LANGUAGES:
+            raise HTTPException(404, f"no language {lang!r} (available: {', '.join(LANGUAGES)})")
+        return JSONResponse(catalogue(lang))
+
+    @app.get("/api/public/snapshot")
+    async def public_snapshot() -> JSONResponse:
+        return JSONResponse(hub.state.snapshot(), headers={"X-Event-Id": str(hub.last_id)})
+
+    @app.get("/api/public/events")
+    async def public_events(request: Request) -> StreamingResponse:
+        last = parse_last_event_id(request.headers.get("last-event-id") or request.query_params.get("last_event_id"))
+        return StreamingResponse(
+            hub.stream(last),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    @app.get("/api/public/health")
+    async def health() -> JSONResponse:
+        """For a reverse proxy's health check: 200 while this relay reads the stream, 503 otherwise."""
+        body = {"nats": feed.connected, "last_id": hub.last_id, "viewers": hub.clients, "delay": delay}
+        return JSONResponse(body, status_code=200 if feed.connected else 503)
+
+    return app

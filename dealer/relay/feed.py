@@ -1,0 +1,122 @@
+"""A relay's side: the event's stream, from its first message, into a ``PublicHub`` keyed by stream sequence.
+
+Ids given to viewers are the stream's sequence numbers, the same on every relay, so a viewer who reconnects to
+another relay resumes with ``Last-Event-ID`` where it left off. The broadcast delay for remote viewers is applied
+here: a message is released ``delay`` seconds after the stream stored it (its JetStream timestamp), so relays
+started at different times release each message at the same moment, and a relay started late serves the old part
+of the stream at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from typing import Any
+
+from dealer.broadcast.publisher import ensure_stream
+from dealer.broadcast.wire import WireError, decode, subject
+from dealer.web.hub import PublicHub
+
+log = logging.getLogger("dealer.relay.feed")
+
+
+class RelayFeed:
+    def __init__(self, hub: PublicHub, url: str, event: str, delay: float = 0.0) -> None:
+        self.hub = hub
+        self.url = url
+        self.event = event
+        self.delay = delay
+        self.received = 0
+        self.refused = 0
+        self.connected = False
+        self._pending: deque[tuple[float, int, dict[str, Any]]] = deque()
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._nc: Any = None
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._consume()), loop.create_task(self._release())]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._nc is not None:
+            with contextlib.suppress(Exception):
+                await self._nc.close()
+
+    async def _connect(self) -> Any:
+        import nats
+
+        async def disconnected() -> None:
+            self.connected = False
+
+        async def reconnected() -> None:
+            self.connected = True
+
+        while True:
+            try:
+                nc = await nats.connect(
+                    self.url,
+                    name="dealer-relay",
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.5,
+                    connect_timeout=2,
+                    disconnected_cb=disconnected,
+                    reconnected_cb=reconnected,
+                )
+                js = nc.jetstream()
+                await ensure_stream(js, self.event)
+                self._nc = nc
+                self.connected = True
+                return js
+            except Exception as exc:
+                log.warning("relay: cannot reach NATS at %s (%s); retrying", self.url, exc)
+                await asyncio.sleep(1.0)
+
+    async def _consume(self) -> None:
+        from nats.js.api import DeliverPolicy
+
+        js = await self._connect()
+        # An ordered consumer: in order, from the first message, recreated by the client after any gap.
+        sub = await js.subscribe(subject(self.event), ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+        async for msg in sub.messages:
+            meta = msg.metadata
+            try:
+                data = decode(msg.data)
+            except WireError as exc:  # serve nothing that is not a valid public message
+                self.refused += 1
+                log.error("relay: message %d refused: %s", meta.sequence.stream, exc)
+                data = None
+            self.received += 1
+            seq = int(meta.sequence.stream)
+            if self.delay <= 0 and not self._pending:
+                self._deliver(seq, data)
+                continue
+            release = meta.timestamp.timestamp() + self.delay
+            self._pending.append((release, seq, data if data is not None else {}))
+            self._wake.set()
+
+    def _deliver(self, seq: int, data: dict[str, Any] | None) -> None:
+        if data:  # a refused message leaves a jump in ids: viewers resuming across it get a snapshot
+            self.hub.emit_at(seq, data)
+
+    async def _release(self) -> None:
+        while True:
+            if not self._pending:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            wait = self._pending[0][0] - time.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            while self._pending and self._pending[0][0] <= time.time():
+                _, seq, data = self._pending.popleft()
+                self._deliver(seq, data)

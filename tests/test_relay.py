@@ -1,0 +1,336 @@
+"""Public relays on NATS JetStream: the hall's public stream, served by stateless relays in other processes.
+
+A relay killed mid-stream: its viewers reconnect to another relay with Last-Event-ID and miss nothing. Everything
+published to NATS during a variant-2 session with a draw holds no hidden card, no drawn deal before the reveal and
+no secret. A relay refuses every route that is not public, and needs, creates and holds no secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from _relay_support import Relay, Viewers, delete_stream, nats_or_skip, relays, stream_messages, unique_event
+from _web_server import Running, regulation, running_service, service_config
+
+from dealer.bank.keys import KEY_FILE
+from dealer.bank.store import SqliteBank
+from dealer.broadcast.wire import PUBLIC_TYPES, WireError, encode, subject
+from dealer.core import Card
+from dealer.web.public import HALL_DRAW_KEYS
+
+K = 32
+KEYS = {
+    "card": {"type", "station", "attempt", "position", "seat", "card"},
+    "hidden": {"type", "station", "attempt", "position", "seat", "count"},
+    "deal_started": {"type", "station", "attempt", "variant", "open_count"},
+    "deal_voided": {"type", "station", "attempt", "reason"},
+    "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
+    "station": {"type", "station", "variant", "open_count", "status"},
+    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
+}
+COMMITMENT_KEYS = {"type", *HALL_DRAW_KEYS}
+
+
+@pytest.fixture
+def event() -> Any:
+    nats_or_skip()
+    name = unique_event()
+    yield name
+    delete_stream(name)
+
+
+def wait_for(predicate: Any, timeout: float = 120.0, what: str = "a condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def judge(server: Running, action: str, **body: Any) -> None:
+    r = httpx.post(
+        f"{server.base}/api/judge/stations/A/{action}",
+        json=body,
+        headers={"Authorization": f"Bearer {server.judge}"},
+        timeout=30,
+    )
+    assert r.status_code == 200, r.text
+
+
+def hall_config(tmp: Path, event: str, cards_per_second: float = 5000.0) -> Any:
+    from _relay_support import NATS_URL
+
+    return service_config(
+        tmp,
+        relay={"nats": NATS_URL, "event": event},
+        stations=[{"name": "A", "cards_per_second": cards_per_second, "fault_rate": 0.0}],
+    )
+
+
+def published_all(server: Running) -> None:
+    pub = server.service.relay_publisher
+    assert pub is not None
+    wait_for(lambda: pub.pending == 0 and pub.published > 0, what="the hall to publish to NATS")
+
+
+# -- wire --------------------------------------------------------------------------------------------------
+def test_wire_refuses_what_is_not_public() -> None:
+    card = {"type": "card", "station": "A", "attempt": 1, "position": 3, "seat": "N", "card": 12}
+    draw = {"type": "commitment", "label": "s1", "commitment": "ab" * 32, "deals": 2, "state": "committed"}
+    assert encode({**draw, "state": "revealed", "drawn": [3, 9], "secret": "cd" * 16})
+    assert encode(card) == b'{"type":"card","station":"A","attempt":1,"position":3,"seat":"N","card":12}'
+    for bad, why in (
+        ({**card, "hidden": [1, 2]}, "extra field"),
+        ({**card, "card": 52}, "no such card"),
+        ({**card, "seat": "X"}, "no such seat"),
+        ({"type": "snapshot", "stations": []}, "a snapshot is folded by each relay"),
+        ({"type": "deal", "deal": "N:AKQ..."}, "unknown type"),
+        ({"type": "bank", "formed": 1, "target": 2}, "missing field"),
+        ({**draw, "state": "drawn", "drawn": [3]}, "drawn deals before the reveal"),
+        ({**draw, "state": "public-value", "secret": "ab" * 16}, "K before the reveal"),
+    ):
+        with pytest.raises(WireError):
+            encode(bad)
+        assert why
+    assert "snapshot" not in PUBLIC_TYPES and {*KEYS, "commitment"} == PUBLIC_TYPES
+
+
+# -- a relay killed mid-stream ----------------------------------------------------------------------------------
+def test_viewers_of_a_killed_relay_resume_on_another_without_a_gap(tmp_path: Path, event: str) -> None:
+    deals = 12
+    cfg = hall_config(tmp_path, event, cards_per_second=400.0)
+    with running_service(cfg, regulation(2, K, target=deals), autostart=False) as server, relays(event, 2) as (a, b):
+        viewers = Viewers([a.base, b.base], clients=40)  # viewers 0, 2, 4… start on relay a; 1, 3, 5… on b
+        try:
+            assert viewers.ready == 40
+            judge(server, "connect", device="simulator")
+            judge(server, "start")
+            wait_for(lambda: a.last_id() >= 200, what="relay a to be mid-stream")
+            a.kill()
+            killed_at = server.service.hub.last_id
+            wait_for(lambda: server.service.stations["A"].status == "target_reached", what="the bank target")
+            published_all(server)
+            total = stream_messages(event)[-1][0]
+            wait_for(lambda: b.last_id() == total, what="relay b to catch up")
+            result = viewers.finish(total)
+        finally:
+            viewers.kill()
+        assert killed_at < server.service.hub.last_id  # the kill came before the session's end
+        assert result["complete"] == 40, result
+        assert result["gaps"] == [0] * 40, result
+        assert result["duplicates"] == 0
+        assert result["reconnects"] >= 20  # every viewer of relay a moved
+        assert result["snapshots"] == 40  # one at the first connect each, none on resuming
+        # relay b's screen is the hall's screen
+        hall = httpx.get(f"{server.base}/api/public/snapshot").json()
+        remote = httpx.get(f"{b.base}/api/public/snapshot").json()
+        assert remote == hall and hall["bank"]["formed"] == deals
+
+
+# -- what NATS carries --------------------------------------------------------------------------------------
+class Capture:
+    """A plain NATS subscriber on ``>`` (every subject) in its own thread, from before the session starts."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.items: list[tuple[str, bytes]] = []
+        self.ready = threading.Event()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+
+    async def _run(self) -> None:
+        import nats
+
+        nc = await nats.connect(self.url)
+
+        async def keep(msg: Any) -> None:
+            self.items.append((msg.subject, bytes(msg.data)))
+
+        await nc.subscribe(">", cb=keep)
+        await nc.flush()
+        self.ready.set()
+        while not self.done.is_set():
+            await asyncio.sleep(0.02)
+        await nc.flush()
+        await nc.close()
+
+    def __enter__(self) -> Capture:
+        self.thread.start()
+        assert self.ready.wait(20)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(20)
+
+    def snapshot(self) -> list[tuple[str, bytes]]:
+        return list(self.items)
+
+
+def test_nats_carries_no_hidden_card_no_drawn_deal_and_no_secret(tmp_path: Path, event: str) -> None:
+    import json
+
+    from _relay_support import NATS_URL
+
+    deals = 40
+    cfg = hall_config(tmp_path, event)
+    with Capture(NATS_URL) as cap:
+        with running_service(cfg, regulation(2, K, target=deals), autostart=False) as server:
+            judge(server, "connect", device="simulator")
+            judge(server, "start")
+            wait_for(lambda: server.service.stations["A"].status == "target_reached", what="the bank target")
+            auth = {"Authorization": f"Bearer {server.director}"}
+            with httpx.Client(base_url=server.base, headers=auth, timeout=30) as d:
+                d.post("/api/director/seal").raise_for_status()
+                dice = {"witnesses": ["Ann", "Boris"], "rolls": 8}
+                d.post("/api/director/draws", json={"label": "s1", **dice}).raise_for_status()
+                d.post("/api/director/draws/s1/publish").raise_for_status()
+                d.post("/api/director/draws/s1/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
+                drawn = d.post("/api/director/draws/s1/run").json()["drawn"]
+                published_all(server)
+                before_reveal = cap.snapshot()
+                d.post("/api/director/draws/s1/reveal").raise_for_status()
+                published_all(server)
+            secrets = [server.judge, server.director]
+        key_pem = next((tmp_path / "var").rglob(KEY_FILE)).read_bytes()
+    everything = cap.snapshot()
+    ours = [json.loads(data) for subj, data in everything if subj == subject(event)]
+    assert ours and [json.loads(d) for _, d in stream_messages(event)] == ours  # the capture saw the whole stream
+
+    # 1. only public message types, each with exactly its public fields
+    for m in ours:
+        if m["type"] == "commitment":
+            assert set(m) <= COMMITMENT_KEYS and {"label", "commitment", "state"} <= set(m), m
+        else:
+            assert set(m) == KEYS[m["type"]], m
+    # 2. no hidden card: each committed deal's cards past the K-th never appear in its attempt's messages
+    bank = SqliteBank(cfg.bank_path)
+    try:
+        stored = bank.get_deals(list(range(1, bank.deal_count() + 1)))
+    finally:
+        bank.close()
+    committed = {m["attempt"]: m["bank_deal"] for m in ours if m["type"] == "deal_committed"}
+    assert len(committed) == deals
+    for attempt, bank_deal in committed.items():
+        order = [int(Card(c)) for c in stored[bank_deal - 1].dealing_order]
+        shown = [m["card"] for m in ours if m["type"] == "card" and m["attempt"] == attempt]
+        assert shown == order[:K]
+        assert not set(order[K:]) & set(shown)
+        hidden = [m for m in ours if m["type"] == "hidden" and m["attempt"] == attempt]
+        assert len(hidden) == 52 - K
+    # 3. no drawn deal (nor K) before the reveal, and no drawn deal's cards ever; no secret at all
+    raw_before = b"\n".join(data for _, data in before_reveal)
+    raw_all = b"\n".join(subj.encode() + b" " + data for subj, data in everything)
+    assert drawn
+    for x in drawn:
+        assert x["pbn"].encode() not in raw_all
+    draws_before = [json.loads(d) for s, d in before_reveal if s == subject(event)]
+    draws_before = [m for m in draws_before if m["type"] == "commitment"]
+    assert [m["state"] for m in draws_before] == ["committed", "public-value", "drawn"]
+    assert all("drawn" not in m and "secret" not in m for m in draws_before)
+    assert b'"drawn":' not in raw_before and b'"secret":' not in raw_before
+    revealed = [m for m in ours if m["type"] == "commitment" and m["state"] == "revealed"]
+    assert len(revealed) == 1 and revealed[0]["drawn"] == [x["deal_id"] for x in drawn]  # only after the reveal
+    for secret in secrets:
+        assert secret.encode() not in raw_all
+    body = b"".join(line for line in key_pem.splitlines() if not line.startswith(b"-----"))
+    assert body and body not in raw_all
+
+
+# -- what a relay serves ---------------------------------------------------------------------------------------
+def test_relay_refuses_every_route_that_is_not_public_and_holds_no_secret(tmp_path: Path, event: str) -> None:
+    from _web_server import regulation as reg
+    from fastapi.routing import APIRoute, APIWebSocketRoute
+
+    from dealer.web.app import create_app
+    from dealer.web.service import Service
+
+    hall = create_app(Service(service_config(tmp_path / "hall"), reg(), autostart=False))
+    paths: list[tuple[str, str]] = []
+    for route in hall.routes:
+        if isinstance(route, APIRoute | APIWebSocketRoute):
+            path = route.path.replace("{name}", "A").replace("{action}", "start").replace("{label}", "s1")
+            path = path.replace("{lang}", "ru")
+            for part in ("{", "}"):
+                assert part not in path or "{" in route.path
+            methods = sorted(getattr(route, "methods", None) or {"GET"})
+            paths += [(m, path) for m in methods]
+    public = {"/", "/api/public/snapshot", "/api/public/events", "/i18n/ru.json"}
+    private = [(m, p) for m, p in paths if p not in public]
+    assert len(private) >= 10 and any(p.startswith("/api/director") for _, p in private)
+    empty = tmp_path / "relay-cwd"
+    empty.mkdir()
+    relay = Relay(event, cwd=empty)
+    try:
+        with httpx.Client(base_url=relay.base, timeout=10) as c:
+            assert c.get("/").status_code == 200
+            assert c.get("/api/public/snapshot").json()["type"] == "snapshot"
+            assert c.get("/i18n/ru.json").status_code == 200
+            assert c.get("/static/audience.js").status_code == 200
+            for method, path in private:
+                for token in ("", "?token=" + "x" * 43):
+                    r = c.request(method, path + token, headers={"Authorization": "Bearer " + "x" * 43})
+                    assert r.status_code in (404, 405), (method, path, r.status_code)
+            for method in ("POST", "PUT", "DELETE"):
+                assert c.request(method, "/api/public/snapshot").status_code == 405
+    finally:
+        relay.stop()
+    assert list(empty.iterdir()) == []  # it wrote nothing: no secret, no key, no bank
+
+
+def test_relays_apply_the_broadcast_delay_and_the_hall_does_not(tmp_path: Path, event: str) -> None:
+    delay = 1.5
+    cfg = hall_config(tmp_path, event)
+    with running_service(cfg, regulation(2, K, target=1), autostart=False) as server, relays(event, 1, delay) as (r,):
+        published_all(server)  # the service's start-up messages
+        base = stream_messages(event)[-1][0]
+        wait_for(lambda: r.last_id() == base, what="the relay to hold the start-up messages")
+        judge(server, "connect", device="simulator")
+        start = time.monotonic()
+        judge(server, "start")
+        wait_for(lambda: server.service.stations["A"].status == "target_reached", what="the deal")
+        hall_done = time.monotonic() - start
+        published_all(server)
+        total = stream_messages(event)[-1][0]
+        wait_for(lambda: r.last_id() == total, what="the relay to release the deal")
+        relay_done = time.monotonic() - start
+        assert server.service.hub.delay == 0  # the hall's own screen is real time
+        assert relay_done >= delay > hall_done / 2
+
+
+def test_a_relay_behind_the_viewer_waits_for_its_ids_instead_of_sending_an_older_snapshot() -> None:
+    from dealer.web.hub import PublicHub
+
+    def card(k: int) -> dict[str, Any]:
+        return {"type": "card", "station": "A", "attempt": 1, "position": k, "seat": "NESW"[k % 4], "card": k}
+
+    async def go() -> list[bytes]:
+        hub = PublicHub(keepalive=0)
+        hub.wait_ahead = True
+        for seq in (1, 2, 3):
+            hub.emit_at(seq, card(seq))
+        stream = hub.stream(5)  # the viewer saw up to 5 on a relay further along
+        got = [await anext(stream)]
+        nxt = asyncio.ensure_future(anext(stream))
+        hub.emit_at(4, card(4))
+        hub.emit_at(5, card(5))
+        await asyncio.sleep(0.05)
+        assert not nxt.done()  # 4 and 5 it has: nothing to send
+        hub.emit_at(6, card(6))
+        got.append(await asyncio.wait_for(nxt, 5))
+        hub.emit_at(6, card(6))  # a redelivery of a held id changes nothing
+        assert hub.last_id == 6
+        hub.emit_at(9, card(9))  # a jump (a message refused by the relay): the history restarts there
+        assert hub._since(6) is None
+        hub.close()
+        return got
+
+    head, live = asyncio.run(go())
+    assert head == b"retry: 1000\n\n"
+    assert live.startswith(b"id: 6\n") and live.count(b"id: ") == 1
