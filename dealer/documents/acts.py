@@ -75,10 +75,12 @@ class Context:
 
 @cache
 def _catalogue(lang: str) -> dict[str, Any]:
-    from dealer.web.i18n import catalogue as web_catalogue
+    def read(path: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(resources.files("dealer").joinpath(path).read_text(encoding="utf-8"))
+        return data
 
-    own = json.loads(resources.files("dealer.documents").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8"))
-    merged: dict[str, Any] = {**web_catalogue(lang), **own}
+    # the pages' catalogue is read as a file, not through dealer.web: the documents sit below the web service
+    merged: dict[str, Any] = {**read(f"web/i18n/{lang}.json"), **read(f"documents/i18n/{lang}.json")}
     return merged
 
 
