@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import tomllib
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import IntEnum
 from importlib import resources
 from pathlib import Path
@@ -21,6 +22,8 @@ SHARE_RANGE = (1.0, 10.0)
 BOARDS_RANGE = (1, 200)
 COPIES_RANGE = (1, 50)
 BANK_TARGET_RANGE = (1, 10_000_000)
+SESSIONS_RANGE = (1, 100)
+SPARE_RANGE = (0, 10_000)
 
 
 class DealingVariant(IntEnum):
@@ -47,6 +50,22 @@ class Regulation:
     copies: int
     bank_target: int
     title: str = ""
+    sessions: int = 1  # the schedule: sessions of ``deals_per_session`` boards each …
+    spare_deals: int = 0  # … plus spare deals for replacement boards
+    share_bp: int = 500  # the share in hundredths of a percent (the exact figure the quota uses)
+
+    @property
+    def total_deals(self) -> int:
+        """Every deal the schedule may draw from the bank: sessions × boards + spare."""
+        return self.sessions * self.deals_per_session + self.spare_deals
+
+    def plan_text(self) -> str:
+        whole, frac = divmod(self.share_bp, 100)
+        pct = str(whole) if not frac else f"{whole}.{frac:02d}".rstrip("0")
+        return (
+            f"{self.sessions} sessions × {self.deals_per_session} boards + {self.spare_deals} spare = "
+            f"{self.total_deals} deals at {pct}% of the bank"
+        )
 
     def open_count(self) -> int:
         """How many of the 52 cards of a deal are shown publicly."""
@@ -73,6 +92,7 @@ _SCHEMA: dict[str, set[str]] = {
     "draw": {"share_percent", "deals"},
     "session": {"boards", "copies"},
     "bank": {"target"},
+    "schedule": {"sessions", "spare"},
 }
 
 
@@ -104,6 +124,7 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
     draw = data.get("draw", {})
     session = data.get("session", {})
     bank = data.get("bank", {})
+    schedule = data.get("schedule", {})
 
     if "variant" not in dealing:
         raise RegulationError("dealing.variant is required (1 closed, 2 partially open, 3 fully open)", source)
@@ -123,6 +144,8 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
 
     boards = _int(session.get("boards", 24), "session.boards", *BOARDS_RANGE, source)
     copies = _int(session.get("copies", 2), "session.copies", *COPIES_RANGE, source)
+    sessions = _int(schedule.get("sessions", 1), "schedule.sessions", *SESSIONS_RANGE, source)
+    spare = _int(schedule.get("spare", 0), "schedule.spare", *SPARE_RANGE, source)
     target_given = "target" in bank
     target = _int(bank["target"], "bank.target", *BANK_TARGET_RANGE, source) if target_given else 0
 
@@ -139,6 +162,14 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
                 f"draw.deals = {deals} is {share:.2f}% of bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
                 source,
             )
+        total = sessions * deals + spare
+        share_bp = max(-(-total * 10000 // target), 100)  # the whole schedule's share of the bank, rounded up
+        if share_bp > 1000:
+            raise RegulationError(
+                f"the schedule's {total} deals ({sessions} sessions × {deals} + {spare} spare) are "
+                f"{share_bp / 100:g}% of bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
+                source,
+            )
     else:
         raw = draw.get("share_percent", 5)
         if isinstance(raw, bool) or not isinstance(raw, int | float) or math.isnan(raw):
@@ -146,16 +177,22 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
         share = float(raw)
         if not lo_s <= share <= hi_s:
             raise RegulationError(f"draw.share_percent = {raw} is out of range: allowed {lo_s:g}..{hi_s:g}", source)
+        exact = Decimal(str(raw)) * 100
+        if exact != exact.to_integral_value():
+            raise RegulationError(f"draw.share_percent = {raw} has more than two decimals", source)
+        share_bp = int(exact)
         deals = boards
+        total = sessions * deals + spare
         if target_given:
-            drawn = round(target * share / 100)
-            if drawn < boards:
+            allowed = target * share_bp // 10000
+            if allowed < total:
                 raise RegulationError(
-                    f"bank.target = {target} at {share:g}% gives {drawn} deals, fewer than session.boards = {boards}",
+                    f"bank.target = {target} at {share:g}% gives {allowed} deals, fewer than the schedule's "
+                    f"{total} ({sessions} sessions × {deals} boards + {spare} spare)",
                     source,
                 )
         else:
-            target = math.ceil(boards * 100 / share)
+            target = -(-total * 10000 // share_bp)  # ceil(total × 100 / p)
     if deals < boards:
         raise RegulationError(f"draw.deals = {deals} is fewer than session.boards = {boards}", source)
 
@@ -171,6 +208,9 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
         copies=copies,
         bank_target=target,
         title=title,
+        sessions=sessions,
+        spare_deals=spare,
+        share_bp=share_bp,
     )
 
 

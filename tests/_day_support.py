@@ -77,8 +77,8 @@ class DayConfig:
         reg = self.root / "regulation.toml"
         reg.write_text(
             f'title = "Day test"\n[dealing]\nvariant = 2\nopen_cards = {self.open_cards}\n'
-            f"[draw]\nshare_percent = 5\n[session]\nboards = {min(200, max(1, self.target // 20))}\n"
-            f"copies = {self.copies}\n"
+            f"[draw]\nshare_percent = 10\n[session]\nboards = {min(200, max(1, self.target // 20))}\n"
+            f"copies = {self.copies}\n[schedule]\nsessions = 2\n"
             f"[bank]\ntarget = {self.target}\n"
         )
         cfg = self.root / "service.toml"
@@ -304,7 +304,7 @@ async def director(http: httpx.AsyncClient, server: ServerProcess, path: str, bo
 async def draw_round(http: httpx.AsyncClient, server: ServerProcess, label: str, dice: list[str]) -> dict[str, Any]:
     """Prepare, publish, public value from three witnesses, run: the drawn deals (director only)."""
     prepared = await director(
-        http, server, "/api/director/draws", {"label": label, "share": 5, "witnesses": list(WITNESSES), "digits": 4}
+        http, server, "/api/director/draws", {"label": label, "witnesses": list(WITNESSES), "rolls": 4, "faces": 10}
     )
     await director(http, server, f"/api/director/draws/{label}/publish")
     await director(http, server, f"/api/director/draws/{label}/value", {"dice": dice})

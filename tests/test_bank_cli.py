@@ -20,8 +20,8 @@ from dealer.formats.pbn import PBN
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+def dealer(cwd: Path, *args: str, columns: int = 200) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)}
     return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -37,28 +37,37 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     assert "b.lin:1: board 1: duplicate of deal 151 (a.pbn:" in r.stdout
     assert (tmp_path / "var" / "bank.sqlite").exists()
 
-    r = dealer(tmp_path, "draw", "prepare", "S1", "--share", "5", "--witness", "Ann", "--digits", "4")
+    (tmp_path / "reg.toml").write_text(
+        "[dealing]\nvariant = 3\n[draw]\nshare_percent = 5\n[session]\nboards = 15\n"
+    )  # 15 deals at 5 %: a 300-deal bank
+    (tmp_path / "big.toml").write_text("[dealing]\nvariant = 3\n[session]\nboards = 20\n")  # target 400
+    dice = ("--witness", "Ann", "--witness", "Bo", "--rolls", "8")
+    r = dealer(tmp_path, "draw", "prepare", "S1", "--regulation", "reg.toml", *dice)
     assert r.returncode == 1 and "no seal" in r.stderr
     assert dealer(tmp_path, "bank", "seal").returncode == 0
-    r = dealer(tmp_path, "draw", "prepare", "S1", "--share", "12", "--witness", "Ann", "--digits", "4")
-    assert (
-        r.returncode == 1
-        and "12% of 300 eligible deals rounds to 36 deals" in r.stderr
-        and "between 3 and 30" in r.stderr
-    )
-    r = dealer(
-        tmp_path, "draw", "prepare", "S1", "--share", "5", "--witness", "Ann", "--witness", "Bo", "--digits", "4"
-    )
+    r = dealer(tmp_path, "draw", "prepare", "S1", "--regulation", "big.toml", *dice)
+    assert r.returncode == 1 and "holds 300 deals, below the regulation's target of 400" in r.stderr
+    r = dealer(tmp_path, "draw", "prepare", "S1", "--regulation", "reg.toml", "--witness", "Ann", "--rolls", "4")
+    assert r.returncode == 1 and "carries 10.3 bits" in r.stderr
+    r = dealer(tmp_path, "draw", "prepare", "S1", "--regulation", "reg.toml", *dice, columns=40)
     assert r.returncode == 0, r.stderr
-    published = json.loads(r.stdout)
+    published = json.loads(r.stdout)  # plain JSON even on a 40-column terminal
     assert published["commitment"]["n"] == 15
+    assert len(published["signature"]) == 128 and published["signature"] in r.stdout
+    r = dealer(tmp_path, "draw", "public-value", "S1", "--dice", "12345612", "--dice", "65432165")
+    assert r.returncode == 1 and "not been shown to the hall" in r.stderr
+    shown = dealer(tmp_path, "draw", "publish", "S1", columns=40)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["witnesses"] == ["Ann", "Bo"]
     assert dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234", "--dice", "99").returncode == 1
-    assert dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234", "--dice", "9999").returncode == 0
+    r = dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234 5612", "--dice", "6543,2165", "--dry-run")
+    assert r.returncode == 0 and r.stdout == "12345612/65432165\n" and "not stored" in r.stderr
+    r = dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234 5612", "--dice", "6543,2165")
+    assert r.returncode == 0 and r.stdout == "12345612/65432165\n"
     r = dealer(tmp_path, "draw", "run", "S1")
     assert r.returncode == 0 and "15 deals drawn" in r.stdout
     drawn_pbn = [line.split()[-4:] for line in r.stdout.splitlines() if line.startswith("deal ")]
     assert len(drawn_pbn) == 15
-    status = dealer(tmp_path, "bank", "status", "--json")
+    status = dealer(tmp_path, "bank", "status", "--json", columns=40)
     assert status.returncode == 0
     st = json.loads(status.stdout)
     assert (st["deals"], st["drawn"], st["eligible"]) == (300, 15, 285)
@@ -70,7 +79,7 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     bundle = json.loads((tmp_path / "b.json").read_text())
     assert {Deal.from_pbn(d["pbn"]).to_pbn() for d in bundle["drawn"]} == {" ".join(h) for h in drawn_pbn}
     r = dealer(tmp_path, "draw", "verify", "b.json")
-    assert r.returncode == 0 and "all 11 checks passed" in r.stdout
+    assert r.returncode == 0 and "all 13 checks passed" in r.stdout
     key = dealer(tmp_path, "bank", "export-key")
     assert key.returncode == 0 and bundle["public_key"] in key.stdout
     r = dealer(tmp_path, "bank", "verify")

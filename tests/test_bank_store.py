@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from bank_support import fill, random_deal, station_source
+from draw_support import regulation
 
 from dealer.bank.api import BankApi, DealSource
 from dealer.bank.keys import verify_signature
@@ -79,7 +80,8 @@ def test_void_and_events_are_chained(bank: SqliteBank) -> None:
     assert bank.entry(j).prev == sha256(bank.entry(i).encode()).hexdigest()
     with pytest.raises(BankError, match="reason"):
         bank.void_deal("  ", "T1")
-    for kind in ("deal", "void", "seal", "draw", "reveal", "draw-commit", "genesis", "import"):
+    for kind in ("deal", "void", "seal", "draw", "reveal", "draw-commit", "genesis", "import", "draw-void",
+                 "draw-published"):  # fmt: skip
         with pytest.raises(BankError, match="written by the bank"):
             bank.record_event(kind, {})
     assert verify_bank(bank).ok
@@ -141,12 +143,17 @@ def _small_bank_with_everything(path: Path) -> SqliteBank:
     bank.record_event("shown", {"deal": 3})
     director = Director(bank)
     director.seal()
-    director.prepare("one", dice_spec(["A"], 3), count=3)
-    director.enter_public_value("one", dice=["123"])
+    reg = regulation(boards=3, sessions=1, spare=3, share=10)  # 6 deals at 10 %: a 60-deal bank
+    director.prepare("one", dice_spec(["A"], 13), reg)
+    director.publish("one")
+    director.enter_public_value("one", dice=["1234561234561"])
     director.run("one")
     director.reveal("one")
-    director.prepare("two", dice_spec(["A", "B"], 2), count=2)
-    director.enter_public_value("two", dice=["12", "34"])
+    director.prepare("gone", dice_spec(["A"], 13), reg, replacement=True)
+    director.void("gone", "prepared by mistake")
+    director.prepare("two", dice_spec(["A", "B"], 7), reg, replacement=True)
+    director.publish("two")
+    director.enter_public_value("two", dice=["1234561", "6543216"])
     director.run("two")
     return bank
 
@@ -215,7 +222,8 @@ def test_deleting_a_ledger_row_or_a_deal_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "bank.sqlite"
     _small_bank_with_everything(path).close()
     db = sqlite3.connect(path)
-    db.execute("DELETE FROM ledger WHERE idx = (SELECT MAX(idx) FROM ledger)")
+    # the last draw entry (and the automatic seal that follows every draw)
+    db.execute("DELETE FROM ledger WHERE idx >= (SELECT MAX(idx) FROM ledger WHERE kind <> 'seal')")
     db.commit()
     with SqliteBank(path) as b:
         report = verify_bank(b)

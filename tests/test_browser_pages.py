@@ -158,7 +158,7 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         page.wait_for_function("document.getElementById('d-eligible').textContent === '40'")
         page.fill("input[name=label]", "round-1")
         page.fill("input[name=witnesses]", "Ann, Boris")
-        page.fill("input[name=digits]", "3")
+        page.fill("input[name=rolls]", "8")
         page.get_by_role("button", name="Prepare the draw (commit)").click()
         draw = page.locator(".draw[data-label='round-1']")
         draw.wait_for()
@@ -168,11 +168,12 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         audience.goto(server.base + "/")
         audience.wait_for_selector("#commitment:not([hidden])")
         assert "round-1" in audience.locator("#commitment").inner_text()
-        draw.locator("input[name=public_value]").fill("123/456")
+        draw.locator("input[name=public_value]").fill("1234 5612 / 6543 2165")
         draw.get_by_role("button", name="Run the draw").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='drawn'] .drawnlist .drawn")
-        assert page.locator(".drawnlist .drawn").count() == 2
-        assert page.locator(".drawnlist .card").count() == 2 * 52  # the director sees the drawn deals
+        assert page.locator(".drawnlist .drawn").count() == 1  # 5 % of 40 sealed deals: the schedule's one board
+        assert page.locator(".drawnlist .card").count() == 52  # the director sees the drawn deals
+        assert "12345612/65432165" in audience.locator("#commitment").inner_text()  # V on the hall at once
         audience.reload()
         audience.wait_for_selector("#commitment:not([hidden])")
         assert audience.locator(".drawn").count() == 0  # the audience does not

@@ -67,19 +67,23 @@ def _check_deal_file(fmt: str, data: bytes, drawn: list[dict[str, Any]]) -> None
 
 
 async def _verify_bundle_elsewhere(
-    http: httpx.AsyncClient, server: ServerProcess, label: str, tmp: Path
+    http: httpx.AsyncClient, server: ServerProcess, label: str, tmp: Path, earlier: tuple[str, ...] = ()
 ) -> dict[str, Any]:
-    """Download the bundle, copy only it into an empty directory, verify it there in a separate process."""
-    r = await http.get(server.base + f"/api/director/draws/{label}/bundle", headers=director_headers())
-    assert r.status_code == 200, r.text
+    """Download the bundle (and those of the earlier draws), copy only them into an empty directory, verify
+    there in a separate process."""
     alone = tmp / f"verifier-{label.replace(' ', '_')}"
     alone.mkdir()
-    (alone / "bundle.json").write_bytes(r.content)
-    res = dealer_cli("draw", "verify", "bundle.json", cwd=alone)
+    names = []
+    for k, which in enumerate((label, *earlier)):
+        r = await http.get(server.base + f"/api/director/draws/{which}/bundle", headers=director_headers())
+        assert r.status_code == 200, r.text
+        names.append(f"bundle-{k}.json")
+        (alone / names[-1]).write_bytes(r.content)
+    res = dealer_cli("draw", "verify", *names, cwd=alone)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "checks passed" in res.stdout
-    assert sorted(p.name for p in alone.iterdir()) == ["bundle.json"]  # the verifier needed (and made) nothing else
-    return dict(r.json())
+    assert sorted(p.name for p in alone.iterdir()) == sorted(names)  # the verifier needed (and made) nothing else
+    return dict(json.loads((alone / names[0]).read_bytes()))
 
 
 async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> dict[str, Any]:
@@ -197,7 +201,7 @@ async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> di
         assert round2["commitment"]["eligible"]["count"] == formed - len(ids1)
         assert ids2 and not ids1 & ids2
         await director(http, server, "/api/director/draws/Round 2/reveal")
-        await _verify_bundle_elsewhere(http, server, "Round 2", tmp)
+        await _verify_bundle_elsewhere(http, server, "Round 2", tmp, ("Round 1",))
 
         # -- the audience saw the bank grow and the commitments, with no gap in its stream ---------------------
         async def both_rounds_seen() -> bool:

@@ -1,4 +1,4 @@
-"""The whole draw: commit, public value, run, reveal, bundle; verification without the database."""
+"""The whole draw: commit, publish, public value, run, reveal, bundle; verification without the database."""
 
 from __future__ import annotations
 
@@ -8,80 +8,98 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bank_support import random_deal, station_source
+from draw_support import DICE, derive, full_draw, make_bank, regulation
 
-from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank.ledger import canonical_json
+from dealer.bank.store import BankError
 from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
-from dealer.draw.protocol import DrawError, dice_spec, draw_seed, drawn_ids, named_spec, to_ranges
+from dealer.draw.protocol import DrawError, named_spec
 
 ROOT = Path(__file__).resolve().parents[1]
+REG = regulation(boards=18, sessions=2, spare=4, share=10)  # 40 deals at 10 % -> a 400-deal bank
 
 
 @pytest.fixture
-def director(tmp_path: Path) -> Director:
-    bank = SqliteBank(tmp_path / "var" / "bank.sqlite")
-    rng = random.Random(7)
-    bank.import_deals([ImportItem(random_deal(rng), station_source()) for _ in range(400)], {"files": []})
+def director(tmp_path: Path) -> Iterator[Director]:
+    bank = make_bank(tmp_path / "var" / "bank.sqlite", 400)
     yield Director(bank)
     bank.close()
 
 
-def _draw(director: Director, label: str, count: int = 20, dice: tuple[str, ...] = ("123456", "654321")) -> dict:  # type: ignore[type-arg]
-    director.prepare(label, dice_spec(["Ann", "Boris"], 6), count=count)
-    director.enter_public_value(label, dice=list(dice))
-    director.run(label)
-    director.reveal(label)
-    return director.bundle(label)
+def test_regulation_plan_for_the_fixture() -> None:
+    assert REG.total_deals == 40 and REG.bank_target == 400 and REG.share_bp == 1000
 
 
-def test_prepare_needs_a_seal_and_refuses_with_figures(director: Director) -> None:
+def test_prepare_needs_a_seal_a_full_bank_and_a_published_commitment(director: Director) -> None:
     with pytest.raises(DrawError, match="no seal"):
-        director.prepare("S1", dice_spec(["Ann"], 4), share_percent=5)
+        director.prepare("S1", DICE, REG)
     director.seal()
-    with pytest.raises(DrawError, match=r"0\.50% of 400 eligible deals.*between 4 and 40"):
-        director.prepare("S1", dice_spec(["Ann"], 4), count=2)
-    director.prepare("S1", dice_spec(["Ann"], 4), share_percent=5)
-    with pytest.raises(Exception, match="exists already"):
-        director.prepare("S1", dice_spec(["Ann"], 4), share_percent=5)
-    with pytest.raises(Exception, match="prepared but not run"):
-        director.prepare("S2", dice_spec(["Ann"], 4), share_percent=5)
-    with pytest.raises(DrawError, match="no public value"):
-        director.run("S1")
+    big = regulation(boards=24, sessions=7, share=5)  # needs 3,360 deals
+    with pytest.raises(DrawError, match=r"holds 400 deals, below the regulation's target of 3360.*override"):
+        director.prepare("S1", DICE, big)
+    # the override is ledgered with the commitment; the quota is still 5 % of the 400 sealed deals = 20
+    with pytest.raises(DrawError, match=r"24 deals .* 24 of 400 sealed deals = 6\.00%.*at most 20"):
+        director.prepare("S1", DICE, big, override="stage 1 bank short by a machine fault")
+    doc = director.prepare("S1", DICE, REG)["commitment"]
+    assert doc["n"] == 18 and doc["previous"] is None and doc["drawn_before"] == 0
+    assert doc["eligible"] == {"count": 400, "rule": "sealed-minus-chain"}
+    with pytest.raises(BankError, match="exists already"):
+        director.prepare("S1", DICE, REG)
+    with pytest.raises(BankError, match="prepared but not run"):
+        director.prepare("S2", DICE, REG)
+    with pytest.raises(DrawError, match="not been shown to the hall"):
+        director.enter_public_value("S1", dice=["12345612", "65432165"])
+    with pytest.raises(BankError, match="not been shown to the hall"):  # the bank itself refuses too
+        director.bank.draw_public_value("S1", "12345612/65432165", {"label": "S1", "value": "12345612/65432165"})
+    director.publish("S1")
+    assert director.bank.draw_published("S1")
+    assert director.enter_public_value("S1", dice=["1234 5612", "6543 2165"]) == "12345612/65432165"
+    director.run("S1")
 
 
-def test_bundle_verifies_and_the_draw_is_reproducible_from_it(director: Director, tmp_path: Path) -> None:
+def test_override_of_a_small_bank_is_in_the_signed_commitment(director: Director) -> None:
     director.seal()
-    bundle = _draw(director, "Open, session 1")
+    small = regulation(boards=20, sessions=1, share=5)  # target 400 + …
+    big = regulation(boards=20, sessions=2, share=5)  # target 800: the 400-deal bank is below it
+    assert small.bank_target == 400 and big.bank_target == 800
+    doc = director.prepare("S1", DICE, big, override="stage bank closed early")["commitment"]
+    assert doc["quota"] == {"override": "stage bank closed early", "share_bp": 500, "target": 800}
+    director.publish("S1")
+    director.enter_public_value("S1", dice=["12345612/65432165"])
+    director.run("S1")
+    director.reveal("S1")
+    checks = verify_bundle(director.bundle("S1"))
+    assert checks[-1].ok, checks[-1]
+    quota = next(c for c in checks if c.name == "quota")
+    assert "below the target of 800" in quota.detail and "stage bank closed early" in quota.detail
+
+
+def test_bundle_verifies_and_an_independent_derivation_agrees(director: Director) -> None:
+    director.seal()
+    bundle = full_draw(director, "Open, session 1", REG)
     checks = verify_bundle(bundle)
     assert all(c.ok for c in checks), checks
     assert [c.name for c in checks] == [
-        "format", "seal signature", "commitment signature", "commitment names the seal", "eligible set",
-        "share", "secret", "public value", "draw", "openings", "inclusion",
+        "format", "well-formed", "seal signature", "commitment signature", "commitment names the seal", "chain",
+        "eligible set", "quota", "secret", "public value", "draw", "openings", "inclusion",
     ]  # fmt: skip
-    # reproduce from the bundle's published values alone
-    com = bundle["commitment"]
-    seed = draw_seed(
-        bytes.fromhex(bundle["secret"]), bundle["public_value"], bytes.fromhex(com["seal"]["root"]), com["label"]
-    )
-    ids = [i for _, i in drawn_ids(seed, com["eligible"]["ranges"], com["eligible"]["count"], com["n"])]
-    assert ids == [d["deal_id"] for d in bundle["drawn"]]
-    assert [director.bank.get_deal(i).deal.to_bytes().hex() for i in ids] == [d["deal"] for d in bundle["drawn"]]
-    # any other K or V gives another draw
-    other_k = draw_seed(os.urandom(32), bundle["public_value"], bytes.fromhex(com["seal"]["root"]), com["label"])
-    other_v = draw_seed(
-        bytes.fromhex(bundle["secret"]), "123456/654320", bytes.fromhex(com["seal"]["root"]), com["label"]
-    )
-    for seed2 in (other_k, other_v):
-        assert [i for _, i in drawn_ids(seed2, com["eligible"]["ranges"], com["eligible"]["count"], com["n"])] != ids
+    assert derive(bundle, set()) == [(d["position"], d["deal_id"]) for d in bundle["drawn"]]
+    assert [director.bank.get_deal(d["deal_id"]).deal.to_bytes().hex() for d in bundle["drawn"]] == [
+        d["deal"] for d in bundle["drawn"]
+    ]
+    assert "ranges" not in json.dumps(bundle["commitment"])
 
 
-def _mutations(bundle: dict) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
-    def edit(fn) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def _mutations(bundle: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    def edit(fn: Any) -> dict[str, Any]:
         b = copy.deepcopy(bundle)
         fn(b)
         return b
@@ -89,64 +107,145 @@ def _mutations(bundle: dict) -> list[tuple[str, dict]]:  # type: ignore[type-arg
     flip = lambda h: ("0" if h[0] != "0" else "1") + h[1:]  # noqa: E731
     return [
         ("secret", edit(lambda b: b.update(secret=flip(b["secret"])))),
-        ("public value", edit(lambda b: b.update(public_value="12345/654320"))),
-        ("draw", edit(lambda b: b.update(public_value="123456/654320"))),
+        ("public value", edit(lambda b: b.update(public_value="1234561/65432165"))),
+        ("draw", edit(lambda b: b.update(public_value="12345612/65432166"))),
         ("draw", edit(lambda b: b["drawn"].reverse())),
-        ("commitment signature", edit(lambda b: b["commitment"].update(n=b["commitment"]["n"] + 1))),
-        ("commitment signature", edit(lambda b: b["commitment"]["eligible"].update(count=1))),
+        ("commitment signature", edit(lambda b: b["commitment"].update(drawn_before=1))),
+        ("commitment signature", edit(lambda b: b["commitment"]["quota"].update(share_bp=900))),
         ("seal signature", edit(lambda b: b["seal"]["checkpoint"].update(root=flip(b["seal"]["checkpoint"]["root"])))),
         ("openings", edit(lambda b: b["drawn"][3].update(salt=flip(b["drawn"][3]["salt"])))),
         ("openings", edit(lambda b: b["drawn"][0].update(pbn=b["drawn"][1]["pbn"]))),
         ("inclusion", edit(lambda b: b["drawn"][2]["proof"].__setitem__(0, flip(b["drawn"][2]["proof"][0])))),
         ("format", edit(lambda b: b.update(format="other/1"))),
+        ("well-formed", edit(lambda b: b.update(secret=b["secret"].upper()))),
+        ("well-formed", edit(lambda b: b.update(secret=" " + b["secret"][1:]))),
+        ("well-formed", edit(lambda b: b["drawn"][0].update(deal_id=float(b["drawn"][0]["deal_id"])))),
+        ("well-formed", edit(lambda b: b["drawn"][0].update(salt=b["drawn"][0]["salt"][:30]))),
+        ("well-formed", edit(lambda b: b.update(extra=1))),
+        ("well-formed", edit(lambda b: b["commitment"]["public_value"].update(witnesses=["Ann", "Ann"]))),
     ]
 
 
-def test_a_changed_bundle_fails_at_the_right_check(director: Director) -> None:
+def test_a_changed_bundle_fails_at_the_right_check_and_says_what_failed(director: Director) -> None:
     director.seal()
-    bundle = _draw(director, "S1")
+    bundle = full_draw(director, "S1", REG)
+    good = {c.name: c.detail for c in verify_bundle(bundle)}
     for expected, mutated in _mutations(bundle):
         checks = verify_bundle(mutated)
         assert not checks[-1].ok and checks[-1].name == expected, (expected, checks[-1])
         assert all(c.ok for c in checks[:-1])
+        assert checks[-1].detail != good.get(expected), checks[-1]  # never the success wording
 
 
-def test_drawn_deal_is_never_eligible_again(director: Director) -> None:
+def _chain(director: Director) -> list[dict[str, Any]]:
     director.seal()
-    first = [d["deal_id"] for d in _draw(director, "S1", count=40)["drawn"]]
-    second = _draw(director, "S2", count=36)
-    assert second["commitment"]["eligible"]["count"] == 360
-    flat = {i for a, b in second["commitment"]["eligible"]["ranges"] for i in range(a, b + 1)}
-    assert not flat & set(first)
-    assert not {d["deal_id"] for d in second["drawn"]} & set(first)
-    assert all(c.ok for c in verify_bundle(second))
-    assert director.bank.state_counts() == {"bank": 324, "drawn": 0, "played": 76}
-    in_bank = [d.deal_id for d in director.bank.iter_deals() if d.state == "bank"]
-    assert director.bank.eligible_ranges(400) == to_ranges(in_bank)
-    assert director.bank.eligible_count(400) == len(in_bank) == 324
-    assert len(director.bank.eligible_ranges(400)) > 50
+    first = full_draw(director, "S1", REG, reveal=False)
+    # S2 is prepared while S1 is drawn but unrevealed: its commitment must not give S1's picks away
+    doc = director.prepare("S2", DICE, REG)["commitment"]
+    assert doc["drawn_before"] == 18 and doc["eligible"] == {"count": 382, "rule": "sealed-minus-chain"}
+    listed = {k: v for k, v in doc.items() if isinstance(v, list)}  # no list of deal ids anywhere in it
+    assert listed == {} and all(not isinstance(v, list) for part in doc.values() if isinstance(part, dict)
+                                for v in part.values() if v is not doc["public_value"].get("witnesses"))  # fmt: skip
+    director.publish("S2")
+    director.enter_public_value("S2", dice=["66554433/11223344"])
+    director.run("S2")
+    with pytest.raises(BankError, match="reveal the draws in order"):
+        director.reveal("S2")
+    assert first == {}
+    director.reveal("S1")
+    director.reveal("S2")
+    third = full_draw(director, "S3", REG, replacement=True, value="31415626/53562343")
+    return [director.bundle("S1"), director.bundle("S2"), third]
+
+
+def test_chain_of_draws_verifies_and_excludes_earlier_deals(director: Director) -> None:
+    b1, b2, b3 = _chain(director)
+    ids = [{d["deal_id"] for d in b["drawn"]} for b in (b1, b2, b3)]
+    assert not ids[0] & ids[1] and not (ids[0] | ids[1]) & ids[2] and len(ids[2]) == 1
+    assert derive(b2, ids[0]) == [(d["position"], d["deal_id"]) for d in b2["drawn"]]
+    assert derive(b3, ids[0] | ids[1]) == [(d["position"], d["deal_id"]) for d in b3["drawn"]]
+    assert all(c.ok for c in verify_bundle(b3, [b2, b1]))
+    assert all(c.ok for c in verify_bundle(b3, [b1, b2, b3]))  # any order; the chain is followed by hashes
     assert verify_bank(director.bank).ok
+    # withheld / deleted earlier bundle
+    for pool in ([], [b1], [b2]):
+        checks = verify_bundle(b3, pool)
+        assert checks[-1].name == "chain" and "not among the earlier bundles" in checks[-1].detail
+    # an earlier bundle changed
+    bad = copy.deepcopy(b1)
+    bad["drawn"][0]["salt"] = "00" * 16
+    checks = verify_bundle(b3, [bad, b2])
+    assert checks[-1].name == "chain" and "earlier draw 'S1' does not verify: openings" in checks[-1].detail
+
+
+def test_reordered_chain_is_detected_even_when_re_signed(director: Director) -> None:
+    b1, b2, _ = _chain(director)
+    bank = director.bank
+    # the key holder re-signs S2 as the first draw and S1 as following it
+    f2 = copy.deepcopy(b2)
+    f2["commitment"].update(previous=None, drawn_before=0, eligible={"count": 400, "rule": "sealed-minus-chain"})
+    f2["commitment_signature"] = bank.sign(canonical_json(f2["commitment"]))
+    from dealer.draw.protocol import commitment_hash
+
+    f1 = copy.deepcopy(b1)
+    f1["commitment"].update(previous=commitment_hash(f2["commitment"]), drawn_before=18)
+    f1["commitment"]["eligible"]["count"] = 382
+    f1["commitment_signature"] = bank.sign(canonical_json(f1["commitment"]))
+    checks = verify_bundle(f1, [f2])
+    assert not checks[-1].ok and checks[-1].name in ("chain", "draw"), checks[-1]
+    assert not verify_bundle(f2)[-1].ok  # S2 alone, re-signed as first: its picks are not over 400 deals
+
+
+def test_fork_is_detected(director: Director) -> None:
+    b1, b2, b3 = _chain(director)
+    fork = copy.deepcopy(b3)
+    fork["commitment"]["label"] = "S3 again"
+    fork["commitment_signature"] = director.bank.sign(canonical_json(fork["commitment"]))
+    checks = verify_bundle(b3, [b1, b2, fork])
+    assert checks[-1].name == "chain" and "two chains" in checks[-1].detail
+
+
+def test_void_is_public_chained_and_draws_nothing(director: Director) -> None:
+    director.seal()
+    director.prepare("S1", DICE, REG)
+    director.publish("S1")
+    director.enter_public_value("S1", dice=["12345612/65432165"])
+    with pytest.raises(DrawError, match="reason"):
+        director.void("S1", "  ")
+    director.void("S1", "witness Boris taken ill before the run")
+    with pytest.raises(BankError, match="'S1' is void"):
+        director.run("S1")
+    void_bundle = director.bundle("S1")
+    checks = verify_bundle(void_bundle)
+    assert checks[-1].name == "void" and checks[-1].ok and "taken ill" in checks[-1].detail
+    b2 = full_draw(director, "S2", REG)
+    assert b2["commitment"]["drawn_before"] == 0 and b2["commitment"]["previous"] is not None
+    assert verify_bundle(b2)[-1].name == "chain"  # the void must be given too
+    assert all(c.ok for c in verify_bundle(b2, [void_bundle]))
+    with pytest.raises(BankError, match="this step needs it committed or public-value"):
+        director.void("S2", "too late")
+    assert verify_bank(director.bank).ok
+    status = director.status()["draws"][0]
+    assert status["state"] == "void" and status["secret"] == void_bundle["secret"]
 
 
 def test_deals_after_the_seal_wait_for_the_next_seal(director: Director) -> None:
     director.seal()
     rng = random.Random(99)
     late = [director.bank.commit_deal(random_deal(rng), station_source()).deal_id for _ in range(5)]
-    doc = director.prepare("S1", named_spec("tomorrow's lottery"), count=10)["commitment"]
-    assert doc["eligible"]["ranges"] == [[1, 400]]
-    assert max(late) == 405
+    spec = named_spec("Lotto 1600, first 10 numbers as drawn", 10, 1, 90, order="as drawn")
+    doc = director.prepare("S1", spec, REG)["commitment"]
+    assert doc["eligible"]["count"] == 400 and doc["seal"]["last_deal"] == 400 and max(late) == 405
 
 
 def test_nothing_of_the_draw_is_public_before_reveal(director: Director) -> None:
     director.seal()
-    director.prepare("S1", dice_spec(["Ann"], 6), count=12)
-    director.enter_public_value("S1", dice=["314159"])
-    drawn = director.run("S1")
+    full_draw(director, "S1", REG, reveal=False)
+    drawn = director.drawn_deals("S1")
     secret = director.bank.get_draw("S1").secret.hex()
     ids = [d.deal.deal_id for d in drawn]
-    public = json.dumps([director.status(), director.commitment("S1")])
-    assert secret not in public
-    assert "drawn_ids" not in public
+    public = json.dumps([director.status(), director.commitment("S1"), director.hall_view("S1")])
+    assert secret not in public and "drawn_ids" not in public and '"drawn": [' not in public
     for d in drawn:  # no deal's cards, salt or opening either
         assert d.deal.salt.hex() not in public and d.deal.deal.to_pbn() not in public
     with pytest.raises(DrawError, match="only after reveal"):
@@ -156,23 +255,36 @@ def test_nothing_of_the_draw_is_public_before_reveal(director: Director) -> None
     assert status["secret"] == secret and status["drawn_ids"] == ids
 
 
-def test_cli_verifies_a_bundle_without_any_database(director: Director, tmp_path: Path) -> None:
-    director.seal()
-    bundle = _draw(director, "S1")
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40"}
+    return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_cli_verifies_a_bundle_and_its_chain_without_any_database(director: Director, tmp_path: Path) -> None:
+    b1, b2, b3 = _chain(director)
     alone = tmp_path / "elsewhere"
-    alone.mkdir()
-    good = alone / "bundle.json"
-    good.write_text(json.dumps(bundle))
-    bad = alone / "bad.json"
-    bad.write_text(json.dumps(_mutations(bundle)[1][1]))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = lambda p: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "dealer", "draw", "verify", str(p)], cwd=alone, env=env, capture_output=True, text=True
-    )
-    ok = run(good)
+    chain = alone / "chain"
+    chain.mkdir(parents=True)
+    for name, b in (("s1.json", b1), ("s2.json", b2)):
+        (chain / name).write_text(json.dumps(b))
+    good = alone / "s3.json"
+    good.write_text(json.dumps(b3))
+    ok = _cli("draw", "verify", str(good), "--chain", str(chain), cwd=alone)
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.count("passed") >= 11 and "all 11 checks passed" in ok.stdout
-    failed = run(bad)
+    assert "all 13 checks passed" in ok.stdout
+    files = _cli("draw", "verify", str(good), str(chain / "s2.json"), str(chain / "s1.json"), cwd=alone)
+    assert files.returncode == 0, files.stderr
+    alone_ = _cli("draw", "verify", str(good), cwd=alone)
+    assert (
+        alone_.returncode == 1 and "FAILED chain" in alone_.stdout and "verification failed at 'chain'" in alone_.stderr
+    )
+    bad = alone / "bad.json"
+    bad.write_text(json.dumps(_mutations(b1)[1][1]))
+    failed = _cli("draw", "verify", str(bad), cwd=alone)
     assert failed.returncode == 1
     assert "FAILED public value" in failed.stdout and "verification failed at 'public value'" in failed.stderr
+    dup = alone / "dup.json"
+    dup.write_text(json.dumps(b1)[:-1] + ', "secret": "' + b1["secret"] + '"}')
+    refused = _cli("draw", "verify", str(dup), cwd=alone)
+    assert refused.returncode == 1 and "'secret' appears twice" in refused.stderr
     assert not (alone / "var").exists()

@@ -43,13 +43,15 @@ def test_the_directors_day_from_the_guide(tmp_path: Path) -> None:
         "draw",
         "prepare",
         "Round 1",
-        "--share",
-        "5",
-        *["--witness", "Anna", "--witness", "Boris"],
-        "--digits",
-        "4",
+        "--regulation",
+        "regulation.toml",
+        *["--witness", "Anna", "--witness", "Boris", "--witness", "Vera"],
+        "--rolls",
+        "6",
     )
-    dealer(tmp_path, "draw", "public-value", "Round 1", "--dice", "3141", "--dice", "5926")
+    dealer(tmp_path, "draw", "publish", "Round 1")
+    v = dealer(tmp_path, "draw", "public-value", "Round 1", "--dice", "315264", "--dice", "526152", "--dice", "535163")
+    assert v.stdout == "315264/526152/535163\n"
     assert "3 deals drawn" in dealer(tmp_path, "draw", "run", "Round 1").stdout
     shown = dealer(tmp_path, "draw", "show", "Round 1", "--out", "round1.pbn").stdout
     secret_file = tmp_path / "round1.pbn"
@@ -89,5 +91,5 @@ def test_the_directors_day_from_the_guide(tmp_path: Path) -> None:
     elsewhere = tmp_path / "verifier"
     elsewhere.mkdir()
     (elsewhere / "b.json").write_bytes((tmp_path / "round1-bundle.json").read_bytes())
-    assert "all 11 checks passed" in dealer(elsewhere, "draw", "verify", "b.json").stdout
+    assert "all 13 checks passed" in dealer(elsewhere, "draw", "verify", "b.json").stdout
     assert dealer(tmp_path, "bank", "verify").stdout.startswith("ok:")

@@ -97,7 +97,7 @@ def test_session_bounds(key: str, lo: int, hi: int) -> None:
 
 def test_bank_target_derived_and_checked() -> None:
     assert regulation_from_dict(reg(session={"boards": 30}, draw={"share_percent": 4})).bank_target == 750
-    with pytest.raises(RegulationError, match="bank.target = 100 at 5% gives 5 deals, fewer than session.boards = 24"):
+    with pytest.raises(RegulationError, match=r"bank.target = 100 at 5% gives 5 deals, fewer than the schedule's 24"):
         regulation_from_dict(reg(bank={"target": 100}))
     with pytest.raises(RegulationError, match="bank.target = 0 is out of range"):
         regulation_from_dict(reg(bank={"target": 0}))
@@ -119,3 +119,41 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
         parse_regulation("[dealing\n")
     with pytest.raises(RegulationError, match="cannot read"):
         load_regulation(tmp_path / "missing.toml")
+
+
+def test_schedule_sets_the_bank_target_from_the_whole_bank_share() -> None:
+    r = regulation_from_dict(reg(session={"boards": 24}, schedule={"sessions": 7}))
+    # 7 sessions × 24 boards = 168 deals at 5 % of the whole bank: 168 × 100 / 5 = 3,360 deals
+    assert (r.total_deals, r.bank_target, r.share_bp) == (168, 3360, 500)
+    r = regulation_from_dict(
+        reg(session={"boards": 24}, schedule={"sessions": 7, "spare": 2}, draw={"share_percent": 3})
+    )
+    assert r.bank_target == 5667  # ceil(170 × 100 / 3) = ceil(5666.67)
+    with pytest.raises(
+        RegulationError, match=r"bank.target = 3000 at 5% gives 150 deals, fewer than the schedule's 168"
+    ):
+        regulation_from_dict(reg(session={"boards": 24}, schedule={"sessions": 7}, bank={"target": 3000}))
+    with pytest.raises(RegulationError, match="schedule.sessions = 0 is out of range"):
+        regulation_from_dict(reg(schedule={"sessions": 0}))
+    with pytest.raises(RegulationError, match="more than two decimals"):
+        regulation_from_dict(reg(draw={"share_percent": 2.555}))
+    with pytest.raises(RegulationError, match=r"the schedule's 60 deals .* 12% of bank.target = 500"):
+        regulation_from_dict(
+            reg(draw={"deals": 30}, bank={"target": 500}, session={"boards": 4}, schedule={"sessions": 2})
+        )
+
+
+def test_regulation_check_prints_the_plan(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    f = tmp_path / "reg.toml"
+    f.write_text("[dealing]\nvariant = 3\n[session]\nboards = 24\n[schedule]\nsessions = 7\nspare = 2\n")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "120"}
+    r = subprocess.run([sys.executable, "-m", "dealer", "regulation", "check", str(f)], env=env,
+                       capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "3400" in r.stdout  # ceil(170 × 100 / 5)
+    assert "session 7" in r.stdout and "168" in r.stdout and "4.94%" in r.stdout and "5.00%" in r.stdout

@@ -72,9 +72,9 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
         wait_until(lambda: httpx.get(f"{base}/api/director/status", headers=d).json()["deals"] >= 30, 120)
         for path, body in [
             ("/api/director/seal", {}),
-            ("/api/director/draws", {"label": "R1", "share": 10}),
+            ("/api/director/draws", {"label": "R1", "named": "Lotto 1600, 10 numbers", "numbers": 10, "max": 90}),
             ("/api/director/draws/R1/publish", {}),
-            ("/api/director/draws/R1/value", {"named": "31 41 59"}),
+            ("/api/director/draws/R1/value", {"named": "31 41 59 26 53 58 79 32 38 46"}),
             ("/api/director/draws/R1/run", {}),
             ("/api/director/draws/R1/reveal", {}),
         ]:

@@ -42,6 +42,9 @@ PARAM_VALUES = {"name": "A", "action": "hide", "label": "matrix", "lang": "en"}
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 
 
+LOTTO = {"named": "Lotto draw 1600, first 10 numbers as drawn", "numbers": 10, "max": 90, "as_drawn": True}
+
+
 @dataclass
 class Live:
     service: Service
@@ -287,8 +290,23 @@ LABEL = "Round 1"
 K = 32
 DEALS = 20
 AFTER_KEYS = {
-    "commitment": {"type", "label", "commitment", "deals", "public_value"},
-    "bank": {"type", "formed", "target", "ledger_head"},
+    "commitment": {
+        "type",
+        "label",
+        "commitment",
+        "deals",
+        "kind",
+        "previous",
+        "drawn_before",
+        "public_value",
+        "public_value_spec",
+        "witnesses",
+        "format",
+        "bits",
+        "value",
+        "state",
+    },
+    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
     "station": {"type", "station", "variant", "open_count", "status"},
 }
 
@@ -333,9 +351,9 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
             wait_for(lambda: live.service.stations["A"].status == "target_reached")
             steps: list[tuple[str, dict[str, Any]]] = [
                 ("/api/director/seal", {}),
-                ("/api/director/draws", {"label": LABEL, "share": 10}),
+                ("/api/director/draws", {"label": LABEL, **LOTTO}),
                 (f"/api/director/draws/{LABEL}/publish", {}),
-                (f"/api/director/draws/{LABEL}/value", {"named": "4 1 6 3 2 5"}),
+                (f"/api/director/draws/{LABEL}/value", {"named": "4 1 6 3 2 5 90 17 33 44"}),
                 (f"/api/director/draws/{LABEL}/run", {}),
             ]
             for path, body in steps:
@@ -355,7 +373,7 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
         record = bank.get_draw(LABEL)
     finally:
         bank.close()
-    assert len(stored) == DEALS and len(drawn_ids) == 2 and record.drawn is not None
+    assert len(stored) == DEALS and len(drawn_ids) == 1 and record.drawn is not None
     # 1. hidden cards: in every attempt, the cards the public saw are exactly the first K dealt
     seen: dict[int, list[int]] = {}
     committed: dict[int, int] = {}
@@ -392,7 +410,7 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
     assert record.secret.hex().encode() not in public_bytes + judge_bytes
     assert json.dumps(sorted(drawn_ids)).encode() not in public_bytes
     # the judge's pages say nothing of which deals were drawn
-    assert b'"drawn"' not in judge_bytes and b"drawn" not in public_bytes
+    assert b'"drawn"' not in judge_bytes and b'"drawn":' not in public_bytes and b"drawn_ids" not in public_bytes
 
 
 @pytest.mark.parametrize("body", [b"\xff\xfe\x00", b"\x80", b'{"label": "\xac"}', b"[1, 2]", b"nul"])
@@ -416,8 +434,9 @@ def test_bundle_downloads_for_a_russian_label(tmp_path: Path) -> None:
         wait_for(lambda: live.service.stations["A"].status == "target_reached")
         for path, body in [
             ("/api/director/seal", {}),
-            ("/api/director/draws", {"label": label, "share": 10}),
-            (f"/api/director/draws/{label}/value", {"named": "42"}),
+            ("/api/director/draws", {"label": label, **LOTTO}),
+            (f"/api/director/draws/{label}/publish", {}),
+            (f"/api/director/draws/{label}/value", {"named": "4 1 6 3 2 5 90 17 33 44"}),
             (f"/api/director/draws/{label}/run", {}),
             (f"/api/director/draws/{label}/reveal", {}),
         ]:

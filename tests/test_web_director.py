@@ -22,34 +22,45 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
         with httpx.Client(base_url=server.base, headers=auth, timeout=30) as d:
             status = d.get("/api/director/status").json()
             assert status["deals"] == 40 and status["seals"] == [] and status["draw_available"]
-            refused = d.post("/api/director/draws", json={"label": "s1", "share": 5})
+            dice = {"witnesses": ["Ann", "Boris"], "rolls": 8}
+            refused = d.post("/api/director/draws", json={"label": "s1", **dice})
             assert refused.status_code == 400 and "seal" in refused.json()["detail"]
             seal = d.post("/api/director/seal").json()
-            assert seal["last_deal"] == 40
-            too_many = d.post("/api/director/draws", json={"label": "s1", "share": 50})
-            assert too_many.status_code == 400
-            prepared = d.post(
-                "/api/director/draws", json={"label": "s1", "share": 5, "witnesses": ["Ann", "Boris"], "digits": 3}
-            )
+            assert seal["last_deal"] == 40 and "warning" not in seal
+            status = d.get("/api/director/status").json()
+            assert status["plan"]["quota"] == 2 and status["plan"]["share"] == "5%"  # 5 % of 40, from the regulation
+            weak = d.post("/api/director/draws", json={"label": "s1", "witnesses": ["Ann"], "rolls": 3})
+            assert weak.status_code == 400 and "7.8 bits" in weak.json()["detail"]
+            prepared = d.post("/api/director/draws", json={"label": "s1", **dice})
             assert prepared.status_code == 200, prepared.text
-            assert prepared.json()["commitment"]["n"] == 2
+            assert prepared.json()["commitment"]["n"] == 1  # the regulation's one board a session
+            early = d.post("/api/director/draws/s1/value", json={"dice": ["12345612", "65432165"]})
+            assert early.status_code == 400 and "shown to the hall" in early.json()["detail"]
             published = d.post("/api/director/draws/s1/publish").json()
             snap = httpx.get(f"{server.base}/api/public/snapshot").json()
-            assert snap["commitment"]["commitment"] == published["commitment"] and snap["commitment"]["deals"] == 2
-            bad = d.post("/api/director/draws/s1/value", json={"dice": ["12", "345"]})
+            hall = snap["commitment"]
+            assert hall["commitment"] == published["commitment"] and hall["deals"] == 1
+            assert hall["witnesses"] == ["Ann", "Boris"] and "16" not in hall["format"] and "d6" in hall["format"]
+            assert hall.get("value") is None
+            bad = d.post("/api/director/draws/s1/value", json={"dice": ["1234561", "65432165"]})
             assert bad.status_code == 400 and "Ann" in bad.json()["detail"]
-            assert (
-                d.post("/api/director/draws/s1/value", json={"dice": ["123", "456"]}).json()["public_value"]
-                == "123/456"
-            )
+            shown = d.post("/api/director/draws/s1/value", json={"public_value": "1234 5612, 6543 2165", "check": True})
+            assert shown.json() == {"label": "s1", "public_value": "12345612/65432165", "stored": False}
+            stored = d.post("/api/director/draws/s1/value", json={"dice": ["12345612", "65432165"]}).json()
+            assert stored["public_value"] == "12345612/65432165" and stored["stored"]
+            snap = httpx.get(f"{server.base}/api/public/snapshot").json()
+            assert snap["commitment"]["value"] == "12345612/65432165"  # V on the hall the moment it is entered
             drawn = d.post("/api/director/draws/s1/run").json()["drawn"]
-            assert len(drawn) == 2 and all(len(x["hands"]["N"]) == 13 for x in drawn)
+            assert len(drawn) == 1 and all(len(x["hands"]["N"]) == 13 for x in drawn)
             before = d.get("/api/director/draws/s1/bundle")
             assert before.status_code == 400  # the bundle holds K: only after reveal
             # nothing of the draw reaches the audience: no drawn ids, no K
             public = httpx.get(f"{server.base}/api/public/snapshot").text
-            assert "drawn" not in public and all(x["pbn"] not in public for x in drawn)
+            assert '"drawn":' not in public and all(x["pbn"] not in public for x in drawn)
+            assert '"state":"drawn"' in public  # the hall knows the draw has run, not what it drew
             d.post("/api/director/draws/s1/reveal").raise_for_status()
+            snap = httpx.get(f"{server.base}/api/public/snapshot").json()
+            assert snap["commitment"]["state"] == "revealed" and snap["commitment"]["drawn"] == [drawn[0]["deal_id"]]
             bundle = d.get("/api/director/draws/s1/bundle")
             assert bundle.headers["content-disposition"].startswith("attachment")
             checks = verify_bundle(bundle.json())

@@ -27,7 +27,7 @@ KEYS = {
     "deal_voided": {"type", "station", "attempt", "reason"},
     "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
     "station": {"type", "station", "variant", "open_count", "status"},
-    "bank": {"type", "formed", "target", "ledger_head"},
+    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
     "snapshot": {"type", "stations", "bank", "commitment"},
 }
 

@@ -25,6 +25,8 @@ class EntryKind:
     DRAW_COMMIT = "draw-commit"
     PUBLIC_VALUE = "draw-public-value"
     DRAW = "draw"
+    DRAW_PUBLISHED = "draw-published"  # the commitment shown to the hall (before V may be entered)
+    DRAW_VOID = "draw-void"  # a prepared draw abandoned, with its reason and K
     EXPORT = "export"
     REVEAL = "reveal"
 

@@ -3,6 +3,8 @@
 WAL journal with ``synchronous=FULL``: a transaction is on disk (fsynced) when COMMIT returns, so a deal is
 acknowledged only once it would survive a crash. Every write is one ``BEGIN IMMEDIATE`` … ``COMMIT``
 transaction; the ledger head is re-read inside it, so several processes may share one bank file.
+One writer at a time: a writer that finds the file locked waits up to ``busy_timeout`` seconds for its turn
+(SQLite's busy handler), then gets ``BankBusyError`` naming the file and the wait; nothing is half-written.
 This module is the only place with SQL: other engines can follow by implementing the same methods.
 """
 
@@ -20,6 +22,7 @@ from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -34,6 +37,7 @@ from .merkle import merkle_root
 SCHEMA_VERSION = 1
 SALT_SIZE = 16
 DEFAULT_BANK_PATH = Path("var/bank.sqlite")
+BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another writer's transaction (CLI default; docs/service.md)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,6 +88,8 @@ RESERVED_KINDS = frozenset(
         EntryKind.PUBLIC_VALUE,
         EntryKind.DRAW,
         EntryKind.REVEAL,
+        EntryKind.DRAW_PUBLISHED,
+        EntryKind.DRAW_VOID,
     }
 )
 
@@ -96,6 +102,20 @@ class DuplicateDealError(BankError):
     def __init__(self, existing_id: int) -> None:
         self.existing_id = existing_id
         super().__init__(f"duplicate deal: it repeats deal {existing_id} already in the bank")
+
+
+class BankUnavailableError(BankError):
+    """A write that could not be made now but may succeed later (file locked, disk full, I/O error)."""
+
+
+class BankBusyError(BankUnavailableError):
+    def __init__(self, path: Path, waited: float) -> None:
+        self.path = path
+        self.waited = waited
+        super().__init__(
+            f"{path}: the bank is busy: another writer (a `dealer bank import`, another service) held it "
+            f"for more than {waited:g} s; nothing was written, try again when it has finished"
+        )
 
 
 def utc_now() -> str:
@@ -144,7 +164,7 @@ class DrawRecord:
     """A draw as the bank keeps it; ``secret`` and ``drawn`` are the director's until reveal."""
 
     label: str
-    state: str  # committed, public-value, drawn, revealed
+    state: str  # committed, public-value, drawn, revealed; or void
     commit_index: int
     secret: bytes
     public_value: str | None
@@ -172,18 +192,31 @@ class SqliteBank:
         path: Path | str = DEFAULT_BANK_PATH,
         key_dir: Path | str | None = None,
         clock: Callable[[], str] = utc_now,
+        busy_timeout: float = BUSY_TIMEOUT_S,
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: open an existing file without ever writing to it (``bank verify`` reads evidence)."""
         self.path = Path(path)
+        self.busy_timeout = busy_timeout
         self.key_dir = Path(key_dir) if key_dir is not None else self.path.parent
         self._clock = clock
         self._lock = threading.RLock()
         self._key: Ed25519PrivateKey | None = None
         self._leaves: list[bytes] = []
+        if read_only:
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            self._db = sqlite3.connect(
+                uri, uri=True, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            # damaged text (not UTF-8) reads as U+FFFD, so it fails the checks at its own row instead of a page early
+            self._db.text_factory = lambda raw: raw.decode("utf-8", "replace")
+            self._read_bank_id()
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if str(self.path) != ":memory:" and not self.path.exists():
             # the bank holds every deal's cards and the draw secrets: owner-only, as SQLite's WAL files then are
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
@@ -191,6 +224,10 @@ class SqliteBank:
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _init_schema(self) -> None:
+        existing = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name='meta'").fetchone()[0]
+        if existing and self._db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
+            self._read_bank_id()  # an existing bank opens without a write, so never waits for another writer
+            return
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 self._db.execute(statement)
@@ -200,19 +237,35 @@ class SqliteBank:
                 db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
+        self._read_bank_id()
+
+    def _read_bank_id(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
         self.bank_id: str = str(row[0]) if row else ""  # "" only in a damaged bank (verify reports it)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a locked file or a failed write is a ``BankUnavailableError`` (rolled back)."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")  # waits up to busy_timeout for another writer's COMMIT
+            except sqlite3.OperationalError as exc:
+                raise self._unavailable(exc) from exc
             try:
                 yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise self._unavailable(exc) from exc
                 raise
-            self._db.execute("COMMIT")
+
+    def _unavailable(self, exc: sqlite3.OperationalError) -> BankUnavailableError:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return BankBusyError(self.path, self.busy_timeout)
+        return BankUnavailableError(f"{self.path}: the bank could not write ({text}); nothing was written")
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """One row of a read, under the lock (the connection is shared by threads)."""
@@ -250,8 +303,31 @@ class SqliteBank:
     @property
     def signing_key(self) -> Ed25519PrivateKey:
         if self._key is None:
-            self._key = keys.load_or_create(self.key_dir)
+            self._key = self._load_signing_key()
         return self._key
+
+    def _load_signing_key(self) -> Ed25519PrivateKey:
+        """The bank's own key: once a seal exists, only the key that signed it (never a new one) (#19 item 6)."""
+        latest = self.latest_seal()
+        if latest is None:  # the first seal: the key is created where the bank keeps it
+            return keys.load_or_create(self.key_dir)
+        path = self.key_dir / keys.KEY_FILE
+        key = keys.load(self.key_dir) if path.exists() else None
+        if key is not None and keys.public_hex(key) == latest.public_key:
+            return key
+        found = path if key is not None else f"no {keys.KEY_FILE} in {self.key_dir}"
+        hint = f"give --keys with the directory holding the key of public key {latest.public_key[:16]}…"
+        default = self.path.parent / keys.KEY_FILE
+        if default != path and default.exists():
+            try:
+                if keys.public_hex(keys.load(self.path.parent)) == latest.public_key:
+                    hint = f"the right one is {default}: give --keys {self.path.parent} (or leave --keys out)"
+            except (OSError, keys.SigningKeyError):
+                pass
+        raise keys.SigningKeyError(
+            f"{found}: not this bank's signing key: its seals are signed by public key {latest.public_key[:16]}…; "
+            f"nothing was signed; {hint}"
+        )
 
     def sign(self, message: bytes) -> str:
         return self.signing_key.sign(message).hex()
@@ -301,6 +377,24 @@ class SqliteBank:
     def ledger_size(self) -> int:
         with self._lock:
             return self._head(self._db)[0] + 1
+
+    def anchor(self) -> tuple[int, str]:
+        """The ledger's size and head hash, read together: what officials note as ``SIZE:HASH`` in their acts."""
+        with self._lock:
+            last, head = self._head(self._db)
+            return last + 1, head
+
+    def unsealed(self) -> tuple[int, int]:
+        """Ledger entries after the latest seal entry, and deals after the deals it covers (for automatic seals)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT idx, body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,)
+            ).fetchone()
+            last, _ = self._head(self._db)
+            deals = self._db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0]
+        if row is None:
+            return last + 1, deals
+        return last - row[0], deals - seal_from_entry(Entry.decode(bytes(row[1]))).last_deal
 
     # -- imports -----------------------------------------------------------------------------------
     def import_deals(
@@ -488,25 +582,67 @@ class SqliteBank:
 
     # -- draws (used by dealer.draw) ----------------------------------------------------------------
     def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry:
+        """Record a signed commitment; inside the transaction, check it names the bank's previous draw and
+        the running total drawn (so two processes cannot both chain onto the same draw)."""
+        from dealer.draw.protocol import COMMIT_FORMAT, commitment_hash
+
         with self._tx() as db:
             if db.execute("SELECT 1 FROM draws WHERE label=?", (label,)).fetchone():
                 raise BankError(f"a draw labelled {label!r} exists already: choose another session label")
             open_draw = db.execute("SELECT label FROM draws WHERE state IN ('committed', 'public-value')").fetchone()
             if open_draw:
-                raise BankError(f"draw {open_draw[0]!r} is prepared but not run: run it before preparing another")
+                raise BankError(
+                    f"draw {open_draw[0]!r} is prepared but not run: run it (or void it with a reason) first"
+                )
             doc = data["commitment"]
-            now = db.execute(
-                "SELECT COUNT(*) FROM deals WHERE deal_id <= ? AND state = ?", (doc["seal"]["last_deal"], IN_BANK)
-            ).fetchone()[0]
-            if now != doc["eligible"]["count"]:  # the eligible set only shrinks: same count, same set
-                raise BankError(f"another draw ran while {label!r} was prepared: prepare it again")
+            rows = db.execute("SELECT commit_index, drawn FROM draws ORDER BY commit_index").fetchall()
+            previous = None
+            drawn_before = 0
+            for commit_index, drawn in rows:
+                body = db.execute("SELECT body FROM ledger WHERE idx=?", (commit_index,)).fetchone()[0]
+                earlier = Entry.decode(bytes(body)).data["commitment"]
+                if earlier.get("format") != COMMIT_FORMAT:
+                    raise BankError(
+                        f"this bank holds a draw of the older format {earlier.get('format')!r}: start a new bank "
+                        "file for the next stage (docs/bundle.md, migration)"
+                    )
+                previous = commitment_hash(earlier)
+                drawn_before += 0 if drawn is None else len(json.loads(drawn))
+            if doc["previous"] != previous or doc["drawn_before"] != drawn_before:
+                raise BankError(f"another draw was made while {label!r} was prepared: prepare it again")
             entry = self._append(db, EntryKind.DRAW_COMMIT, data)
             db.execute("INSERT INTO draws VALUES (?, 'committed', ?, ?, NULL, NULL)", (label, entry.index, secret))
+        return entry
+
+    def draw_publish(self, label: str, data: dict[str, Any]) -> Entry:
+        """The commitment was put before the hall: from now on the public value may be entered."""
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("committed", "public-value", "drawn", "revealed"))
+            entry = self._append(db, EntryKind.DRAW_PUBLISHED, data)
+        return entry
+
+    def draw_published(self, label: str) -> bool:
+        return any(e.data.get("label") == label for e in self.entries_of_kind(EntryKind.DRAW_PUBLISHED))
+
+    def draw_void(self, label: str, data: dict[str, Any]) -> Entry:
+        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently."""
+        with self._tx() as db:
+            self._expect_draw_state(db, label, ("committed", "public-value"))
+            entry = self._append(db, EntryKind.DRAW_VOID, data)
+            db.execute("UPDATE draws SET state='void' WHERE label=?", (label,))
         return entry
 
     def draw_public_value(self, label: str, value: str, data: dict[str, Any]) -> Entry:
         with self._tx() as db:
             self._expect_draw_state(db, label, ("committed",))
+            published = db.execute(
+                "SELECT body FROM ledger WHERE kind=? ORDER BY idx", (EntryKind.DRAW_PUBLISHED,)
+            ).fetchall()
+            if not any(Entry.decode(bytes(r[0])).data.get("label") == label for r in published):
+                raise BankError(
+                    f"draw {label!r}: its commitment has not been shown to the hall yet: publish it before "
+                    "the public value is made"
+                )
             entry = self._append(db, EntryKind.PUBLIC_VALUE, data)
             db.execute("UPDATE draws SET state='public-value', public_value=? WHERE label=?", (value, label))
         return entry
@@ -527,6 +663,13 @@ class SqliteBank:
     def draw_reveal(self, label: str, data: dict[str, Any]) -> Entry:
         with self._tx() as db:
             self._expect_draw_state(db, label, ("drawn",))
+            earlier = db.execute(
+                "SELECT label FROM draws WHERE state='drawn' AND commit_index < "
+                "(SELECT commit_index FROM draws WHERE label=?) ORDER BY commit_index LIMIT 1",
+                (label,),
+            ).fetchone()
+            if earlier:  # its positions would tell which deals the earlier draw took
+                raise BankError(f"draw {earlier[0]!r} is drawn but not revealed: reveal the draws in order")
             entry = self._append(db, EntryKind.REVEAL, data)
             db.execute("UPDATE draws SET state='revealed' WHERE label=?", (label,))
             db.execute("UPDATE deals SET state=? WHERE session=? AND state=?", (PLAYED, label, DRAWN))

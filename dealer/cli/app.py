@@ -25,7 +25,7 @@ app = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, markup=False)  # data (file names, file text) is never markup
 
 # Each command group lives in its own module and registers itself on ``app`` when imported.
 COMMAND_MODULES = (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -12,14 +11,15 @@ from rich.table import Table
 from rich.text import Text
 
 from dealer.bank.importer import ImportReport, SkippedFile, import_parsed, read_files
-from dealer.bank.verify import verify_bank
+from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
 from dealer.fsutil import MAX_INPUT_BYTES
 
 from .app import app, fail
+from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public deals, export the public key.")
 app.add_typer(bank_app, name="bank", no_args_is_help=True)
 
@@ -40,45 +40,81 @@ def status_cmd(
     with open_bank(bank, keys) as b:
         st = Director(b).status()
     if as_json:
-        out.print(json.dumps(st, indent=2), markup=False)
+        print_json(st, sort_keys=False)
         return
     table = Table(title=f"Bank {st['bank']}", show_header=False)
     for key in ("deals", "in_bank", "drawn", "played", "sealed_deals", "unsealed_deals", "eligible", "ledger_size"):
         table.add_row(key.replace("_", " "), str(st[key]))
     table.add_row("ledger head", st["ledger_head"])
     out.print(table)
-    for s in st["seals"]:
-        out.print(
+    for s in st["seals"]:  # lines holding hashes: plain, never wrapped
+        print_line(
             f"seal at entry {s['index']}: {s['size']} entries, deals 1..{s['last_deal']}, root {s['root']}, {s['ts']}"
         )
     for d in st["draws"]:
-        out.print(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
+        print_line(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
 
 
 @bank_app.command("seal")
-def seal_cmd(bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
+def seal_cmd(
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the sealed record (keep it: `bank verify --since FILE` checks against it)."
+    ),
+) -> None:
     """Sign a checkpoint of the ledger: its deals become eligible for draws."""
     with open_bank(bank, keys) as b:
         seal = b.seal()
+        size, head = b.anchor()
+        entry = b.entry(seal.ledger_index)
+    if as_json:
+        record = {
+            "seal": {"checkpoint": entry.data["checkpoint"], "signature": seal.signature},
+            "public_key": seal.public_key,
+            "ledger_index": seal.ledger_index,
+            "head": f"{size}:{head}",
+        }
+        print_json(record)
+        return
     out.print(f"sealed {seal.size} ledger entries (deals 1..{seal.last_deal})", markup=False)
-    out.print(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}", markup=False)
+    print_line(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}")
+    print_line(f"ledger head {size}:{head[:16]} (note it in the act; full hash {head})")
 
 
 @bank_app.command("verify")
-def verify_cmd(bank: Path = BankOption) -> None:
+def verify_cmd(
+    bank: Path = BankOption,
+    head: str | None = typer.Option(
+        None, "--head", help="A ledger head noted earlier (SIZE:HASH as displayed): the ledger must still hold it."
+    ),
+    since: Path | None = typer.Option(
+        None, "--since", help="A draw bundle or `bank seal --json` record: the ledger must still hold its seal/draw."
+    ),
+) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    with open_bank(bank, None) as b:
-        if b.ledger_size() >= 50_000:
-            with _progress() as progress:
-                task = progress.add_task("verifying ledger", total=b.ledger_size())
-                report = verify_bank(b, lambda done, total: progress.update(task, completed=done, total=total))
-        else:
-            report = verify_bank(b)
+    if not bank.is_file():
+        raise fail(f"{bank}: no bank file there")
+    try:
+        anchor = Head.parse(head) if head is not None else None
+        sealed = Since.load(since) if since is not None else None
+    except AnchorError as exc:
+        raise fail(str(exc)) from exc
+    size = bank.stat().st_size
+    if size >= 20 << 20:
+        with _progress() as progress:
+            task = progress.add_task("verifying ledger", total=None)
+            report = verify_file(
+                bank, lambda done, total: progress.update(task, completed=done, total=total), anchor, sealed
+            )
+    else:
+        report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
         raise fail(f"{bank}: {report.problem}")
+    extra = (f"; head {anchor} found" if anchor else "") + (f"; {since} is in the ledger" if sealed else "")
     out.print(
         f"ok: {report.entries} ledger entries chained, {report.seals} seals, {report.deals} commitments, "
-        f"{report.draws} draws verified",
+        f"{report.draws} draws verified{extra}",
         markup=False,
     )
 
@@ -182,8 +218,8 @@ def export_key_cmd(
         pem = b.public_key_pem()
         raw = b.public_key_hex()
     if output is None:
-        out.print(pem.decode().rstrip(), markup=False)
-        out.print(f"raw: {raw}", markup=False)
+        print_line(pem.decode().rstrip())
+        print_line(f"raw: {raw}")
     else:
         output.write_bytes(pem)
         out.print(f"wrote {output} (raw key {raw})", markup=False)

@@ -15,7 +15,7 @@ from dealer.regulation import load_regulation
 
 from .app import app
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 deal_app = typer.Typer(help="Show, number and check single deals.", no_args_is_help=True)
 regulation_app = typer.Typer(help="Check the competition regulation.", no_args_is_help=True)
 app.add_typer(deal_app, name="deal")
@@ -77,9 +77,23 @@ def regulation_check(
     table = Table(title=f"Regulation: {reg.title or (path or 'default')}", show_header=False)
     table.add_row("dealing variant", f"{int(reg.variant)} ({reg.variant.name.lower().replace('_', ' ')})")
     table.add_row("open cards per deal", str(reg.open_count()))
-    table.add_row("share drawn", f"{reg.share_percent:g}%")
-    table.add_row("deals drawn per session", str(reg.deals_per_session))
+    table.add_row("share drawn", f"{reg.share_percent:g}% of the whole sealed bank")
     table.add_row("boards per session", str(reg.boards_per_session))
+    table.add_row("deals drawn per session", str(reg.deals_per_session))
+    table.add_row("sessions", str(reg.sessions))
+    table.add_row("spare deals (replacement boards)", str(reg.spare_deals))
     table.add_row("copies of each board", str(reg.copies))
+    table.add_row("deals the schedule draws", str(reg.total_deals))
     table.add_row("bank target", str(reg.bank_target))
     out.print(table)
+    plan = Table(title="The draw plan against the bank target", show_header=True)
+    for name in ("draw", "deals", "drawn in all", "share of the bank"):
+        plan.add_column(name, justify="right")
+    drawn = 0
+    for k in range(1, reg.sessions + 1):
+        drawn += reg.deals_per_session
+        plan.add_row(f"session {k}", str(reg.deals_per_session), str(drawn), f"{100 * drawn / reg.bank_target:.2f}%")
+    if reg.spare_deals:
+        drawn += reg.spare_deals
+        plan.add_row("spare", str(reg.spare_deals), str(drawn), f"{100 * drawn / reg.bank_target:.2f}%")
+    out.print(plan)

@@ -1,9 +1,14 @@
-"""``dealer draw prepare|public-value|run|show|reveal|bundle|verify``."""
+"""``dealer draw prepare|publish|public-value|void|run|show|reveal|bundle|verify``.
+
+Machine output (the commitment, the reveal, JSON) is written to stdout as plain bytes, never through rich:
+it is what gets published, and it must parse whatever the terminal's width.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -13,51 +18,100 @@ from dealer.draw.director import Director, DrawnDeal
 from dealer.draw.protocol import DrawError, dice_spec, named_spec
 
 from .app import app, fail
+from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
-out = Console(highlight=False)
-draw_app = typer.Typer(help="The verifiable draw: commit, public value, run, reveal, bundle, verify.")
+out = Console(highlight=False, markup=False)
+note = Console(highlight=False, markup=False, stderr=True)
+draw_app = typer.Typer(help="The verifiable draw: commit, publish, public value, run, reveal, bundle, verify.")
 app.add_typer(draw_app, name="draw", no_args_is_help=True)
+
+RegulationOption = typer.Option(
+    None, "--regulation", help="Regulation TOML (share, schedule, bank target); the embedded default when omitted."
+)
 
 
 def _print_drawn(drawn: list[DrawnDeal]) -> None:
     for item in drawn:
         d = item.deal
-        out.print(f"deal {d.deal_id:>7} (pick {item.position:>7})  {d.deal.to_pbn()}", markup=False)
+        print_line(f"deal {d.deal_id:>7} (pick {item.position:>7})  {d.deal.to_pbn()}")
 
 
 @draw_app.command("prepare")
 def prepare_cmd(
     label: str = typer.Argument(..., help="Session label, e.g. 'Open pairs, session 1'."),
-    share: float | None = typer.Option(None, "--share", help="Percent of the eligible deals, 1..10."),
-    count: int | None = typer.Option(None, "--count", help="Number of deals (1%..10% of the eligible)."),
-    witness: list[str] = typer.Option([], "--witness", help="A witness who will roll dice (repeat, in order)."),
-    digits: int = typer.Option(10, "--digits", help="Dice digits each witness gives."),
+    replacement: bool = typer.Option(False, "--replacement", help="Draw one deal for a replacement board."),
+    override: str | None = typer.Option(
+        None, "--override", help="Director's reason to draw from a bank below the regulation's target (ledgered)."
+    ),
+    witness: list[str] = typer.Option([], "--witness", help="A witness who will roll (repeat, in order)."),
+    rolls: int = typer.Option(8, "--rolls", help="Rolls each witness makes."),
+    faces: int = typer.Option(6, "--faces", help="Faces of the die: 6 (1-6) or 10 (0-9)."),
     named: str | None = typer.Option(None, "--named", help="Describe a named future public number instead of dice."),
+    numbers: int = typer.Option(0, "--numbers", help="Named: how many numbers V holds."),
+    minimum: int = typer.Option(1, "--min", help="Named: smallest possible number."),
+    maximum: int = typer.Option(0, "--max", help="Named: largest possible number."),
+    width: int | None = typer.Option(None, "--width", help="Named: digits per number (default: those of --max)."),
+    as_drawn: bool = typer.Option(False, "--as-drawn", help="Named: numbers in the order drawn, not ascending."),
+    repeats: bool = typer.Option(False, "--repeats", help="Named: numbers may repeat."),
+    separator: str = typer.Option("-", "--separator", help="Named: the character between numbers (- / , . :)."),
+    regulation: Path | None = RegulationOption,
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
 ) -> None:
-    """Commit to a draw and print the commitment to publish."""
+    """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
+    from dealer.regulation import load_regulation
+
     if bool(witness) == (named is not None):
         raise fail("give the dice witnesses (--witness, repeated) or --named, one of the two")
-    spec = named_spec(named) if named is not None else dice_spec(witness, digits)
+    if named is not None:
+        spec = named_spec(
+            named, numbers, minimum, maximum, width, "as drawn" if as_drawn else "ascending", not repeats, separator
+        )
+    else:
+        spec = dice_spec(witness, rolls, faces)
+    reg = load_regulation(regulation)
     with open_bank(bank, keys) as b:
-        published = Director(b).prepare(label, spec, share, count)
-    out.print(json.dumps(published, indent=2, sort_keys=True), markup=False)
+        published = Director(b).prepare(label, spec, reg, replacement=replacement, override=override)
+    print_json(published)
+
+
+@draw_app.command("publish")
+def publish_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
+    """Record that the commitment was shown to the hall (needed before the public value); print what it shows."""
+    with open_bank(bank, keys) as b:
+        view = Director(b).publish(label)
+    print_json(view)
 
 
 @draw_app.command("public-value")
 def public_value_cmd(
     label: str = typer.Argument(...),
     dice: list[str] = typer.Option([], "--dice", help="One witness's digits (repeat in the committed order)."),
-    named: str | None = typer.Option(None, "--named", help="The named public number."),
+    named: str | None = typer.Option(None, "--named", help="The named public number, as announced."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only show the canonical form; store nothing."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
 ) -> None:
-    """Enter the public value V after the commitment is published."""
+    """Enter the public value V after the commitment is published; prints the canonical V it stored."""
     with open_bank(bank, keys) as b:
-        value = Director(b).enter_public_value(label, dice or None, named)
-    out.print(f"public value of {label!r}: {value}", markup=False)
+        d = Director(b)
+        value = d.normalise(label, dice or None, named) if dry_run else d.enter_public_value(label, dice or None, named)
+    note.print(f"canonical public value of {label!r}{' (not stored)' if dry_run else ', stored'}:", markup=False)
+    print_line(value)
+
+
+@draw_app.command("void")
+def void_cmd(
+    label: str = typer.Argument(...),
+    reason: str = typer.Option(..., "--reason", help="Why the prepared draw is abandoned (public, in the ledger)."),
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+) -> None:
+    """Void a prepared draw that has not run: a public ledger entry with the reason and its K."""
+    with open_bank(bank, keys) as b:
+        data = Director(b).void(label, reason)
+    print_json(data)
 
 
 @draw_app.command("run")
@@ -113,7 +167,7 @@ def reveal_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: 
     """After play: publish K and the drawn deal ids."""
     with open_bank(bank, keys) as b:
         data = Director(b).reveal(label)
-    out.print(json.dumps(data, indent=2), markup=False)
+    print_json(data)
 
 
 @draw_app.command("bundle")
@@ -131,19 +185,32 @@ def bundle_cmd(
 
 
 @draw_app.command("verify")
-def verify_cmd(bundle_path: Path = typer.Argument(..., metavar="BUNDLE", help="A bundle JSON file.")) -> None:
+def verify_cmd(
+    bundle_path: Path = typer.Argument(..., metavar="BUNDLE", help="The bundle JSON file to check."),
+    earlier: list[Path] = typer.Argument(None, metavar="[EARLIER]...", help="Bundles of the earlier draws."),
+    chain: Path | None = typer.Option(None, "--chain", help="A folder of bundles of the bank's earlier draws."),
+) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
-    try:
-        bundle = load_bundle(bundle_path.read_bytes())
-    except OSError as exc:
-        raise fail(f"{bundle_path}: cannot read: {exc.strerror or exc}") from exc
-    except DrawError as exc:
-        raise fail(f"{bundle_path}: {exc}") from exc
-    checks = verify_bundle(bundle)
-    for check in checks:
-        mark = "[green]passed[/]" if check.ok else "[bold red]FAILED[/]"
-        out.print(f"{mark} {check.name}: ", end="")
-        out.print(check.detail, markup=False)
+    bundle = _read_bundle(bundle_path)
+    paths = list(earlier or [])
+    if chain is not None:
+        if not chain.is_dir():
+            raise fail(f"{chain}: not a folder of bundles")
+        paths += sorted(p for p in chain.glob("*.json") if p.resolve() != bundle_path.resolve())
+    pool = [_read_bundle(p) for p in paths]
+    checks = verify_bundle(bundle, pool)
+    for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
+        print_line(f"{'passed' if check.ok else 'FAILED'} {check.name}: {check.detail}")
     if not checks or not checks[-1].ok:
-        raise fail(f"{bundle_path}: verification failed at '{checks[-1].name}'")
-    out.print(f"{bundle_path}: all {len(checks)} checks passed", markup=False)
+        raise fail(f"{bundle_path}: verification failed at '{checks[-1].name}': {checks[-1].detail}")
+    what = "a voided draw, properly voided" if bundle["void"] is not None else "the draw is verified"
+    print_line(f"{bundle_path}: all {len(checks)} checks passed: {what}")
+
+
+def _read_bundle(path: Path) -> dict[str, Any]:
+    try:
+        return load_bundle(path.read_bytes())
+    except OSError as exc:
+        raise fail(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except DrawError as exc:
+        raise fail(f"{path}: not a well-formed bundle: {exc}") from exc

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.text import Text
 
 from dealer.export.boards import SessionBoard, boards_from_records
 from dealer.export.files import read_deal_file, write_session_files
@@ -17,8 +17,8 @@ from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
 from .app import app, fail
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, markup=False)
+err = Console(stderr=True, highlight=False, markup=False)
 export_app = typer.Typer(
     help="Export a session: deal files, boards made on a machine, hand records.", no_args_is_help=True
 )
@@ -31,7 +31,7 @@ SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards th
 def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT_BYTES // 2**20) -> ReadResult:
     result = read_deal_file(path, fmt, max_size * 2**20)
     for problem in result.problems:  # file names and file text are data: escaped, never taken as markup
-        err.print(f"[yellow]{escape(f'{path}: {problem.where()}:')}[/] {escape(problem.reason)}", soft_wrap=True)
+        err.print(Text(f"{path}: {problem.where()}:", style="yellow"), problem.reason, soft_wrap=True)
     if result.problems and not skip_bad:
         raise fail(f"{path}: {len(result.problems)} board(s) cannot be read; fix the file or pass --skip-bad")
     if not result.records:
@@ -203,7 +203,9 @@ def export_boards(
                 f = p.foul
                 where = f" (card {f.card}, pocket {f.pocket}, belongs in {f.expected})" if f.card else ""
                 bar.console.print(
-                    f"[red]foul[/] board {f.board} copy {f.copy} try {f.attempt}: {f.reason}{where}", soft_wrap=True
+                    Text("foul", style="red"),
+                    f"board {f.board} copy {f.copy} try {f.attempt}: {f.reason}{where}",
+                    soft_wrap=True,
                 )
 
         async def before_remake(foul: FoulCopy) -> None:

@@ -52,7 +52,7 @@ def calibrate_cmd(
     from drivers.camera import calibrate, open_source
 
     src: FrameSource = open_source(source)
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         if sys.stdout.isatty():
             with _progress(console) as progress:
@@ -85,7 +85,7 @@ def read_cmd(
     src = open_source(source)
     scanner = CameraScanner(src, cal, deal_id=deal_id)
     tty = sys.stdout.isatty()
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         if tty:
             with _progress(console) as progress:

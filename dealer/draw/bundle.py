@@ -1,35 +1,45 @@
-"""The verification bundle of a revealed draw, and its verifier (no database; docs/bundle.md).
+"""The verification bundle of a revealed (or voided) draw, and its verifier (no database; docs/bundle.md).
 
-``verify_bundle`` runs the checks in a fixed order and stops at the first that fails; every check reports
-what it found, so a witness can follow the reasoning.
+Reading is strict (``load_bundle``): UTF-8 JSON, no duplicate members, no floating-point numbers, exactly
+the members of the format, lower-case hex of the exact length, whole numbers. ``verify_bundle`` then runs
+the checks in a fixed order and stops at the first that fails; every check says what it found, and a
+failed check says what failed — never the success wording. Earlier draws of the same bank are given as
+``chain``: the verifier rebuilds each draw's eligible set from them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any
 
 from dealer.bank.keys import verify_signature
-from dealer.bank.ledger import SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
+from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
 from dealer.bank.merkle import leaf_hash, verify_inclusion
 from dealer.core import Deal
 from dealer.core.errors import DealError
 
 from .protocol import (
     COMMIT_FORMAT,
+    DRAW_KINDS,
+    ELIGIBLE_RULE,
     MAX_PERCENT,
     MIN_PERCENT,
+    VOID_FORMAT,
     DrawError,
     PublicValueSpec,
     check_public_value,
-    check_ranges,
+    commitment_hash,
     commitment_picks,
+    percent_text,
+    quota_limit,
 )
 
-BUNDLE_FORMAT = "bridge-dealer-draw-bundle/1"
+BUNDLE_FORMAT = "bridge-dealer-draw-bundle/2"
+OLD_FORMATS = ("bridge-dealer-draw-bundle/1",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,96 +49,363 @@ class Check:
     detail: str
 
 
-class _Failed(Exception):
-    pass
+class BundleError(DrawError):
+    """A bundle that is not well formed, naming the member and why."""
+
+
+# -- strict reading ---------------------------------------------------------------------------------
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise BundleError(f"member {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_float(text: str) -> Any:
+    raise BundleError(f"number {text} is not a whole number: the bundle holds integers only")
+
+
+def _no_constant(text: str) -> Any:
+    raise BundleError(f"{text} is not JSON")
+
+
+def strict_json(data: bytes | str) -> Any:
+    """JSON with duplicate members, floats, NaN and Infinity refused."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BundleError(f"not UTF-8 at byte {exc.start}") from exc
+    try:
+        return json.loads(data, object_pairs_hook=_no_duplicates, parse_float=_no_float, parse_constant=_no_constant)
+    except BundleError:
+        raise
+    except ValueError as exc:
+        raise BundleError(f"not JSON: {exc}") from exc
 
 
 def load_bundle(data: bytes) -> dict[str, Any]:
-    try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DrawError(f"bundle is not JSON: {exc}") from exc
+    """Read a bundle file strictly, then check every member's type and form (``check_shape``)."""
+    obj = strict_json(data)
     if not isinstance(obj, dict):
-        raise DrawError("bundle must be a JSON object")
+        raise BundleError("a bundle is a JSON object")
+    check_shape(obj)
     return obj
 
 
-def verify_bundle(bundle: dict[str, Any]) -> list[Check]:
-    """All checks passed, or those passed followed by the first one failed (``ok`` False)."""
+_HEX = re.compile(r"[0-9a-f]*")
+
+
+def _hex(value: Any, where: str, size: int | None) -> bytes:
+    if not isinstance(value, str) or not _HEX.fullmatch(value) or len(value) % 2:
+        raise BundleError(f"{where} = {_short(value)} is not lower-case hexadecimal (digits 0-9, a-f, nothing else)")
+    if size is not None and len(value) != 2 * size:
+        raise BundleError(f"{where} is {len(value) // 2} bytes, {size} expected")
+    return bytes.fromhex(value)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _intv(value: Any, where: str, lo: int = 0) -> int:
+    if type(value) is not int or value < lo:
+        raise BundleError(f"{where} = {_short(value)} is not a whole number ≥ {lo}")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value or value != value.strip() or not value.isprintable():
+        raise BundleError(f"{where} = {_short(value)} is not printable text without surrounding space")
+    return value
+
+
+def _members(obj: Any, where: str, names: Sequence[str]) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise BundleError(f"{where} is not an object")
+    missing = [n for n in names if n not in obj]
+    extra = sorted(set(obj) - set(names))
+    if missing:
+        raise BundleError(f"{where} lacks {', '.join(missing)}")
+    if extra:
+        raise BundleError(f"{where} has unknown member {extra[0]!r}")
+    return obj
+
+
+BUNDLE_MEMBERS = (
+    "format", "public_key", "seal", "commitment", "commitment_signature", "public_value", "secret", "drawn",
+    "void", "void_signature",
+)  # fmt: skip
+CHECKPOINT_MEMBERS = ("format", "bank", "size", "root", "last_deal", "ts")
+COMMIT_MEMBERS = (
+    "format", "bank", "label", "kind", "seal", "previous", "drawn_before", "eligible", "n", "quota", "k_hash",
+    "public_value", "ts",
+)  # fmt: skip
+OPENING_MEMBERS = ("deal_id", "position", "deal", "salt", "pbn", "ledger_index", "entry", "proof")
+VOID_MEMBERS = ("format", "label", "commitment", "reason", "secret", "ts")
+
+
+def check_shape(b: dict[str, Any]) -> None:
+    """Every member present, known, of its type and form; hex lower-case of its exact length."""
+    fmt = b.get("format")
+    if fmt in OLD_FORMATS:
+        raise BundleError(
+            f"format {fmt!r} is the previous bundle format (it published the eligible list and had no chain): "
+            "see docs/bundle.md, migration"
+        )
+    if fmt != BUNDLE_FORMAT:
+        raise BundleError(f"format = {_short(fmt)}, expected {BUNDLE_FORMAT!r}")
+    _members(b, "bundle", BUNDLE_MEMBERS)
+    _hex(b["public_key"], "public_key", 32)
+    seal = _members(b["seal"], "seal", ("checkpoint", "signature"))
+    _hex(seal["signature"], "seal.signature", 64)
+    cp = _members(seal["checkpoint"], "seal.checkpoint", CHECKPOINT_MEMBERS)
+    _text(cp["format"], "seal.checkpoint.format")
+    _text(cp["bank"], "seal.checkpoint.bank")
+    _intv(cp["size"], "seal.checkpoint.size", 1)
+    _hex(cp["root"], "seal.checkpoint.root", 32)
+    _intv(cp["last_deal"], "seal.checkpoint.last_deal")
+    _text(cp["ts"], "seal.checkpoint.ts")
+    com = _members(b["commitment"], "commitment", COMMIT_MEMBERS)
+    _text(com["format"], "commitment.format")
+    _text(com["bank"], "commitment.bank")
+    _text(com["label"], "commitment.label")
+    if com["kind"] not in DRAW_KINDS:
+        raise BundleError(f"commitment.kind = {_short(com['kind'])}, expected one of {DRAW_KINDS}")
+    cs = _members(com["seal"], "commitment.seal", ("index", "size", "root", "last_deal", "ts"))
+    _intv(cs["index"], "commitment.seal.index")
+    _intv(cs["size"], "commitment.seal.size", 1)
+    _hex(cs["root"], "commitment.seal.root", 32)
+    _intv(cs["last_deal"], "commitment.seal.last_deal")
+    _text(cs["ts"], "commitment.seal.ts")
+    if com["previous"] is not None:
+        _hex(com["previous"], "commitment.previous", 32)
+    _intv(com["drawn_before"], "commitment.drawn_before")
+    el = _members(com["eligible"], "commitment.eligible", ("count", "rule"))
+    _intv(el["count"], "commitment.eligible.count")
+    if el["rule"] != ELIGIBLE_RULE:
+        raise BundleError(f"commitment.eligible.rule = {_short(el['rule'])}, expected {ELIGIBLE_RULE!r}")
+    _intv(com["n"], "commitment.n", 1)
+    q = _members(com["quota"], "commitment.quota", ("share_bp", "target", "override"))
+    _intv(q["share_bp"], "commitment.quota.share_bp")
+    _intv(q["target"], "commitment.quota.target")
+    if q["override"] is not None:
+        _text(q["override"], "commitment.quota.override")
+    _hex(com["k_hash"], "commitment.k_hash", 32)
+    try:
+        PublicValueSpec.from_dict(com["public_value"])
+    except DrawError as exc:
+        raise BundleError(f"commitment.public_value: {exc}") from exc
+    _text(com["ts"], "commitment.ts")
+    _hex(b["commitment_signature"], "commitment_signature", 64)
+    _hex(b["secret"], "secret", 32)
+    if not isinstance(b["drawn"], list):
+        raise BundleError("drawn is not a list")
+    if b["void"] is None:
+        if not isinstance(b["public_value"], str):
+            raise BundleError(f"public_value = {_short(b['public_value'])} is not a string")
+        if b["void_signature"] is not None:
+            raise BundleError("void_signature is given but void is null")
+        if len(b["drawn"]) != com["n"]:
+            raise BundleError(f"drawn lists {len(b['drawn'])} deals, the commitment draws n = {com['n']}")
+    else:
+        v = _members(b["void"], "void", VOID_MEMBERS)
+        for k in ("format", "label", "reason", "ts"):
+            _text(v[k], f"void.{k}")
+        _hex(v["commitment"], "void.commitment", 32)
+        _hex(v["secret"], "void.secret", 32)
+        _hex(b["void_signature"], "void_signature", 64)
+        if b["drawn"]:
+            raise BundleError("a voided draw drew nothing, but drawn is not empty")
+        if b["public_value"] is not None and not isinstance(b["public_value"], str):
+            raise BundleError(f"public_value = {_short(b['public_value'])} is neither a string nor null")
+    seen: set[int] = set()
+    for j, d in enumerate(b["drawn"]):
+        w = f"drawn[{j}]"
+        _members(d, w, OPENING_MEMBERS)
+        deal_id = _intv(d["deal_id"], f"{w}.deal_id", 1)
+        if deal_id in seen:
+            raise BundleError(f"{w}.deal_id = {deal_id} is listed twice")
+        seen.add(deal_id)
+        _intv(d["position"], f"{w}.position", 1)
+        _hex(d["deal"], f"{w}.deal", 13)
+        _hex(d["salt"], f"{w}.salt", 16)
+        _text(d["pbn"], f"{w}.pbn")
+        _intv(d["ledger_index"], f"{w}.ledger_index")
+        if not isinstance(d["entry"], str) or not d["entry"].isascii():
+            raise BundleError(f"{w}.entry is not an ASCII string")
+        if not isinstance(d["proof"], list):
+            raise BundleError(f"{w}.proof is not a list")
+        for m, h in enumerate(d["proof"]):
+            _hex(h, f"{w}.proof[{m}]", 32)
+
+
+# -- verification -----------------------------------------------------------------------------------
+def verify_bundle(bundle: dict[str, Any], chain: Sequence[dict[str, Any]] = ()) -> list[Check]:
+    """All checks passed, or those passed followed by the first one failed (``ok`` False).
+
+    ``chain`` holds bundles of earlier draws of the same bank (any order; others are ignored); every draw
+    the bundle's commitment follows must be among them.
+    """
+    return _run(bundle, None, list(chain))
+
+
+def _run(bundle: dict[str, Any], known: list[int] | None, pool: Sequence[dict[str, Any]] = ()) -> list[Check]:
     results: list[Check] = []
     try:
-        for check in _checks(bundle):
+        for check in _checks(bundle, list(pool), known):
             results.append(check)
             if not check.ok:
                 break
-    except (KeyError, TypeError, ValueError, DealError, DrawError, _Failed) as exc:
+    except BundleError as exc:
+        results.append(Check("well-formed", False, str(exc)))
+    except (KeyError, TypeError, ValueError, DealError, DrawError) as exc:
         step = results[-1].name if results else "format"
         results.append(Check(f"after {step}", False, f"bundle is malformed: {type(exc).__name__}: {exc}"))
+    if not results:  # pragma: no cover - _checks always yields
+        results.append(Check("format", False, "nothing checked"))
     return results
 
 
-def _checks(b: dict[str, Any]) -> Iterator[Check]:
+def _fail_or(ok: bool, name: str, good: str, bad: str) -> Check:
+    return Check(name, ok, good if ok else bad)
+
+
+def _checks(b: dict[str, Any], pool: list[dict[str, Any]], known: list[int] | None = None) -> Iterator[Check]:
+    """``known``: the deals drawn before ``b``, when the chain is being checked by a later draw."""
     fmt = b.get("format")
-    yield Check("format", fmt == BUNDLE_FORMAT, f"format {fmt!r} (expected {BUNDLE_FORMAT!r})")
+    yield _fail_or(
+        fmt == BUNDLE_FORMAT, "format", f"format {fmt!r}", f"format {_short(fmt)}, expected {BUNDLE_FORMAT!r}"
+    )
+    check_shape(b)
+    yield Check("well-formed", True, "every member present, of its type, hex lower-case of its exact length")
 
     pub = b["public_key"]
     seal = b["seal"]
     cp = seal["checkpoint"]
-    ok = cp.get("format") == SEAL_FORMAT and verify_signature(pub, seal["signature"], canonical_json(cp))
-    yield Check(
+    fmt_ok = cp["format"] == SEAL_FORMAT
+    sig_ok = fmt_ok and verify_signature(pub, seal["signature"], canonical_json(cp))
+    yield _fail_or(
+        sig_ok,
         "seal signature",
-        ok,
         f"checkpoint of {cp['size']} ledger entries (deals 1..{cp['last_deal']}), root {cp['root']}, "
         f"signed {cp['ts']} by Ed25519 key {pub}",
+        f"checkpoint format {cp['format']!r} is not {SEAL_FORMAT!r}"
+        if not fmt_ok
+        else f"the seal signature does not verify with key {pub}",
     )
 
     com = b["commitment"]
-    ok = com.get("format") == COMMIT_FORMAT and verify_signature(pub, b["commitment_signature"], canonical_json(com))
-    yield Check("commitment signature", ok, f"draw {com['label']!r} committed {com['ts']} by the same key")
-
-    cs = com["seal"]
-    same = all(cs.get(k) == cp[k] for k in ("root", "size", "last_deal", "ts")) and com["bank"] == cp["bank"]
-    yield Check("commitment names the seal", same, f"commitment seal {cs.get('root')} / bank {com['bank']}")
-
-    el = com["eligible"]
-    total = check_ranges(el["ranges"])
-    in_seal = not el["ranges"] or el["ranges"][-1][1] <= cp["last_deal"]
-    yield Check(
-        "eligible set",
-        total == el["count"] and in_seal,
-        f"{total} deals in {len(el['ranges'])} ranges (declared {el['count']}), all within sealed deals "
-        f"1..{cp['last_deal']}",
+    fmt_ok = com["format"] == COMMIT_FORMAT
+    sig_ok = fmt_ok and verify_signature(pub, b["commitment_signature"], canonical_json(com))
+    yield _fail_or(
+        sig_ok,
+        "commitment signature",
+        f"draw {com['label']!r} committed {com['ts']} by the same key",
+        f"commitment format {com['format']!r} is not {COMMIT_FORMAT!r}"
+        if not fmt_ok
+        else f"the commitment signature of draw {com['label']!r} does not verify with key {pub}",
     )
 
-    n = com["n"]
-    share_ok = isinstance(n, int) and n >= 1 and n * 100 >= total * MIN_PERCENT and n * 100 <= total * MAX_PERCENT
-    yield Check(
-        "share", share_ok, f"{n} of {total} = {100 * n / max(total, 1):.2f}% (allowed {MIN_PERCENT}%..{MAX_PERCENT}%)"
+    cs = com["seal"]
+    diff = [k for k in ("root", "size", "last_deal", "ts") if cs[k] != cp[k]]
+    if com["bank"] != cp["bank"]:
+        diff.append("bank")
+    yield _fail_or(
+        not diff,
+        "commitment names the seal",
+        f"commitment seal {cs['root']} / bank {com['bank']}",
+        f"the commitment's seal differs from the checkpoint in {', '.join(diff)}",
+    )
+
+    if known is None:
+        ok, detail, before = _chain(b, pool)
+    else:
+        ok, detail, before = True, "checked with the later draw's chain", known
+    yield Check("chain", ok, detail)
+    if not ok:
+        return
+
+    count = com["eligible"]["count"]
+    want = cp["last_deal"] - com["drawn_before"]
+    yield _fail_or(
+        count == want and com["n"] <= count,
+        "eligible set",
+        f"{count} deals: sealed deals 1..{cp['last_deal']} minus the {com['drawn_before']} drawn by the chain",
+        f"the commitment says {count} eligible deals for {com['n']} to draw; sealed deals 1..{cp['last_deal']} "
+        f"minus {com['drawn_before']} drawn by the chain leave {want}",
+    )
+
+    q = com["quota"]
+    bp = q["share_bp"]
+    limit = quota_limit(cp["last_deal"], bp) if MIN_PERCENT * 100 <= bp <= MAX_PERCENT * 100 else -1
+    after = com["drawn_before"] + com["n"]
+    note = (
+        f"; the sealed bank is below the target of {q['target']}, director's override: {q['override']!r}"
+        if cp["last_deal"] < q["target"]
+        else ""
+    )
+    target_ok = cp["last_deal"] >= q["target"] or q["override"] is not None
+    if limit < 0:
+        bad = f"share {bp / 100:g}% is outside {MIN_PERCENT}%..{MAX_PERCENT}%"
+    elif not target_ok:
+        bad = (
+            f"the sealed bank of {cp['last_deal']} deals is below the target of {q['target']} and no override is given"
+        )
+    else:
+        bad = (
+            f"{com['drawn_before']} drawn before + {com['n']} = {after} deals, above {percent_text(bp)} of "
+            f"{cp['last_deal']} sealed deals = {limit}"
+        )
+    yield _fail_or(
+        0 <= after <= limit and target_ok,
+        "quota",
+        f"{com['drawn_before']} drawn before + {com['n']} = {after} of at most {limit} "
+        f"({percent_text(bp)} of {cp['last_deal']} sealed deals){note}",
+        bad,
     )
 
     secret = bytes.fromhex(b["secret"])
-    ok = len(secret) == 32 and sha256(secret).hexdigest() == com["k_hash"]
-    yield Check("secret", ok, f"SHA-256 of the revealed K is the committed {com['k_hash']}")
+    k_ok = sha256(secret).hexdigest() == com["k_hash"]
+    yield _fail_or(
+        k_ok,
+        "secret",
+        f"SHA-256 of the revealed K is the committed {com['k_hash']}",
+        f"SHA-256 of the revealed K is {sha256(secret).hexdigest()}, not the committed {com['k_hash']}",
+    )
+    if not k_ok:
+        return
+
+    if b["void"] is not None:
+        yield _void_check(b, pub)
+        return
 
     spec = PublicValueSpec.from_dict(com["public_value"])
     value = b["public_value"]
     try:
         check_public_value(spec, value)
-        yield Check("public value", True, f"V = {value!r} fits the committed '{spec.description}'")
+        yield Check("public value", True, f"V = {value!r} is in the committed canonical form ({spec.format_text()})")
     except DrawError as exc:
-        yield Check("public value", False, f"V = {value!r}: {exc}")
+        yield Check("public value", False, f"V = {_short(value)} is not canonical: {exc}")
+        return
 
-    root = bytes.fromhex(cp["root"])
-    seed, expected = commitment_picks(com, secret, value)
+    seed, expected = commitment_picks(com, secret, value, before)
     drawn = b["drawn"]
     got = [(d["position"], d["deal_id"]) for d in drawn]
-    yield Check(
-        "draw",
+    yield _fail_or(
         got == expected,
-        f"seed {seed.hex()}; Rivest's sampler picks deals {_list([i for _, i in expected])}"
-        + ("" if got == expected else f" but the bundle lists {_list([i for _, i in got])}"),
+        "draw",
+        f"seed {seed.hex()}; Rivest's sampler picks deals {_list([i for _, i in expected])}",
+        f"seed {seed.hex()}; Rivest's sampler picks deals {_list([i for _, i in expected])} but the bundle "
+        f"lists {_list([i for _, i in got])}",
     )
+    if got != expected:
+        return
 
+    root = bytes.fromhex(cp["root"])
     yield _each(
         drawn, "openings", _opening, f"SHA-256(salt ‖ deal) equals the ledger commitment for {len(drawn)} deals"
     )
@@ -138,6 +415,98 @@ def _checks(b: dict[str, Any]) -> Iterator[Check]:
         lambda d: _inclusion(d, cp["size"], root),
         f"every drawn deal's ledger entry is in the sealed tree of {cp['size']} entries",
     )
+
+
+def _void_check(b: dict[str, Any], pub: str) -> Check:
+    v = b["void"]
+    com = b["commitment"]
+    problems = []
+    if v["format"] != VOID_FORMAT:
+        problems.append(f"void format {v['format']!r} is not {VOID_FORMAT!r}")
+    if not verify_signature(pub, b["void_signature"], canonical_json(v)):
+        problems.append("the void signature does not verify")
+    if v["commitment"] != commitment_hash(com) or v["label"] != com["label"]:
+        problems.append("the void names another draw")
+    if v["secret"] != b["secret"]:
+        problems.append("the void's K differs from the bundle's")
+    return _fail_or(
+        not problems,
+        "void",
+        f"draw {com['label']!r} was voided before it was run ({v['ts']}): {v['reason']!r}; it drew nothing",
+        "; ".join(problems),
+    )
+
+
+def _chain(b: dict[str, Any], pool: list[dict[str, Any]]) -> tuple[bool, str, list[int]]:
+    """Follow ``previous`` back through ``pool``; every earlier draw must be there and verify. Returns the
+    deals drawn before this draw."""
+    com = b["commitment"]
+    by_hash: dict[str, dict[str, Any]] = {}
+    for other in pool:
+        if isinstance(other, dict) and isinstance(other.get("commitment"), dict):
+            by_hash[commitment_hash(other["commitment"])] = other
+    me = commitment_hash(com)
+    links: list[dict[str, Any]] = []
+    cur = b
+    while cur["commitment"]["previous"] is not None:
+        prev_hash = cur["commitment"]["previous"]
+        prev = by_hash.get(prev_hash)
+        if prev is None:
+            where = "this draw" if cur is b else f"draw {cur['commitment']['label']!r}"
+            return (
+                False,
+                (
+                    f"{where} follows draw {prev_hash}, which is not among the earlier bundles given: every earlier "
+                    "draw of the bank is needed (--chain DIR)"
+                ),
+                [],
+            )
+        if len(links) > len(by_hash):
+            return False, "the earlier draws name each other in a loop", []
+        links.append(prev)
+        cur = prev
+    links.reverse()  # oldest first
+    forks = [
+        o["commitment"]["label"]
+        for h, o in by_hash.items()
+        if h != me and o["commitment"]["previous"] == com["previous"]
+    ]
+    if forks:
+        return False, f"draw {forks[0]!r} also follows {com['previous'] or 'nothing'}: two chains of one bank", []
+    drawn: list[int] = []
+    prev_doc: dict[str, Any] | None = None
+    for earlier in [*links, b]:
+        doc = earlier["commitment"]
+        label = doc["label"]
+        if doc["drawn_before"] != len(drawn):
+            return (
+                False,
+                (f"draw {label!r} says {doc['drawn_before']} deals were drawn before it; the chain drew {len(drawn)}"),
+                [],
+            )
+        if earlier is not b:
+            if earlier["public_key"] != b["public_key"] or doc["bank"] != com["bank"]:
+                return False, f"earlier draw {label!r} is of another bank or key", []
+            checks = _run(earlier, list(drawn))
+            if not checks[-1].ok:
+                return False, f"earlier draw {label!r} does not verify: {checks[-1].name}: {checks[-1].detail}", []
+        if prev_doc is not None:
+            if doc["ts"] <= prev_doc["ts"] or doc["seal"]["size"] < prev_doc["seal"]["size"]:
+                return False, f"draw {label!r} is not later than the draw it follows ({prev_doc['label']!r})", []
+            if doc["quota"]["share_bp"] != prev_doc["quota"]["share_bp"]:
+                return False, f"draw {label!r} uses another share than the earlier draws of its bank", []
+        if earlier is not b:
+            drawn.extend(d["deal_id"] for d in earlier["drawn"])
+        prev_doc = doc
+    if len(set(drawn)) != len(drawn):
+        return False, "the earlier draws drew one deal twice", []
+    labels = [x["commitment"]["label"] for x in links]
+    detail = (
+        f"first draw of bank {com['bank']}"
+        if not links
+        else f"follows {len(links)} earlier draws ({', '.join(labels)}) that drew {len(drawn)} deals, all verified"
+    )
+    return True, detail, drawn
 
 
 def _list(ids: list[int]) -> str:
@@ -153,16 +522,27 @@ def _each(drawn: list[dict[str, Any]], name: str, test: Callable[[dict[str, Any]
 
 
 def _opening(d: dict[str, Any]) -> str | None:
-    entry = Entry.decode(d["entry"].encode())
-    if entry.kind != EntryKind.DEAL or entry.data.get("id") != d["deal_id"]:
-        return f"ledger entry {entry.index} is not the commitment of deal {d['deal_id']}"
-    if entry.index != d["ledger_index"]:
-        return f"ledger entry index {entry.index} differs from ledger_index {d['ledger_index']}"
+    body = d["entry"]
+    try:
+        entry = strict_json(body)
+    except BundleError as exc:
+        return f"ledger entry: {exc}"
+    if not isinstance(entry, dict) or set(entry) != {"d", "i", "k", "prev", "ts"}:
+        return "the ledger entry is not an object with exactly d, i, k, prev, ts"
+    if canonical_json(entry).decode() != body:
+        return "the ledger entry's bytes are not in canonical form"
+    data = entry["d"]
+    if entry["k"] != "deal" or not isinstance(data, dict) or type(data.get("id")) is not int:
+        return f"ledger entry {entry['i']} is not the commitment of a deal"
+    if data["id"] != d["deal_id"]:
+        return f"ledger entry {entry['i']} commits deal {data['id']}, not {d['deal_id']}"
+    if type(entry["i"]) is not int or entry["i"] != d["ledger_index"]:
+        return f"ledger entry index {entry['i']!r} differs from ledger_index {d['ledger_index']}"
     canonical = bytes.fromhex(d["deal"])
     deal = Deal.from_bytes(canonical)  # checks 13 cards a hand
-    if commitment(bytes.fromhex(d["salt"]), canonical).hex() != entry.data["c"]:
-        return f"SHA-256(salt ‖ deal) is not the commitment {entry.data['c']}"
-    if d.get("pbn") is not None and Deal.from_pbn(d["pbn"]) != deal:
+    if commitment(bytes.fromhex(d["salt"]), canonical).hex() != data.get("c"):
+        return f"SHA-256(salt ‖ deal) is not the commitment {data.get('c')}"
+    if Deal.from_pbn(d["pbn"]) != deal:
         return f"the PBN {d['pbn']!r} is not the committed deal"
     return None
 

@@ -18,16 +18,22 @@ from dealer.bank.merkle import audit_path, tree_levels
 from dealer.bank.repository import BankRepository
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat
+from dealer.regulation import Regulation
 
 from .bundle import BUNDLE_FORMAT
 from .protocol import (
     COMMIT_FORMAT,
+    ELIGIBLE_RULE,
     SECRET_SIZE,
+    VOID_FORMAT,
     DrawError,
     PublicValueSpec,
+    check_quota,
+    commitment_hash,
     commitment_picks,
-    deals_to_draw,
+    percent_text,
     public_value,
+    quota_limit,
 )
 
 
@@ -51,19 +57,22 @@ class Director:
         seals = bank.seals()
         last = seals[-1] if seals else None
         total = sum(counts.values())
+        draws = bank.draws()
+        drawn_total = sum(len(r.drawn or ()) for r in draws)
         return {
             "bank": bank.bank_id,
             "deals": total,
             "in_bank": counts["bank"],
             "drawn": counts["drawn"],
             "played": counts["played"],
+            "drawn_total": drawn_total,
             "sealed_deals": last.last_deal if last else 0,
             "unsealed_deals": total - (last.last_deal if last else 0),
-            "eligible": bank.eligible_count(last.last_deal) if last else 0,
+            "eligible": (last.last_deal - drawn_total) if last else 0,
             "ledger_size": bank.ledger_size(),
             "ledger_head": bank.ledger_head(),
             "seals": [_seal_dict(s) for s in seals],
-            "draws": [self._draw_public(r) for r in bank.draws()],
+            "draws": [self._draw_public(r) for r in draws],
         }
 
     def commitment(self, label: str) -> dict[str, Any]:
@@ -71,19 +80,52 @@ class Director:
         entry = self.bank.entry(self.bank.get_draw(label).commit_index)
         return {"commitment": entry.data["commitment"], "signature": entry.data["signature"]}
 
+    def hall_view(self, label: str) -> dict[str, Any]:
+        """What the hall is shown of a prepared draw: its hash, the witnesses and the format of V."""
+        rec = self.bank.get_draw(label)
+        doc = self.commitment(label)["commitment"]
+        spec = PublicValueSpec.from_dict(doc["public_value"])
+        return {
+            "label": label,
+            "commitment": commitment_hash(doc),
+            "deals": doc["n"],
+            "kind": doc["kind"],
+            "previous": doc["previous"],
+            "drawn_before": doc["drawn_before"],
+            "public_value": spec.description,
+            "public_value_spec": spec.to_dict(),
+            "witnesses": list(spec.witnesses),
+            "format": spec.format_text(),
+            "bits": round(spec.bits(), 1),
+            "value": rec.public_value,
+            "state": rec.state,
+            **self._after_reveal(rec),
+        }
+
+    def _after_reveal(self, rec: DrawRecord) -> dict[str, Any]:
+        """K and the drawn ids once revealed; K and the reason once voided; nothing before."""
+        if rec.state == "revealed":
+            return {"secret": rec.secret.hex(), "drawn": list(rec.drawn or ())}
+        if rec.state == "void":
+            void = next(e for e in self.bank.entries_of_kind("draw-void") if e.data["void"]["label"] == rec.label)
+            return {"secret": rec.secret.hex(), "reason": void.data["void"]["reason"]}
+        return {}
+
     def _draw_public(self, rec: DrawRecord) -> dict[str, Any]:
         doc = self.bank.entry(rec.commit_index).data["commitment"]
         out: dict[str, Any] = {
             "label": rec.label,
             "state": rec.state,
+            "kind": doc.get("kind", "session"),
             "n": doc["n"],
             "eligible": doc["eligible"]["count"],
             "k_hash": doc["k_hash"],
             "public_value_spec": doc["public_value"],
             "public_value": rec.public_value,
         }
-        if rec.state == "revealed":
+        if rec.state in ("revealed", "void"):
             out["secret"] = rec.secret.hex()
+        if rec.state == "revealed":
             out["drawn_ids"] = list(rec.drawn or ())
         return out
 
@@ -91,14 +133,40 @@ class Director:
     def seal(self) -> Seal:
         return self.bank.seal()
 
+    def plan(self, regulation: Regulation) -> dict[str, Any]:
+        """Where the bank stands against the regulation's quota (public figures only)."""
+        seal = self.bank.latest_seal()
+        sealed = seal.last_deal if seal else 0
+        draws = [r for r in self.bank.draws() if r.state != "void"]
+        drawn = sum(len(r.drawn or ()) for r in draws)
+        limit = quota_limit(sealed, regulation.share_bp)
+        return {
+            "share": percent_text(regulation.share_bp),
+            "sessions": regulation.sessions,
+            "boards": regulation.deals_per_session,
+            "spare": regulation.spare_deals,
+            "target": regulation.bank_target,
+            "sealed": sealed,
+            "below_target": sealed < regulation.bank_target,
+            "quota": limit,
+            "drawn": drawn,
+            "left": max(limit - drawn, 0),
+            "session_draws": sum(1 for r in draws if self._kind(r) == "session"),
+        }
+
+    def _kind(self, rec: DrawRecord) -> str:
+        return str(self.bank.entry(rec.commit_index).data["commitment"].get("kind", "session"))
+
     def prepare(
         self,
         label: str,
         spec: PublicValueSpec,
-        share_percent: float | None = None,
-        count: int | None = None,
+        regulation: Regulation,
+        replacement: bool = False,
+        override: str | None = None,
     ) -> dict[str, Any]:
-        """Commit to a draw: the sealed root, eligible set, n, label, SHA-256(K) and how V will be made."""
+        """Commit to a draw: the sealed root, the chain (previous draw, running total), n from the
+        regulation's schedule, the label, SHA-256(K) and the committed format of V. No eligible list."""
         label = label.strip()
         if not label or not label.isprintable():
             raise DrawError("a draw needs a session label (printable text)")
@@ -107,18 +175,46 @@ class Director:
         seal = bank.latest_seal()
         if seal is None:
             raise DrawError("the bank has no seal yet: seal it before preparing a draw")
-        ranges = bank.eligible_ranges(seal.last_deal)
-        eligible = sum(b - a + 1 for a, b in ranges)
-        n = deals_to_draw(eligible, share_percent, count)
+        draws = bank.draws()
+        previous = commitment_hash(bank.entry(draws[-1].commit_index).data["commitment"]) if draws else None
+        drawn_before = sum(len(r.drawn or ()) for r in draws)
+        sealed = seal.last_deal
+        if replacement:
+            n, kind = 1, "replacement"
+        else:
+            done = sum(1 for r in draws if r.state != "void" and self._kind(r) == "session")
+            if done >= regulation.sessions:
+                raise DrawError(
+                    f"the schedule has {regulation.sessions} sessions and {done} session draws are made: "
+                    "a replacement board is drawn with --replacement (one deal)"
+                )
+            n, kind = regulation.deals_per_session, "session"
+        reason = (override or "").strip() or None
+        if reason is not None and not reason.isprintable():
+            raise DrawError("the override reason must be printable text")
+        if sealed < regulation.bank_target and reason is None:
+            raise DrawError(
+                f"the sealed bank holds {sealed} deals, below the regulation's target of {regulation.bank_target} "
+                f"({regulation.plan_text()}): seal more deals, or record the director's override with a reason"
+            )
+        check_quota(sealed, regulation.share_bp, drawn_before, n)
         secret = secrets.token_bytes(SECRET_SIZE)
         doc = {
             "bank": bank.bank_id,
-            "eligible": {"count": eligible, "ranges": ranges},
+            "drawn_before": drawn_before,
+            "eligible": {"count": sealed - drawn_before, "rule": ELIGIBLE_RULE},
             "format": COMMIT_FORMAT,
             "k_hash": sha256(secret).hexdigest(),
+            "kind": kind,
             "label": label,
             "n": n,
+            "previous": previous,
             "public_value": spec.to_dict(),
+            "quota": {
+                "override": reason,
+                "share_bp": regulation.share_bp,
+                "target": regulation.bank_target,
+            },
             "seal": _seal_dict(seal),
             "ts": bank.now(),
         }
@@ -126,11 +222,49 @@ class Director:
         bank.draw_commit(label, secret, {"commitment": doc, "signature": signature})
         return {"commitment": doc, "signature": signature}
 
-    def enter_public_value(self, label: str, dice: Sequence[str] | None = None, named: str | None = None) -> str:
+    def publish(self, label: str) -> dict[str, Any]:
+        """Record that the commitment is shown to the hall (before V); returns what the hall shows."""
+        view = self.hall_view(label)
+        if not self.bank.draw_published(label):
+            self.bank.draw_publish(label, {"commitment": view["commitment"], "label": label})
+        return view
+
+    def void(self, label: str, reason: str) -> dict[str, Any]:
+        """Abandon a prepared (not run) draw publicly: a signed void with the reason and K, in the ledger."""
+        reason = reason.strip()
+        if not reason or not reason.isprintable():
+            raise DrawError("voiding a draw needs a reason (printable text)")
+        rec = self.bank.get_draw(label)
+        doc = {
+            "commitment": commitment_hash(self.commitment(label)["commitment"]),
+            "format": VOID_FORMAT,
+            "label": label,
+            "reason": reason,
+            "secret": rec.secret.hex(),
+            "ts": self.bank.now(),
+        }
+        data = {"signature": self.bank.sign(canonical_json(doc)), "void": doc}
+        self.bank.draw_void(label, data)
+        return data
+
+    def normalise(self, label: str, dice: Sequence[str] | None = None, named: str | None = None) -> str:
+        """The canonical V for what was typed (to show back before it is stored)."""
         doc = self.commitment(label)["commitment"]
-        value = public_value(PublicValueSpec.from_dict(doc["public_value"]), dice, named)
+        return public_value(PublicValueSpec.from_dict(doc["public_value"]), dice, named)
+
+    def enter_public_value(self, label: str, dice: Sequence[str] | None = None, named: str | None = None) -> str:
+        value = self.normalise(label, dice, named)
+        if not self.bank.draw_published(label):
+            raise DrawError(
+                f"draw {label!r}: its commitment has not been shown to the hall yet: publish it before the "
+                "public value is made"
+            )
         self.bank.draw_public_value(label, value, {"label": label, "value": value})
         return value
+
+    def _before(self, rec: DrawRecord) -> list[int]:
+        """Deals drawn by the draws of the chain before ``rec``."""
+        return [i for r in self.bank.draws() if r.commit_index < rec.commit_index for i in (r.drawn or ())]
 
     def run(self, label: str) -> list[DrawnDeal]:
         """Draw (director only): the result is stored and marked, never published before ``reveal``."""
@@ -138,13 +272,10 @@ class Director:
         if rec.public_value is None:
             raise DrawError(f"draw {label!r} has no public value yet: enter it first")
         doc = self.commitment(label)["commitment"]
-        picks = self._picks(doc, rec.secret, rec.public_value)
+        picks = commitment_picks(doc, rec.secret, rec.public_value, self._before(rec))[1]
         self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
+        self.bank.seal()  # every draw is sealed at once: its result is under a signed root (#19)
         return self._with_deals(picks)
-
-    @staticmethod
-    def _picks(doc: dict[str, Any], secret: bytes, value: str) -> list[tuple[int, int]]:
-        return commitment_picks(doc, secret, value)[1]
 
     def drawn_deals(self, label: str) -> list[DrawnDeal]:
         """The drawn deals in pick order (director only)."""
@@ -152,7 +283,7 @@ class Director:
         if rec.drawn is None:
             raise DrawError(f"draw {label!r} has not been run")
         doc = self.commitment(label)["commitment"]
-        picks = self._picks(doc, rec.secret, rec.public_value or "")
+        picks = commitment_picks(doc, rec.secret, rec.public_value or "", self._before(rec))[1]
         if [i for _, i in picks] != list(rec.drawn):
             raise DrawError(f"draw {label!r}: the stored result differs from K and V (run dealer bank verify)")
         return self._with_deals(picks)
@@ -171,14 +302,27 @@ class Director:
         return data
 
     def bundle(self, label: str) -> dict[str, Any]:
-        """The verification bundle (docs/bundle.md); only after the reveal."""
+        """The verification bundle (docs/bundle.md); only after the reveal, or of a voided draw."""
         bank = self.bank
         rec = bank.get_draw(label)
-        if rec.state != "revealed":
+        if rec.state not in ("revealed", "void"):
             raise DrawError(f"draw {label!r} is {rec.state}: the bundle holds K, so it exists only after reveal")
         published = self.commitment(label)
         doc = published["commitment"]
         seal_entry = bank.entry(doc["seal"]["index"])
+        out: dict[str, Any] = {
+            "commitment": doc,
+            "commitment_signature": published["signature"],
+            "format": BUNDLE_FORMAT,
+            "public_key": seal_entry.data["public_key"],
+            "seal": {"checkpoint": seal_entry.data["checkpoint"], "signature": seal_entry.data["signature"]},
+            "secret": rec.secret.hex(),
+        }
+        if rec.state == "void":
+            void = next(e for e in bank.entries_of_kind("draw-void") if e.data["void"]["label"] == label)
+            out.update(drawn=[], public_value=rec.public_value, void=void.data["void"])
+            out["void_signature"] = void.data["signature"]
+            return out
         size = doc["seal"]["size"]
         levels = tree_levels(bank.leaves(size))
         drawn = []
@@ -199,16 +343,8 @@ class Director:
                     "salt": d.salt.hex(),
                 }
             )
-        return {
-            "commitment": doc,
-            "commitment_signature": published["signature"],
-            "drawn": drawn,
-            "format": BUNDLE_FORMAT,
-            "public_key": seal_entry.data["public_key"],
-            "public_value": rec.public_value,
-            "seal": {"checkpoint": seal_entry.data["checkpoint"], "signature": seal_entry.data["signature"]},
-            "secret": rec.secret.hex(),
-        }
+        out.update(drawn=drawn, public_value=rec.public_value, void=None, void_signature=None)
+        return out
 
 
 def _seal_dict(seal: Seal) -> dict[str, Any]:

@@ -1,16 +1,20 @@
-"""The rules of the draw, pure: how many deals, the public value, the seed, the eligible set, the picks.
+"""The rules of the draw, pure: the public value, the quota, the seed, the eligible set, the picks.
 
 DESIGN.md §5 and docs/bundle.md: seed = SHA-256(K ‖ V ‖ root ‖ label) with K the 32-byte secret, V and
 label UTF-8 and root the 32-byte sealed Merkle root; Rivest's sampler is run with the seed's lowercase hex
-as its seed string, over the eligible deals numbered 1..E in bank order, without replacement.
+as its seed string, over the eligible deals numbered 1..E in bank order, without replacement. The eligible
+deals are the sealed deals 1..last_deal minus every deal drawn by the earlier draws of the bank's chain;
+a commitment never lists them (that would give away an unrevealed earlier draw), it names the previous
+draw and the running total drawn instead.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+import math
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal, InvalidOperation
 from hashlib import sha256
 from typing import Any
 
@@ -18,135 +22,397 @@ from dealer.core.errors import DealerError
 
 from .sampler import sample_without_replacement
 
-COMMIT_FORMAT = "bridge-dealer-draw-commit/1"
+COMMIT_FORMAT = "bridge-dealer-draw-commit/2"
+VOID_FORMAT = "bridge-dealer-draw-void/1"
+ELIGIBLE_RULE = "sealed-minus-chain"
 MIN_PERCENT = 1
 MAX_PERCENT = 10
 SECRET_SIZE = 32
+MIN_BITS = 32  # a public value with fewer possible outcomes lets the holder of K grind K against them
+DRAW_KINDS = ("session", "replacement")
 
 
 class DrawError(DealerError):
     """A draw step refused, with the figures."""
 
 
-def deals_to_draw(eligible: int, share_percent: float | None = None, count: int | None = None) -> int:
-    """The number of deals to draw: ``share_percent`` of ``eligible`` rounded half up, or ``count``.
+# -- the quota (Law 6: a share of the WHOLE sealed bank) -------------------------------------------------
+def share_basis_points(percent: float | int | str) -> int:
+    """The regulation's share in hundredths of a percent (5 -> 500, 2.5 -> 250); 1%..10%, two decimals."""
+    try:
+        bp = Decimal(str(percent)) * 100
+    except InvalidOperation as exc:
+        raise DrawError(f"share {percent!r} is not a number") from exc
+    if bp != bp.to_integral_value():
+        raise DrawError(f"share {percent}% has more than two decimals")
+    value = int(bp)
+    if not MIN_PERCENT * 100 <= value <= MAX_PERCENT * 100:
+        raise DrawError(f"share {percent}% is outside {MIN_PERCENT}%..{MAX_PERCENT}%")
+    return value
 
-    The result must be at least one deal and lie in [1%, 10%] of the eligible deals; otherwise DrawError
-    names the figures and the range allowed.
-    """
-    if (share_percent is None) == (count is None):
-        raise DrawError("give either a share in percent or a number of deals, not both")
-    if eligible < 1:
-        raise DrawError("no eligible deals: seal the bank (deals committed after the last seal are not eligible)")
-    lo = -(-eligible * MIN_PERCENT // 100)  # smallest n with n/eligible >= 1%
-    hi = eligible * MAX_PERCENT // 100  # largest n with n/eligible <= 10%
-    if hi < 1 or lo > hi:
+
+def percent_text(bp: int) -> str:
+    """Hundredths of a percent as text: 1000 -> '10%', 250 -> '2.5%', 125 -> '1.25%'."""
+    whole, frac = divmod(bp, 100)
+    return f"{whole}%" if not frac else f"{whole}.{frac:02d}".rstrip("0") + "%"
+
+
+def quota_limit(sealed: int, share_bp: int) -> int:
+    """The most deals that may ever be drawn from a bank of ``sealed`` deals: floor(p% of it)."""
+    return sealed * share_bp // 10000
+
+
+def check_quota(sealed: int, share_bp: int, drawn_before: int, n: int) -> None:
+    """Refuse, with the figures, a draw that would take the bank's total drawn above p% of the sealed bank."""
+    if n < 1:
+        raise DrawError(f"a draw takes at least one deal, not {n}")
+    limit = quota_limit(sealed, share_bp)
+    if drawn_before + n > limit:
+        after = drawn_before + n
         raise DrawError(
-            f"the bank is too small: {eligible} eligible deals; 10% of them is less than one deal "
-            f"(at least {100 // MAX_PERCENT} eligible deals are needed)"
+            f"drawing {n} deals would bring the bank's total drawn to {after} of {sealed} sealed deals "
+            f"= {100 * after / max(sealed, 1):.2f}%, above the regulation's {percent_text(share_bp)}: "
+            f"at most {limit} deals may be drawn from this bank, {drawn_before} are drawn already "
+            f"({max(limit - drawn_before, 0)} left)"
         )
-    if share_percent is not None:
-        n = int((Decimal(str(share_percent)) * eligible / 100).to_integral_value(ROUND_HALF_UP))
-        asked = f"{share_percent:g}% of {eligible} eligible deals rounds to {n} deals"
-    else:
-        assert count is not None
-        n = count
-        asked = f"{count} deals"
-    if not lo <= n <= hi or n < 1:
-        actual = 100 * n / eligible
-        raise DrawError(
-            f"{asked} = {actual:.2f}% of {eligible} eligible deals, outside [{MIN_PERCENT}%, {MAX_PERCENT}%]: "
-            f"draw between {lo} and {hi} deals"
-        )
-    return n
 
 
 # -- the public value ---------------------------------------------------------------------------------
+DICE_FACES = {6: "123456", 10: "0123456789"}
+NAMED_SEPARATORS = "-/,.:"
+NAMED_ORDERS = ("ascending", "as drawn")
+_ENTRY_SEPARATORS = set(",;/-_.:|")
+
+
+def _exact(d: Any, keys: Iterable[str], what: str) -> dict[str, Any]:
+    if not isinstance(d, dict):
+        raise DrawError(f"{what} must be an object")
+    want = set(keys)
+    if set(d) != want:
+        missing = ", ".join(sorted(want - set(d)))
+        extra = ", ".join(sorted(set(d) - want))
+        raise DrawError(f"{what}: missing [{missing}], unknown [{extra}]")
+    return d
+
+
+def _int_field(d: dict[str, Any], key: str, lo: int, hi: int, what: str) -> int:
+    v = d[key]
+    if type(v) is not int or not lo <= v <= hi:
+        raise DrawError(f"{what}.{key} = {v!r} must be a whole number in {lo}..{hi}")
+    return v
+
+
+def _text_field(d: dict[str, Any], key: str, what: str) -> str:
+    v = d[key]
+    if not isinstance(v, str) or not v or v != v.strip() or not v.isprintable():
+        raise DrawError(f"{what}.{key} = {v!r} must be printable text without surrounding space")
+    return v
+
+
 @dataclass(frozen=True, slots=True)
 class PublicValueSpec:
-    """What public value V will be, announced in the commitment before V is known.
+    """What public value V will be, announced in the commitment before V is known (docs/bundle.md §4).
 
-    ``dice``: each witness (in the order listed) gives exactly ``digits`` decimal digits; V is their digit
-    strings joined by ``/``. ``named``: a named future public number (e.g. a lottery draw); V is its text.
+    ``dice``: each witness (in the order listed) rolls ``rolls`` times a die of ``faces`` faces (6: digits
+    1-6; 10: digits 0-9); V is each witness's digits, joined by ``/``. ``named``: ``count`` whole numbers of
+    a named future public event, each in ``min..max``, written with exactly ``width`` digits (leading
+    zeros), in ascending order or as drawn, joined by ``separator``. Either way exactly one V is valid for
+    one real-world outcome.
     """
 
     kind: str  # "dice" or "named"
     description: str
     witnesses: tuple[str, ...] = ()
-    digits: int = 0
+    faces: int = 0
+    rolls: int = 0
+    count: int = 0
+    minimum: int = 0
+    maximum: int = 0
+    width: int = 0
+    order: str = ""
+    distinct: bool = False
+    separator: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        if self.kind == "dice":
+            return {
+                "description": self.description,
+                "faces": self.faces,
+                "kind": "dice",
+                "rolls": self.rolls,
+                "witnesses": list(self.witnesses),
+            }
         return {
+            "count": self.count,
             "description": self.description,
-            "digits": self.digits,
-            "kind": self.kind,
-            "witnesses": list(self.witnesses),
+            "distinct": self.distinct,
+            "kind": "named",
+            "max": self.maximum,
+            "min": self.minimum,
+            "order": self.order,
+            "separator": self.separator,
+            "width": self.width,
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> PublicValueSpec:
-        return cls(str(d["kind"]), str(d["description"]), tuple(str(w) for w in d["witnesses"]), int(d["digits"]))
+    def from_dict(cls, d: Any) -> PublicValueSpec:
+        """Strict: exactly the members of the kind, with exact types; then the same checks as at prepare."""
+        what = "public value spec"
+        if not isinstance(d, dict):
+            raise DrawError(f"{what} must be an object")
+        kind = d.get("kind")
+        if kind == "dice":
+            _exact(d, ("description", "faces", "kind", "rolls", "witnesses"), what)
+            ws = d["witnesses"]
+            if not isinstance(ws, list) or not all(isinstance(w, str) for w in ws):
+                raise DrawError(f"{what}.witnesses must be a list of names")
+            spec = cls(
+                "dice",
+                _text_field(d, "description", what),
+                tuple(ws),
+                faces=_int_field(d, "faces", 0, 1 << 30, what),
+                rolls=_int_field(d, "rolls", 0, 1 << 30, what),
+            )
+        elif kind == "named":
+            _exact(d, ("count", "description", "distinct", "kind", "max", "min", "order", "separator", "width"), what)
+            if type(d["distinct"]) is not bool:
+                raise DrawError(f"{what}.distinct = {d['distinct']!r} must be true or false")
+            if not isinstance(d["order"], str) or not isinstance(d["separator"], str):
+                raise DrawError(f"{what}: order and separator must be strings")
+            spec = cls(
+                "named",
+                _text_field(d, "description", what),
+                count=_int_field(d, "count", 0, 1 << 30, what),
+                minimum=_int_field(d, "min", 0, 1 << 60, what),
+                maximum=_int_field(d, "max", 0, 1 << 60, what),
+                width=_int_field(d, "width", 0, 1 << 30, what),
+                order=d["order"],
+                distinct=d["distinct"],
+                separator=d["separator"],
+            )
+        else:
+            raise DrawError(f"public value kind {kind!r}: expected dice or named")
+        spec.check()
+        return spec
+
+    def bits(self) -> float:
+        """log2 of the number of possible values of V."""
+        return math.log2(self.outcomes())
+
+    def outcomes(self) -> int:
+        if self.kind == "dice":
+            return int(self.faces ** (len(self.witnesses) * self.rolls))
+        r = self.maximum - self.minimum + 1
+        c = self.count
+        if self.distinct:
+            return math.comb(r, c) if self.order == "ascending" else math.perm(r, c)
+        return math.comb(r + c - 1, c) if self.order == "ascending" else r**c
+
+    def format_text(self) -> str:
+        """The committed format in words (English; shown with the commitment)."""
+        if self.kind == "dice":
+            symbols = "1-6" if self.faces == 6 else "0-9"
+            return (
+                f"{len(self.witnesses)} witnesses ({', '.join(self.witnesses)}) × {self.rolls} rolls of a "
+                f"d{self.faces} ({symbols}), each witness's digits in that order, joined by '/'"
+            )
+        return (
+            f"{self.count} {'distinct ' if self.distinct else ''}numbers {self.minimum}..{self.maximum}, "
+            f"{self.width} digits each (leading zeros), {self.order}, joined by '{self.separator}'"
+        )
+
+    def example(self) -> str:
+        if self.kind == "dice":
+            sym = DICE_FACES[self.faces]
+            return "/".join((sym * self.rolls)[: self.rolls] for _ in self.witnesses)
+        return self.render(list(range(self.minimum, self.minimum + self.count)))
+
+    def render(self, numbers: Sequence[int]) -> str:
+        return self.separator.join(str(x).zfill(self.width) for x in numbers)
 
     def check(self) -> None:
         if self.kind == "dice":
             if not self.witnesses:
                 raise DrawError("dice: name at least one witness who will roll")
+            for w in self.witnesses:
+                if not w or w != w.strip() or not w.isprintable():
+                    raise DrawError(f"dice: witness name {w!r} must be printable text without surrounding space")
             if len(set(self.witnesses)) != len(self.witnesses):
                 raise DrawError("dice: each witness is named once")
-            if not 1 <= self.digits <= 100:
-                raise DrawError(f"dice: digits per witness {self.digits} is outside 1..100")
+            if self.faces not in DICE_FACES:
+                raise DrawError(f"dice: {self.faces} faces; use 6 (digits 1-6) or 10 (digits 0-9)")
+            if not 1 <= self.rolls <= 100:
+                raise DrawError(f"dice: rolls per witness {self.rolls} is outside 1..100")
         elif self.kind == "named":
             if not self.description.strip():
                 raise DrawError("named public value: describe which public number will be used, and when")
+            if not 1 <= self.count <= 100:
+                raise DrawError(f"named public value: count {self.count} is outside 1..100")
+            if not 0 <= self.minimum < self.maximum:
+                raise DrawError(f"named public value: range {self.minimum}..{self.maximum} is empty or negative")
+            if not len(str(self.maximum)) <= self.width <= 20:
+                raise DrawError(
+                    f"named public value: width {self.width} must hold {self.maximum} "
+                    f"({len(str(self.maximum))}..20 digits)"
+                )
+            if self.order not in NAMED_ORDERS:
+                raise DrawError(f"named public value: order {self.order!r}: expected one of {NAMED_ORDERS}")
+            if len(self.separator) != 1 or self.separator not in NAMED_SEPARATORS:
+                raise DrawError(f"named public value: separator {self.separator!r}: one of {NAMED_SEPARATORS}")
+            if self.distinct and self.count > self.maximum - self.minimum + 1:
+                raise DrawError(f"named public value: {self.count} distinct numbers do not fit in the range")
         else:
             raise DrawError(f"public value kind {self.kind!r}: expected dice or named")
+        if self.outcomes() < 1 << MIN_BITS:
+            raise DrawError(
+                f"the public value carries {self.bits():.1f} bits ({self.format_text()}); at least {MIN_BITS} "
+                "bits are needed so that nobody can grind K against its likely values: "
+                + ("add witnesses or rolls" if self.kind == "dice" else "take more numbers")
+            )
 
 
-def dice_spec(witnesses: Sequence[str], digits: int, description: str = "") -> PublicValueSpec:
+def dice_spec(witnesses: Sequence[str], rolls: int, faces: int = 6, description: str = "") -> PublicValueSpec:
     names = tuple(w.strip() for w in witnesses)
-    text = description or f"{digits} dice digits from each of {', '.join(names)}, in that order"
-    spec = PublicValueSpec("dice", text, names, digits)
+    text = description.strip() or (f"{rolls} rolls of a d{faces} by each of {', '.join(names)}, in that order")
+    spec = PublicValueSpec("dice", text, names, faces=faces, rolls=rolls)
     spec.check()
     return spec
 
 
-def named_spec(description: str) -> PublicValueSpec:
-    spec = PublicValueSpec("named", description.strip())
+def named_spec(
+    description: str,
+    count: int,
+    minimum: int,
+    maximum: int,
+    width: int | None = None,
+    order: str = "ascending",
+    distinct: bool = True,
+    separator: str = "-",
+) -> PublicValueSpec:
+    spec = PublicValueSpec(
+        "named",
+        description.strip(),
+        count=count,
+        minimum=minimum,
+        maximum=maximum,
+        width=len(str(maximum)) if width is None else width,
+        order=order,
+        distinct=distinct,
+        separator=separator,
+    )
     spec.check()
     return spec
 
 
-_DIGITS = re.compile(r"[0-9]+")
+def _entry_digits(text: str, who: str) -> list[str]:
+    """The runs of digits a person typed (any Unicode decimal digit read as 0-9); refuse anything else."""
+    runs: list[str] = []
+    cur: list[str] = []
+    for pos, ch in enumerate(text, start=1):
+        if unicodedata.category(ch) == "Nd":
+            cur.append(str(unicodedata.digit(ch)))
+            continue
+        if ch.isspace() or unicodedata.category(ch) in ("Zs", "Cf") or ch in _ENTRY_SEPARATORS:
+            if cur:
+                runs.append("".join(cur))
+                cur = []
+            continue
+        raise DrawError(f"{who}: {text!r} has {unicodedata.name(ch, repr(ch))!s} at character {pos}; type digits")
+    if cur:
+        runs.append("".join(cur))
+    return runs
+
+
+def normalise_dice(spec: PublicValueSpec, entries: Sequence[str]) -> str:
+    """What people typed for dice (per witness, or all in one field) -> the canonical V."""
+    w, r = len(spec.witnesses), spec.rolls
+    allowed = DICE_FACES[spec.faces]
+    if len(entries) == 1 and w > 1:  # one field: all witnesses' digits, in order
+        digits = "".join(_entry_digits(entries[0], "public value"))
+        if len(digits) != w * r:
+            raise DrawError(
+                f"{len(digits)} digits typed, {w} witnesses × {r} rolls = {w * r} expected "
+                f"(in the order {', '.join(spec.witnesses)})"
+            )
+        parts = [digits[i * r : (i + 1) * r] for i in range(w)]
+    elif len(entries) == w:
+        parts = []
+        for witness, text in zip(spec.witnesses, entries, strict=True):
+            d = "".join(_entry_digits(text, f"witness {witness}"))
+            if len(d) != r:
+                raise DrawError(f"witness {witness}: {text!r} has {len(d)} digits, {r} rolls were committed")
+            parts.append(d)
+    else:
+        raise DrawError(f"{len(entries)} dice entries given, {w} witnesses committed")
+    for witness, part in zip(spec.witnesses, parts, strict=True):
+        for k, ch in enumerate(part, start=1):
+            if ch not in allowed:
+                raise DrawError(
+                    f"witness {witness}: roll {k} is {ch}, a d{spec.faces} gives {allowed[0]}..{allowed[-1]}"
+                )
+    return "/".join(parts)
+
+
+def normalise_named(spec: PublicValueSpec, text: str) -> str:
+    """What a person typed for a named public number -> the canonical V (ascending: sorted)."""
+    numbers = [int(run) for run in _entry_digits(text, "public number")]
+    if len(numbers) != spec.count:
+        raise DrawError(f"{len(numbers)} numbers typed in {text!r}, the commitment says {spec.count}")
+    if spec.order == "ascending":
+        numbers.sort()
+    _check_numbers(spec, numbers)
+    return spec.render(numbers)
+
+
+def _check_numbers(spec: PublicValueSpec, numbers: Sequence[int]) -> None:
+    for k, x in enumerate(numbers, start=1):
+        if not spec.minimum <= x <= spec.maximum:
+            raise DrawError(f"number {k} is {x}, outside the committed {spec.minimum}..{spec.maximum}")
+    if spec.distinct and len(set(numbers)) != len(numbers):
+        raise DrawError(f"the numbers {list(numbers)} repeat, the commitment says distinct")
+    if spec.order == "ascending" and list(numbers) != sorted(numbers):
+        raise DrawError(f"the numbers {list(numbers)} are not ascending")
 
 
 def public_value(spec: PublicValueSpec, dice: Sequence[str] | None = None, named: str | None = None) -> str:
-    """V as the commitment's spec says: dice digits of every witness joined by '/', or the named number."""
+    """V from what was typed, normalised to the spec's one canonical form (show it back before storing)."""
     if spec.kind == "dice":
         if dice is None or named is not None:
-            raise DrawError("this draw's public value is dice digits from the witnesses")
-        if len(dice) != len(spec.witnesses):
-            raise DrawError(f"{len(dice)} dice entries given, {len(spec.witnesses)} witnesses committed")
-        parts = []
-        for witness, digits in zip(spec.witnesses, dice, strict=True):
-            d = "".join(digits.split())
-            if not _DIGITS.fullmatch(d) or len(d) != spec.digits:
-                raise DrawError(f"witness {witness}: {digits!r} is not exactly {spec.digits} digits 0-9")
-            parts.append(d)
-        return "/".join(parts)
-    if named is None or dice is not None:
-        raise DrawError(f"this draw's public value is a named public number: {spec.description}")
-    value = named.strip()
-    if not value or not value.isprintable():
-        raise DrawError(f"public number {named!r} is empty or has control characters")
+            raise DrawError("this draw's public value is dice rolled by the witnesses")
+        value = normalise_dice(spec, dice)
+    else:
+        if named is None or dice is not None:
+            raise DrawError(f"this draw's public value is a named public number: {spec.description}")
+        value = normalise_named(spec, named)
+    check_public_value(spec, value)
     return value
 
 
-def check_public_value(spec: PublicValueSpec, value: str) -> None:
+def check_public_value(spec: PublicValueSpec, value: Any) -> None:
+    """Strict: ``value`` must be exactly the canonical V of some outcome; refuse any other form."""
+    if not isinstance(value, str):
+        raise DrawError(f"V = {value!r} is not a string")
+    bad = next((c for c in value if not ("!" <= c <= "~")), None)
+    if bad is not None:
+        raise DrawError(f"V = {value!r} holds {unicodedata.name(bad, repr(bad))}: only the canonical ASCII form")
     if spec.kind == "dice":
-        public_value(spec, dice=value.split("/"))
-    else:
-        if public_value(spec, named=value) != value:
-            raise DrawError(f"public value {value!r} has surrounding spaces")
+        parts = value.split("/")
+        if len(parts) != len(spec.witnesses):
+            raise DrawError(f"V = {value!r} has {len(parts)} parts split on '/', {len(spec.witnesses)} witnesses")
+        allowed = DICE_FACES[spec.faces]
+        for witness, part in zip(spec.witnesses, parts, strict=True):
+            if len(part) != spec.rolls or any(c not in allowed for c in part):
+                raise DrawError(
+                    f"V = {value!r}: witness {witness}'s part {part!r} is not exactly {spec.rolls} digits {allowed}"
+                )
+        return
+    parts = value.split(spec.separator)
+    if len(parts) != spec.count:
+        raise DrawError(f"V = {value!r} has {len(parts)} parts split on {spec.separator!r}, {spec.count} committed")
+    for part in parts:
+        if len(part) != spec.width or any(c not in "0123456789" for c in part):
+            raise DrawError(f"V = {value!r}: {part!r} is not exactly {spec.width} digits 0-9")
+    _check_numbers(spec, [int(p) for p in parts])
 
 
 # -- seed, eligible set, picks ----------------------------------------------------------------------
@@ -155,6 +421,13 @@ def draw_seed(secret: bytes, value: str, root: bytes, label: str) -> bytes:
     if len(secret) != SECRET_SIZE or len(root) != 32:
         raise DrawError("the secret and the sealed root are 32 bytes each")
     return sha256(secret + value.encode() + root + label.encode()).digest()
+
+
+def commitment_hash(doc: dict[str, Any]) -> str:
+    """hex SHA-256 of a commitment's canonical JSON: how the next draw names it."""
+    from dealer.bank.ledger import canonical_json
+
+    return sha256(canonical_json(doc)).hexdigest()
 
 
 def to_ranges(ids: Sequence[int]) -> list[list[int]]:
@@ -170,21 +443,17 @@ def to_ranges(ids: Sequence[int]) -> list[list[int]]:
     return ranges
 
 
-def check_ranges(ranges: Any) -> int:
-    """Validate eligible ranges (ascending, disjoint, non-adjacent, ids >= 1); return how many ids they hold."""
-    if not isinstance(ranges, list):
-        raise DrawError("eligible ranges must be a list")
-    total = 0
-    last = 0
-    for r in ranges:
-        if not (isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)):
-            raise DrawError(f"eligible range {r!r} is not [first, last]")
-        a, b = r
-        if a <= last or b < a:
-            raise DrawError(f"eligible range {r!r} is not ascending after {last}")
-        total += b - a + 1
-        last = b
-    return total
+def eligible_ranges(last_deal: int, drawn_before: Iterable[int]) -> list[list[int]]:
+    """Deals 1..last_deal minus the deals drawn by earlier draws, as inclusive ranges."""
+    ranges: list[list[int]] = []
+    start = 1
+    for i in [*sorted(set(drawn_before)), last_deal + 1]:
+        if i > last_deal + 1:
+            raise DrawError(f"an earlier draw drew deal {i}, beyond the sealed deals 1..{last_deal}")
+        if i > start:
+            ranges.append([start, i - 1])
+        start = i + 1
+    return ranges
 
 
 def id_at(ranges: Sequence[Sequence[int]], position: int, starts: Sequence[int]) -> int:
@@ -215,7 +484,19 @@ def drawn_ids(seed: bytes, ranges: Sequence[Sequence[int]], eligible: int, n: in
     return [(p, id_at(ranges, p, starts)) for p in draw_positions(seed, eligible, n)]
 
 
-def commitment_picks(doc: dict[str, Any], secret: bytes, value: str) -> tuple[bytes, list[tuple[int, int]]]:
-    """The seed and the (position, deal id) picks a draw commitment selects with K and V."""
+def commitment_picks(
+    doc: dict[str, Any], secret: bytes, value: str, drawn_before: Iterable[int]
+) -> tuple[bytes, list[tuple[int, int]]]:
+    """The seed and the (position, deal id) picks a commitment selects with K and V, given the deals the
+    earlier draws of its chain drew."""
+    before = set(drawn_before)
+    if len(before) != doc["drawn_before"]:
+        raise DrawError(
+            f"the chain drew {len(before)} deals before this draw, its commitment says {doc['drawn_before']}"
+        )
+    ranges = eligible_ranges(doc["seal"]["last_deal"], before)
+    count = sum(b - a + 1 for a, b in ranges)
+    if count != doc["eligible"]["count"]:
+        raise DrawError(f"the chain leaves {count} eligible deals, the commitment says {doc['eligible']['count']}")
     seed = draw_seed(secret, value, bytes.fromhex(doc["seal"]["root"]), doc["label"])
-    return seed, drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])
+    return seed, drawn_ids(seed, ranges, count, doc["n"])

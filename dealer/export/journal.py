@@ -35,6 +35,8 @@ class FoulCopy:
     card: str | None = None  # e.g. "♠A"
     pocket: str | None = None  # the pocket the machine used, N/E/S/W
     expected: str | None = None  # the pocket the card belongs in
+    kind: str = ""  # what went wrong, without naming a card: wrong_pocket, unreadable, fault:jam, …
+    position: int | None = None  # 1-based place of the card in the copy's dealing order, when known
 
 
 def boards_digest(boards: Sequence[SessionBoard]) -> str:

@@ -95,12 +95,23 @@ class MakeReport:
 
 
 class _Foul(Exception):
-    def __init__(self, reason: str, card: int | None = None, pocket: int | None = None, expected: int | None = None):
+    def __init__(
+        self,
+        reason: str,
+        card: int | None = None,
+        pocket: int | None = None,
+        expected: int | None = None,
+        *,
+        kind: str = "error",
+        position: int | None = None,
+    ):
         super().__init__(reason)
         self.reason = reason
         self.card = card
         self.pocket = pocket
         self.expected = expected
+        self.kind = kind  # names no card: what the judge's console may be told
+        self.position = None if position is None else position + 1
 
 
 def _name(card: int | None) -> str | None:
@@ -117,39 +128,69 @@ def check_copy(deal: Deal, events: Iterable[DeviceEvent]) -> None:
     for event in events:
         if isinstance(event, CardSeen):
             if event.card is None:
-                raise _Foul(f"unreadable card at position {event.position}", pocket=event.pocket)
+                raise _Foul(
+                    f"unreadable card at position {event.position}",
+                    pocket=event.pocket,
+                    kind="unreadable",
+                    position=event.position,
+                )
             card = int(event.card)
             expected = deal.seat_of(card)
             if card in seen:
-                raise _Foul(f"card {_name(card)} reported twice", card, event.pocket, expected)
+                raise _Foul(
+                    f"card {_name(card)} reported twice",
+                    card,
+                    event.pocket,
+                    expected,
+                    kind="twice",
+                    position=event.position,
+                )
             if event.pocket is None:
-                raise _Foul(f"card {_name(card)} reported without a pocket", card, None, expected)
+                raise _Foul(
+                    f"card {_name(card)} reported without a pocket",
+                    card,
+                    None,
+                    expected,
+                    kind="no_pocket",
+                    position=event.position,
+                )
             if event.pocket != expected:
                 raise _Foul(
                     f"card {_name(card)} went to pocket {_seat(event.pocket)}, belongs in {expected.letter}",
                     card,
                     event.pocket,
                     expected,
+                    kind="wrong_pocket",
+                    position=event.position,
                 )
             seen.add(card)
         elif isinstance(event, DeviceFault):
             fault_card = None if event.card is None else int(event.card)
             belongs = None if fault_card is None else deal.seat_of(fault_card)
-            raise _Foul(f"machine fault {event.kind.value}: {event.detail}", fault_card, event.pocket, belongs)
+            raise _Foul(
+                f"machine fault {event.kind.value}: {event.detail}",
+                fault_card,
+                event.pocket,
+                belongs,
+                kind=f"fault:{event.kind.value}",
+                position=len(seen),
+            )
         elif isinstance(event, Disconnected):
-            raise _Foul(f"machine disconnected: {event.reason}")
+            raise _Foul(f"machine disconnected: {event.reason}", kind="disconnected", position=len(seen))
         elif isinstance(event, DealEnded):
             if len(seen) != 52:
                 missing = [c for c in range(52) if c not in seen]
                 first = missing[0]
                 reason = f"board done after {len(seen)} cards; missing {_name(first)} and {len(missing) - 1} more"
-                raise _Foul(reason, first, None, deal.seat_of(first))
+                raise _Foul(reason, first, None, deal.seat_of(first), kind="incomplete", position=len(seen))
             if event.record is not None and event.record != deal.to_bytes():
-                raise _Foul("the machine's own record of the board differs from the deal")
+                raise _Foul("the machine's own record of the board differs from the deal", kind="record_differs")
             return
         elif isinstance(event, DealStarted | Reconnected):
             continue
-    raise _Foul(f"the machine stopped after {len(seen)} cards without finishing the board")
+    raise _Foul(
+        f"the machine stopped after {len(seen)} cards without finishing the board", kind="stopped", position=len(seen)
+    )
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -179,7 +220,7 @@ class BoardMaker:
         try:
             return await self.maker.make_copy(board.number, board.deal, copy)
         except DealerError as exc:  # the driver refused or lost the machine: this copy is foul
-            raise _Foul(f"device error: {exc}") from exc
+            raise _Foul(f"device error: {exc}", kind="device_error") from exc
 
     def _tell(self, progress: Progress) -> None:
         if self.on_progress is not None:
@@ -209,7 +250,8 @@ class BoardMaker:
                     except _Foul as foul:
                         await self.maker.recover()
                         record = FoulCopy(board.number, copy, attempt, foul.reason, _name(foul.card),
-                                          _seat(foul.pocket), _seat(foul.expected))  # fmt: skip
+                                          _seat(foul.pocket), _seat(foul.expected), foul.kind,
+                                          foul.position)  # fmt: skip
                         journal.foul(record)
                         report.fouls.append(record)
                         self._tell(Progress(*where, attempt, Stage.FOUL, done_count, copies_total, record))

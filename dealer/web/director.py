@@ -38,7 +38,7 @@ def _body(raw: bytes) -> dict[str, Any]:
 def install_director_routes(app: FastAPI, service: Service) -> None:
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_spec, named_spec
+    from dealer.draw.protocol import DrawError, dice_spec, named_spec
 
     bank = service.bank.bank
     if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
@@ -67,10 +67,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     def status() -> dict[str, Any]:
         st = director.status()
         st["target"] = service.regulation.bank_target
+        st["plan"] = director.plan(service.regulation)
         st["draw_available"] = True
         for d in st["draws"]:
             d["deals"] = d["n"]
             d["commitment"] = commitment_digest(d["label"])
+            d["published"] = bank.draw_published(d["label"])
             if d["state"] in ("drawn", "revealed"):
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
@@ -86,6 +88,10 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
+    async def to_hall(label: str) -> None:
+        view: dict[str, Any] = await act(director.hall_view, label)
+        service.publish_commitment(view)
+
     @app.get("/api/director/status")
     async def director_status(request: Request) -> dict[str, Any]:
         await guarded(request, False)
@@ -96,30 +102,52 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_seal(request: Request) -> dict[str, Any]:
         await guarded(request, True)
         seal = await act(director.seal)
-        return {"size": seal.size, "root": seal.root, "last_deal": seal.last_deal, "ts": seal.ts}
+        target = service.regulation.bank_target
+        out = {"size": seal.size, "root": seal.root, "last_deal": seal.last_deal, "ts": seal.ts}
+        if seal.last_deal < target:
+            out["warning"] = (
+                f"sealed {seal.last_deal} deals, below the regulation's target of {target} "
+                f"({service.regulation.plan_text()}): a draw from this bank needs the director's override"
+            )
+        return out
+
+    def _int_field(body: dict[str, Any], key: str, default: int) -> int:
+        value = body.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DrawError(f"{key} = {value!r} must be a whole number")
+        return value
 
     @app.post("/api/director/draws")
     async def director_prepare(request: Request) -> dict[str, Any]:
         body = await guarded(request, True)
         label = str(body.get("label", ""))
-        share = body.get("share")
-        count = body.get("count")
 
         def prepare() -> dict[str, Any]:
             witnesses = body.get("witnesses")
             if isinstance(witnesses, str):
                 witnesses = [w.strip() for w in witnesses.split(",") if w.strip()]
             if witnesses:
-                spec = dice_spec([str(w) for w in witnesses], int(body.get("digits", 4)))
+                spec = dice_spec(
+                    [str(w) for w in witnesses], _int_field(body, "rolls", 8), _int_field(body, "faces", 6)
+                )
             else:
                 spec = named_spec(
-                    str(body.get("public_value_source") or "dice digits entered by the witnesses present")
+                    str(body.get("named") or ""),
+                    _int_field(body, "numbers", 0),
+                    _int_field(body, "min", 1),
+                    _int_field(body, "max", 0),
+                    body.get("width") if isinstance(body.get("width"), int) else None,
+                    "as drawn" if body.get("as_drawn") else "ascending",
+                    not body.get("repeats"),
+                    str(body.get("separator") or "-"),
                 )
+            override = body.get("override")
             return director.prepare(
                 label,
                 spec,
-                share_percent=float(share) if share is not None and count is None else None,
-                count=int(count) if count is not None else None,
+                service.regulation,
+                replacement=bool(body.get("replacement")),
+                override=str(override) if override else None,
             )
 
         result: dict[str, Any] = await act(prepare)
@@ -128,58 +156,63 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     @app.post("/api/director/draws/{label}/publish")
     async def director_publish(label: str, request: Request) -> dict[str, Any]:
         await guarded(request, True)
+        view: dict[str, Any] = await act(director.publish, label)
+        service.publish_commitment(view)  # recorded in the ledger first, then on the audience display
+        return view
 
-        def published() -> dict[str, Any]:
-            doc = director.commitment(label)["commitment"]
-            return {
-                "label": label,
-                "commitment": commitment_digest(label),
-                "deals": doc["n"],
-                "public_value": doc["public_value"]["description"],
-            }
-
-        msg: dict[str, Any] = await act(published)
-        service.publish_commitment(msg["label"], msg["commitment"], msg["deals"], msg["public_value"])
-        return msg
+    def enter_value(label: str, body: dict[str, Any]) -> str:
+        rec = bank.get_draw(label)
+        if rec.public_value is not None:
+            return rec.public_value
+        spec = director.commitment(label)["commitment"]["public_value"]
+        dice = body.get("dice")
+        typed = body.get("public_value", body.get("named"))
+        if dice is not None:
+            if not isinstance(dice, list):
+                raise DrawError("dice must be a list of the witnesses' digits")
+            return director.enter_public_value(label, dice=[str(d) for d in dice])
+        if spec["kind"] == "dice":  # one field: every witness's digits in order, spaces or separators allowed
+            return director.enter_public_value(label, dice=[str(typed or "")])
+        return director.enter_public_value(label, named=str(typed or ""))
 
     @app.post("/api/director/draws/{label}/value")
     async def director_value(label: str, request: Request) -> dict[str, Any]:
         body = await guarded(request, True)
-        dice = body.get("dice")
-        named = body.get("named", body.get("public_value"))
-        if dice is not None:
-            value = await act(director.enter_public_value, label, dice=[str(d) for d in dice])
-        else:
-            value = await act(director.enter_public_value, label, named=str(named or ""))
-        return {"label": label, "public_value": value}
+        if body.get("check"):  # show the canonical form back without storing it
+            typed = body.get("dice") or body.get("public_value", body.get("named"))
+            spec = await act(lambda: director.commitment(label)["commitment"]["public_value"])
+            if spec["kind"] == "dice":
+                dice = typed if isinstance(typed, list) else [str(typed or "")]
+                value = await act(director.normalise, label, dice=[str(d) for d in dice])
+            else:
+                value = await act(director.normalise, label, named=str(typed or ""))
+            return {"label": label, "public_value": value, "stored": False}
+        value = await act(enter_value, label, body)
+        await to_hall(label)
+        return {"label": label, "public_value": value, "stored": True}
+
+    @app.post("/api/director/draws/{label}/void")
+    async def director_void(label: str, request: Request) -> dict[str, Any]:
+        body = await guarded(request, True)
+        data: dict[str, Any] = await act(director.void, label, str(body.get("reason", "")))
+        await to_hall(label)
+        return {"label": label, "reason": data["void"]["reason"]}
 
     @app.post("/api/director/draws/{label}/run")
     async def director_run(label: str, request: Request) -> dict[str, Any]:
         body = await guarded(request, True)
         if body.get("public_value") or body.get("dice"):
-
-            def value_then_run() -> None:
-                rec = bank.get_draw(label)
-                if rec.public_value is None:
-                    spec = director.commitment(label)["commitment"]["public_value"]
-                    if body.get("dice"):
-                        director.enter_public_value(label, dice=[str(d) for d in body["dice"]])
-                    elif spec["kind"] == "dice":  # one field: the witnesses' digits separated by / , or spaces
-                        parts = re.split(r"[/,\s]+", str(body["public_value"]).strip())
-                        director.enter_public_value(label, dice=[p for p in parts if p])
-                    else:
-                        director.enter_public_value(label, named=str(body["public_value"]))
-                director.run(label)
-
-            await act(value_then_run)
-        else:
-            await act(director.run, label)
+            await act(enter_value, label, body)
+            await to_hall(label)
+        await act(director.run, label)
+        await to_hall(label)  # the hall learns that the draw has run; nothing of what it drew
         return {"label": label, "drawn": await act(drawn_view, label)}
 
     @app.post("/api/director/draws/{label}/reveal")
     async def director_reveal(label: str, request: Request) -> dict[str, Any]:
         await guarded(request, True)
         result: dict[str, Any] = await act(director.reveal, label)
+        await to_hall(label)
         return result
 
     @app.get("/api/director/draws/{label}/bundle")

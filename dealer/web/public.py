@@ -68,19 +68,29 @@ def station_message(station: str, variant: int, open_count: int, status: str) ->
     return {"type": "station", "station": station, "variant": variant, "open_count": open_count, "status": status}
 
 
-def bank_message(formed: int, target: int, ledger_head: str) -> Message:
-    return {"type": "bank", "formed": formed, "target": target, "ledger_head": ledger_head}
+def bank_message(formed: int, target: int, ledger_head: str, ledger_size: int = 0) -> Message:
+    """Bank progress and the ledger's anchor (size and head hash), shown live so officials can note it."""
+    return {"type": "bank", "formed": formed, "target": target, "ledger_head": ledger_head, "ledger_size": ledger_size}
 
 
-def commitment_message(label: str, commitment: str, deals: int, public_value: str) -> Message:
-    """A published draw commitment: what the draw will use, never which deals it picks."""
-    return {
-        "type": "commitment",
-        "label": label,
-        "commitment": commitment,
-        "deals": deals,
-        "public_value": public_value,
-    }
+HALL_DRAW_KEYS = (
+    "label", "commitment", "deals", "kind", "previous", "drawn_before", "public_value", "public_value_spec",
+    "witnesses", "format", "bits", "value", "state", "secret", "drawn", "reason",
+)  # fmt: skip
+
+
+def commitment_message(view: dict[str, Any]) -> Message:
+    """A draw as the hall sees it: its commitment hash, witnesses and the format of V; V once entered;
+    K and the drawn ids only once revealed. Never the eligible set, never a drawn deal before the reveal."""
+    msg: Message = {"type": "commitment"}
+    for key in HALL_DRAW_KEYS:
+        if key in view:
+            msg[key] = view[key]
+    if msg.get("state") not in ("revealed", "void"):
+        msg.pop("secret", None)
+    if msg.get("state") != "revealed":
+        msg.pop("drawn", None)
+    return msg
 
 
 def _empty_hands() -> dict[str, Any]:
@@ -92,7 +102,7 @@ class PublicState:
 
     def __init__(self) -> None:
         self.stations: dict[str, dict[str, Any]] = {}
-        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": ""}
+        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": "", "ledger_size": 0}
         self.commitment: dict[str, Any] | None = None
 
     def _station(self, name: str) -> dict[str, Any]:
@@ -115,7 +125,7 @@ class PublicState:
     def apply(self, msg: Message) -> None:
         kind = msg["type"]
         if kind == "bank":
-            self.bank = {k: msg[k] for k in ("formed", "target", "ledger_head")}
+            self.bank = {k: msg.get(k, 0) for k in ("formed", "target", "ledger_head", "ledger_size")}
             return
         if kind == "commitment":
             self.commitment = {k: v for k, v in msg.items() if k != "type"}

@@ -2,7 +2,8 @@
 
 Thin routes over ``dealer.export`` (numbering, files, ``BoardMaker`` with its resumable journal) and
 ``dealer.handrecords.publish`` (behind the reveal gate). Everything is director only. Files of a session live in
-``VAR/export/<session>/``; the board-making journal is kept there too, so a service restarted in the middle of
+``VAR/export/<session>-<id>/`` (``session_folder``: the id is from the exact label, so "Round 1" and "Round_1"
+never share a folder); the board-making journal is kept there too, so a service restarted in the middle of
 board making resumes where it stopped when the director starts it again. Each written file set and each
 finished board-making run is recorded in the ledger (kind ``export``) with the files' SHA-256.
 """
@@ -15,6 +16,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,9 +42,15 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def session_slug(label: str) -> str:
-    """A directory name for a session label ("Round 1" -> "Round_1"); never a path."""
+    """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
     slug = _SAFE.sub("_", label.strip()).strip("._")
-    return slug or "session"
+    return slug[:64] or "session"
+
+
+def session_folder(label: str) -> str:
+    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
+    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
+    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 @dataclass
@@ -61,7 +69,8 @@ class BoardJob:
     error: str | None = None
     task: asyncio.Task[None] | None = None
 
-    def view(self) -> dict[str, Any]:
+    def view(self, cards: bool = True) -> dict[str, Any]:
+        """``cards`` False (the judge's console without Show cards): fouls say pocket and position only."""
         return {
             "label": self.label,
             "state": self.state,
@@ -71,8 +80,8 @@ class BoardJob:
             "current": self.current,
             "made": [list(x) for x in self.made],
             "skipped": [list(x) for x in self.skipped],
-            "fouls": self.fouls,
-            "error": self.error,
+            "fouls": self.fouls if cards else [_foul_public(f) for f in self.fouls],
+            "error": self.error if cards or self.error is None else _card_free(self.error),
         }
 
 
@@ -85,7 +94,26 @@ def _foul_dict(f: FoulCopy) -> dict[str, Any]:
         "card": f.card,
         "pocket": f.pocket,
         "expected": f.expected,
+        "kind": f.kind,
+        "position": f.position,
     }
+
+
+_CARD_NAME = re.compile(r"[♠♥♦♣][AKQJT2-9]|\b[SHDC][AKQJT2-9]\b")
+
+
+def _card_free(text: str) -> str:
+    """An error text with every card name blanked out (the reason of a foul names the card)."""
+    return _CARD_NAME.sub("…", text)
+
+
+FOUL_PUBLIC_KEYS = ("board", "copy", "attempt", "kind", "pocket", "position")
+
+
+def _foul_public(foul: dict[str, Any]) -> dict[str, Any]:
+    """A foul copy as the judge's console gets it: which pocket and which card position went wrong, never the
+    card (nor the pocket it belongs in, nor the reason text, which names the card)."""
+    return {k: foul.get(k) for k in FOUL_PUBLIC_KEYS}
 
 
 class CopyTimeout(DealerError, TimeoutError):
@@ -136,7 +164,7 @@ def make_router(service: Service) -> APIRouter:
         return director
 
     def out_dir(label: str) -> Path:
-        return export_root / session_slug(label)
+        return export_root / session_folder(label)
 
     async def boards_of(d: Director, label: str, first: int, copies: int) -> list[SessionBoard]:
         try:
@@ -214,7 +242,7 @@ def make_router(service: Service) -> APIRouter:
                 job.skipped.append((p.board, p.copy))
             elif p.stage is Stage.FOUL and p.foul is not None:
                 job.fouls.append(_foul_dict(p.foul))
-            service.operator.send({"type": "boards", **job.view()})
+            service.operator.send({"type": "boards", **job.view(cards=service.board_cards_shown)})
 
         driver: Any = None
         try:
@@ -234,8 +262,8 @@ def make_router(service: Service) -> APIRouter:
                 on_progress=on_progress,
             )
             await maker.run_async(boards)
-            job.state = "done"
             await record("boards", job.label, [journal], copies=job.total_copies)
+            job.state = "done"  # only once the ledger holds the run: a client that sees done finds the entry
         except asyncio.CancelledError:
             job.state = "stopped"
             raise
@@ -249,7 +277,21 @@ def make_router(service: Service) -> APIRouter:
                     await driver.close()
             if sim is not None:
                 await asyncio.to_thread(sim.stop)
-            service.operator.send({"type": "boards", **job.view()})
+            service.operator.send({"type": "boards", **job.view(cards=service.board_cards_shown)})
+
+    @router.post("/api/judge/boards/cards")
+    async def board_cards(request: Request) -> dict[str, Any]:
+        """Show cards for board making on the judge's console (ledgered before anything is shown), or hide them."""
+        check_role(request, service.secrets, "judge", state_changing=True)
+        body = _body(await request.body())
+        show = body.get("show")
+        if not isinstance(show, bool):
+            raise HTTPException(400, "show must be true or false")
+        if show and not service.board_cards_shown:
+            payload = {"what": "board making", "by": "judge", "time": time.time()}
+            await service.bank.call(service.bank.bank.record_event, "cards_shown", payload)
+        service.board_cards_shown = show
+        return {"show": show}
 
     @router.post("/api/director/draws/{label}/boards", status_code=202)
     async def start_boards(label: str, request: Request) -> dict[str, Any]:

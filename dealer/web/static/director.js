@@ -32,6 +32,8 @@
     document.getElementById("d-eligible").textContent = s.eligible ?? "—";
     document.getElementById("d-ledger").textContent = s.ledger_size ?? "—";
     document.getElementById("d-head").textContent = s.ledger_head;
+    const plan = s.plan;
+    if (plan) document.getElementById("plan").textContent = t("director.plan", plan);
     const seals = document.getElementById("seals");
     seals.replaceChildren();
     for (const x of s.seals || []) seals.appendChild(el("li", "", x.time + " · " + x.size + " · " + x.root.slice(0, 16)));
@@ -55,7 +57,15 @@
       if (d.state === "committed") {
         const input = el("input"); input.name = "public_value"; input.placeholder = t("director.public_value");
         row.appendChild(input);
+        const shown = el("code", "canonical", "");
+        mk("director.check_value", async () => {
+          shown.textContent = (await api("POST", `/api/director/draws/${L}/value`, { public_value: input.value, check: true })).public_value; });
+        row.appendChild(shown);
+        mk("director.enter_value", () => api("POST", `/api/director/draws/${L}/value`, { public_value: input.value }));
         mk("director.run", () => api("POST", `/api/director/draws/${L}/run`, { public_value: input.value }));
+        const why = el("input"); why.name = "void_reason"; why.placeholder = t("director.void_reason");
+        row.appendChild(why);
+        mk("director.void", () => api("POST", `/api/director/draws/${L}/void`, { reason: why.value }));
       } else if (d.state === "public-value") mk("director.run", () => api("POST", `/api/director/draws/${L}/run`));
       if (d.state === "drawn") mk("director.reveal", () => api("POST", `/api/director/draws/${L}/reveal`));
       if (d.state === "drawn" || d.state === "revealed") {
@@ -79,9 +89,10 @@
   document.getElementById("prepare").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = new FormData(ev.target);
-    const body = { label: f.get("label"), share: Number(f.get("share")) };
-    if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.digits = Number(f.get("digits")); }
-    else body.public_value_source = f.get("named");
+    const body = { label: f.get("label"), replacement: f.get("replacement") === "on" };
+    if (String(f.get("override") || "").trim()) body.override = f.get("override");
+    if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.rolls = Number(f.get("rolls")); body.faces = Number(f.get("faces")); }
+    else { body.named = f.get("named"); body.numbers = Number(f.get("numbers")); body.min = 1; body.max = Number(f.get("max")); }
     try { await api("POST", "/api/director/draws", body); say(t("director.done")); }
     catch (e) { say(e.message, true); }
     refresh();

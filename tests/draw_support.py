@@ -1,0 +1,112 @@
+"""Helpers for the draw tests: small regulations, full draws, an independent re-derivation, forged bundles."""
+
+from __future__ import annotations
+
+import copy
+import random
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from bank_support import random_deal, station_source
+
+from dealer.bank.merkle import audit_path, tree_levels
+from dealer.bank.store import ImportItem, SqliteBank
+from dealer.draw.director import Director
+from dealer.draw.protocol import PublicValueSpec, dice_spec
+from dealer.regulation import Regulation, regulation_from_dict
+
+DICE = dice_spec(["Ann", "Boris"], 8)  # 16 rolls of a d6: 41.4 bits
+
+
+def regulation(boards: int, sessions: int = 1, spare: int = 0, share: float = 10) -> Regulation:
+    return regulation_from_dict(
+        {
+            "dealing": {"variant": 3},
+            "draw": {"share_percent": share},
+            "session": {"boards": boards},
+            "schedule": {"sessions": sessions, "spare": spare},
+        }
+    )
+
+
+def make_bank(path: Path, deals: int, seed: int = 7) -> SqliteBank:
+    bank = SqliteBank(path)
+    rng = random.Random(seed)
+    bank.import_deals([ImportItem(random_deal(rng), station_source()) for _ in range(deals)], {"files": []})
+    return bank
+
+
+def full_draw(
+    director: Director,
+    label: str,
+    reg: Regulation,
+    value: str = "12345612/65432165",
+    spec: PublicValueSpec = DICE,
+    replacement: bool = False,
+    reveal: bool = True,
+) -> dict[str, Any]:
+    director.prepare(label, spec, reg, replacement=replacement)
+    director.publish(label)
+    if spec.kind == "dice":
+        director.enter_public_value(label, dice=[value])
+    else:
+        director.enter_public_value(label, named=value)
+    director.run(label)
+    if not reveal:
+        return {}
+    director.reveal(label)
+    return director.bundle(label)
+
+
+# -- an independent derivation (hashlib only, written from docs/bundle.md) ---------------------------------
+def rivest(seed_hex: str, total: int, n: int) -> list[int]:
+    picks: list[int] = []
+    k = 0
+    while len(picks) < n:
+        k += 1
+        p = 1 + int(sha256(f"{seed_hex},{k}".encode()).hexdigest(), 16) % total
+        if p not in picks:
+            picks.append(p)
+    return picks
+
+
+def derive(bundle: dict[str, Any], drawn_before: set[int]) -> list[tuple[int, int]]:
+    """(position, deal id) from the bundle's K, V, root and label and the earlier draws' deals."""
+    com = bundle["commitment"]
+    seed = sha256(
+        bytes.fromhex(bundle["secret"])
+        + bundle["public_value"].encode()
+        + bytes.fromhex(com["seal"]["root"])
+        + com["label"].encode()
+    ).hexdigest()
+    eligible = [i for i in range(1, com["seal"]["last_deal"] + 1) if i not in drawn_before]
+    return [(p, eligible[p - 1]) for p in rivest(seed, len(eligible), com["n"])]
+
+
+def forge(director: Director, bundle: dict[str, Any], value: str, before: set[int] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+    """What the holder of K, the database and the key can publish for another V: the genuine signed
+    commitment and seal, V replaced, and the deals that V selects with their true openings and proofs."""
+    bank = director.bank
+    forged = copy.deepcopy(bundle)
+    forged["public_value"] = value
+    picks = derive(forged, set(before))
+    size = bundle["commitment"]["seal"]["size"]
+    levels = tree_levels(bank.leaves(size))
+    drawn = []
+    for position, deal_id in picks:
+        d = bank.get_deal(deal_id)
+        drawn.append(
+            {
+                "deal": d.deal.to_bytes().hex(),
+                "deal_id": deal_id,
+                "entry": bank.entry_bodies([d.ledger_index])[d.ledger_index].decode(),
+                "ledger_index": d.ledger_index,
+                "pbn": d.deal.to_pbn(),
+                "position": position,
+                "proof": [h.hex() for h in audit_path(levels, d.ledger_index)],
+                "salt": d.salt.hex(),
+            }
+        )
+    forged["drawn"] = drawn
+    return forged

@@ -1,0 +1,93 @@
+"""docs/bundle.md's worked example (§9) is true: every value recomputed with hashlib alone, written from the
+document (not from the code), and both example bundles pass ``verify_bundle``; the first only with nothing
+before it, the second only with the first."""
+
+from __future__ import annotations
+
+import json
+import re
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from dealer.draw.bundle import load_bundle, verify_bundle
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = (ROOT / "docs" / "bundle.md").read_text(encoding="utf-8")
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+def _blocks() -> list[dict[str, Any]]:
+    """The two ``K … drawn`` blocks of §9 as {name: value} with the k= lines as a list."""
+    section = DOC[DOC.index("## 9. Worked example") : DOC.index("## 10.")]
+    out = []
+    for block in re.findall(r"```\n(K .*?)```", section, re.S):
+        values: dict[str, Any] = {"steps": []}
+        for line in block.splitlines():
+            name, _, rest = line.partition(" ")
+            rest = rest.strip()
+            if name.startswith("k="):
+                m = re.fullmatch(r'H\("(\w+)…(\w+),(\d+)"\) = ([0-9a-f]{64}) -> 1 \+ x mod (\d+) = (\d+)', rest)
+                assert m, line
+                values["steps"].append(m.groups())
+            else:
+                values[name] = rest
+        out.append(values)
+    return out
+
+
+def _bundle(k: int) -> dict[str, Any]:
+    return load_bundle((EXAMPLES / f"draw-{k}.json").read_bytes())
+
+
+def test_the_printed_bundle_is_the_example_file() -> None:
+    printed = DOC[DOC.index("Draw 1's bundle:") :]
+    printed = printed[printed.index("```json\n") + 8 :]
+    printed = printed[: printed.index("```")]
+    assert json.loads(printed) == _bundle(1)
+
+
+def test_worked_example_recomputed_by_hand() -> None:
+    blocks = _blocks()
+    assert len(blocks) == 2
+    drawn_before: set[int] = set()
+    root = blocks[0]["root"]
+    for k, values in enumerate(blocks, start=1):
+        bundle = _bundle(k)
+        com = bundle["commitment"]
+        assert (values["K"], values["V"], values["label"]) == (bundle["secret"], bundle["public_value"], com["label"])
+        assert com["seal"]["root"] == root
+        if "H(K)" in values:
+            assert sha256(bytes.fromhex(values["K"])).hexdigest() == values["H(K)"] == com["k_hash"]
+        seed = sha256(
+            bytes.fromhex(values["K"]) + values["V"].encode() + bytes.fromhex(root) + values["label"].encode()
+        ).hexdigest()
+        assert seed == values["seed"]
+        eligible = [i for i in range(1, 41) if i not in drawn_before]
+        picks = []
+        for head, tail, step, x_hex, modulus, pick in values["steps"]:
+            assert seed.startswith(head) and seed.endswith(tail)
+            assert sha256(f"{seed},{step}".encode()).hexdigest() == x_hex
+            assert int(modulus) == len(eligible)
+            assert 1 + int(x_hex, 16) % len(eligible) == int(pick)
+            picks.append(int(pick))
+        assert [(p, eligible[p - 1]) for p in picks] == [(d["position"], d["deal_id"]) for d in bundle["drawn"]]
+        ids = [str(eligible[p - 1]) for p in picks]
+        assert all(f"deal {i}" in values["drawn"] or f"deals {', '.join(ids)}" in values["drawn"] for i in ids)
+        drawn_before |= {int(i) for i in ids}
+    b1 = _bundle(1)
+    from dealer.bank.ledger import canonical_json  # CJ is json.dumps(sort_keys, separators, ascii): §7
+
+    by_hand = json.dumps(b1["commitment"], sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    assert by_hand == canonical_json(b1["commitment"])
+    previous = sha256(by_hand).hexdigest()
+    assert _bundle(2)["commitment"]["previous"] == previous and previous in DOC
+
+
+def test_example_bundles_verify_only_as_a_chain() -> None:
+    b1, b2 = _bundle(1), _bundle(2)
+    checks = verify_bundle(b1)
+    assert len(checks) == 13 and all(c.ok for c in checks)
+    assert all(c.ok for c in verify_bundle(b2, [b1]))
+    alone = verify_bundle(b2)
+    assert alone[-1].name == "chain" and not alone[-1].ok
