@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench soak clean constraints
+.PHONY: install run test test-loaded lint bench soak clean constraints
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
-soak: $(STAMP)
+# the suite with every core kept busy by another process (a CI-like loaded run: waits are on progress)
+test-loaded: $(STAMP)
+	$(BIN)/python tests/run_loaded.py $(PYTEST_ARGS)
+
+soak: $(STAMP) test-loaded
 	$(BIN)/python -m pytest -q -m slow --timeout=3600 $(PYTEST_ARGS)
 
 constraints: $(STAMP)

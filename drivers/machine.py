@@ -28,22 +28,22 @@ from dealer.core.events import (
     Reconnected,
 )
 from firmware_protocol.cards import unpack_seats
-from firmware_protocol.link import (
-    DEFAULT_ACK_TIMEOUT,
-    DEFAULT_RETRY_LIMIT,
-    Acked,
-    Corrupt,
-    Delivered,
-    GaveUp,
-    Link,
-    LinkEvent,
+from firmware_protocol.connection import (
+    Answered,
+    ConnectionLost,
+    Event,
+    HostConnection,
+    HostState,
+    MessageReceived,
+    PeerRestarted,
     Refused,
+    SessionOpened,
+    SessionRefused,
 )
+from firmware_protocol.link import DEFAULT_ACK_TIMEOUT, DEFAULT_RETRY_LIMIT, Link
 from firmware_protocol.messages import (
     Abort,
     BoardDone,
-    Boot,
-    BootReason,
     Capability,
     CardRead,
     DealEnd,
@@ -53,9 +53,6 @@ from firmware_protocol.messages import (
     FaultCode,
     GetInfo,
     GetStatus,
-    Heartbeat,
-    Hello,
-    HelloReply,
     MakeBoard,
     Message,
     NakReason,
@@ -63,12 +60,16 @@ from firmware_protocol.messages import (
     StartDeal,
     Status,
 )
+from firmware_protocol.table import load_table
 
 from .device import BoardResult, CommandRefused, DealingDevice, DeviceBusy, DeviceError, LinkLost, MachineInfo
 from .transport import Transport, TransportClosed
 
 HOST_MIN_VERSION = 1
 HOST_MAX_VERSION = 1
+_TABLE = load_table()
+BUSY_RETRY = _TABLE.busy_retry_ms / 1000
+BUSY_RETRY_LIMIT = _TABLE.busy_retry_limit
 
 
 def _card_name(card: int | None) -> str:
@@ -129,14 +130,21 @@ class MachineDriver:
         self.handshake_timeout = handshake_timeout
         self._now = wall_clock
         self._mono = time.monotonic
-        self.link = Link(ack_timeout=ack_timeout, retry_limit=retry_limit)
+        self.conn = HostConnection(
+            min_version=HOST_MIN_VERSION,
+            max_version=HOST_MAX_VERSION,
+            ack_timeout=ack_timeout,
+            retry_limit=retry_limit,
+            heartbeat=heartbeat,
+        )
         self.stats = DriverStats()
         self._info: MachineInfo | None = None
         self._transport: Transport | None = None
         self._events: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
         self._op: _Operation | None = None
         self._next_deal_id = 1
-        self._acks: dict[int, asyncio.Future[None]] = {}  # id(message) -> future
+        self._acks: dict[int, asyncio.Future[None]] = {}  # seq of our message -> its answer
+        self._session_future: asyncio.Future[SessionOpened] | None = None
         self._waiters: list[tuple[type[Any], asyncio.Future[Any]]] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._supervisor: asyncio.Task[None] | None = None
@@ -146,8 +154,6 @@ class MachineDriver:
         self._lost_deal: int | None = None
         self._wake: asyncio.Event = asyncio.Event()
         self._write_lock = asyncio.Lock()
-        self._last_tx = 0.0
-        self._heartbeat_counter = 0
         self._handshaking = False
         self._closed = False
         self._session_ok = False
@@ -156,6 +162,11 @@ class MachineDriver:
     @property
     def info(self) -> MachineInfo | None:
         return self._info
+
+    @property
+    def link(self) -> Link:
+        """The connection's link layer (decoder statistics, duplicate and retransmission counters)."""
+        return self.conn.link
 
     @property
     def connected(self) -> bool:
@@ -278,20 +289,15 @@ class MachineDriver:
         self._handshaking = True
         self._session_ok = False
         try:
-            hello = Hello(HOST_MIN_VERSION, HOST_MAX_VERSION)
             self._fail_pending(LinkLost("new session"))
-            reply_future = self._expect(HelloReply)
-            self.link.start_session(hello, self._mono())
-            ack = self._ack_future(hello)
+            session: asyncio.Future[SessionOpened] = asyncio.get_running_loop().create_future()
+            self._session_future = session
+            ack = self._ack_future(self.conn.open(self._mono()))
             await self._flush()
             await self._wait_or_lost(ack)
-            reply: HelloReply = await self._wait_or_lost(reply_future)
-            if reply.version == 0:
-                raise DeviceError(
-                    f"no common protocol version: host {HOST_MIN_VERSION}..{HOST_MAX_VERSION}, "
-                    f"device {reply.min_version}..{reply.max_version}"
-                )
-            self.link.version = reply.version
+            opened: SessionOpened = await self._wait_or_lost(session)
+            assert opened.reply is not None
+            reply = opened.reply
             info: DeviceInfo = await self._command(GetInfo(), DeviceInfo, during_handshake=True)
         finally:
             self._handshaking = False
@@ -341,7 +347,7 @@ class MachineDriver:
             with contextlib.suppress(Exception):
                 await self._transport.close()
             self._transport = None
-        self.link.reset()
+        self.conn.close()
 
     def _mark_lost(self, reason: str) -> None:
         """The link is gone: from now on nothing is sent; the deal in progress is void (reported by the
@@ -365,40 +371,28 @@ class MachineDriver:
             except TransportClosed as exc:
                 self._mark_lost(str(exc))
                 return
-            self._handle(self.link.receive(data, self._mono()))
+            self._handle(self.conn.receive(data, self._mono()))
             await self._flush()
 
     async def _timer_loop(self) -> None:
         while True:
             now = self._mono()
-            deadline = self.link.next_deadline()
-            beat = self._last_tx + self.heartbeat
-            due = beat if deadline is None else min(deadline, beat)
+            due = self.conn.next_deadline()
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, due - now)):
+                async with asyncio.timeout(None if due is None else max(0.0, due - now)):
                     await self._wake.wait()
-            now = self._mono()
-            self._handle(self.link.poll(now))
-            if (
-                self._session_ok
-                and not self._handshaking
-                and self.link.pending == 0
-                and now - self._last_tx >= self.heartbeat
-            ):
-                self._heartbeat_counter = (self._heartbeat_counter + 1) & 0xFFFFFFFF
-                self.link.send(Heartbeat(self._heartbeat_counter), now)
+            self._handle(self.conn.poll(self._mono()))
             await self._flush()
 
     async def _flush(self) -> None:
         # One writer at a time, taking the bytes inside the lock: frames leave in the order the link made
         # them even when a transport writes from a helper thread.
         async with self._write_lock:
-            data = self.link.data_to_send()
+            data = self.conn.data_to_send()
             transport = self._transport
             if not data or transport is None:
                 return
-            self._last_tx = self._mono()
             try:
                 await transport.write(data)
             except TransportClosed as exc:
@@ -406,9 +400,9 @@ class MachineDriver:
         self._wake.set()
 
     # -- requests --------------------------------------------------------------------------------------
-    def _ack_future(self, msg: Message) -> asyncio.Future[None]:
+    def _ack_future(self, seq: int) -> asyncio.Future[None]:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._acks[id(msg)] = fut
+        self._acks[seq] = fut
         return fut
 
     def _expect(self, kind: type[Any]) -> asyncio.Future[Any]:
@@ -428,21 +422,33 @@ class MachineDriver:
         raise LinkLost(self._lost_reason)
 
     async def _command(self, msg: Message, reply: type[Any] | None = None, during_handshake: bool = False) -> Any:
-        if self._transport is None or (not self._session_ok and not during_handshake):
-            raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
-        reply_future = self._expect(reply) if reply is not None else None
-        ack = self._ack_future(msg)
-        self.link.send(msg, self._mono())
-        await self._flush()
-        try:
-            await self._wait_or_lost(ack)
-        except DeviceError:
-            if reply_future is not None:
-                reply_future.cancel()
-            raise
-        if reply_future is None:
-            return None
-        return await self._wait_or_lost(reply_future)
+        for attempt in range(BUSY_RETRY_LIMIT + 1):
+            if (
+                self._transport is None
+                or self.conn.state is not HostState.OPEN
+                or (not self._session_ok and not during_handshake)
+            ):
+                raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
+            reply_future = self._expect(reply) if reply is not None else None
+            ack = self._ack_future(self.conn.send(msg, self._mono()))
+            await self._flush()
+            try:
+                await self._wait_or_lost(ack)
+            except CommandRefused as exc:
+                if reply_future is not None:
+                    reply_future.cancel()
+                if exc.reason != NakReason.BUSY.name or attempt == BUSY_RETRY_LIMIT:
+                    raise
+                await asyncio.sleep(BUSY_RETRY)  # PROTOCOL.md §5.5: the same command again, as a new message
+                continue
+            except DeviceError:
+                if reply_future is not None:
+                    reply_future.cancel()
+                raise
+            if reply_future is None:
+                return None
+            return await self._wait_or_lost(reply_future)
+        raise AssertionError("unreachable")
 
     def _fail_pending(self, exc: DeviceError) -> None:
         for fut in self._acks.values():
@@ -450,6 +456,10 @@ class MachineDriver:
                 fut.set_exception(exc)
                 fut.exception()  # mark retrieved
         self._acks.clear()
+        if self._session_future is not None and not self._session_future.done():
+            self._session_future.set_exception(exc)
+            self._session_future.exception()
+        self._session_future = None
         for _, fut in self._waiters:
             if not fut.done():
                 fut.set_exception(exc)
@@ -457,32 +467,40 @@ class MachineDriver:
         self._waiters.clear()
 
     # -- handling the device's messages ------------------------------------------------------------------
-    def _handle(self, events: list[LinkEvent]) -> None:
+    def _handle(self, events: list[Event]) -> None:
         for ev in events:
-            if isinstance(ev, Delivered):
+            if isinstance(ev, MessageReceived):
                 self._on_message(ev.message)
-            elif isinstance(ev, Acked):
-                fut = self._acks.pop(id(ev.message), None)
+            elif isinstance(ev, Answered):
+                fut = self._acks.pop(ev.seq, None)
                 if fut is not None and not fut.done():
                     fut.set_result(None)
             elif isinstance(ev, Refused):
                 self._on_refused(ev)
-            elif isinstance(ev, GaveUp):
-                self._mark_lost(f"no answer from the device after {ev.attempts} tries")
-            elif isinstance(ev, Corrupt):
-                pass  # counted by the link's decoder; the sender retransmits
+            elif isinstance(ev, ConnectionLost):
+                self._mark_lost(ev.detail)
+            elif isinstance(ev, SessionOpened | SessionRefused):
+                session = self._session_future
+                self._session_future = None
+                if session is not None and not session.done():
+                    if isinstance(ev, SessionOpened):
+                        session.set_result(ev)
+                    else:
+                        session.set_exception(DeviceError(ev.detail))
+                        session.exception()
+            elif isinstance(ev, PeerRestarted) and self._session_ok and not self._handshaking:
+                self._device_restarted(ev.detail)
+            # FrameDropped: counted by the link's decoder; the sender retransmits
 
     def _on_refused(self, ev: Refused) -> None:
         try:
             reason = NakReason(ev.reason).name
         except ValueError:
             reason = f"reason {ev.reason}"
-        fut = self._acks.pop(id(ev.message), None)
+        fut = self._acks.pop(ev.seq, None)
         if fut is not None and not fut.done():
             fut.set_exception(CommandRefused(ev.message.TYPE.name, reason, ev.detail))
             fut.exception()
-        if ev.reason == NakReason.NO_SESSION and not self._handshaking and self._session_ok:
-            self._device_restarted("the device lost its session (restarted without notice)")
 
     def _on_message(self, msg: Message) -> None:
         for i, (kind, fut) in enumerate(self._waiters):
@@ -501,12 +519,6 @@ class MachineDriver:
             self._on_end(msg)
         elif isinstance(msg, Fault):
             self._on_fault(msg)
-        elif isinstance(msg, Boot) and self._session_ok and not self._handshaking:
-            try:
-                why = BootReason(msg.reason).name.lower().replace("_", " ")
-            except ValueError:
-                why = f"reason {msg.reason}"
-            self._device_restarted(f"the device restarted ({why})")
 
     def _device_restarted(self, detail: str) -> None:
         op = self._op
@@ -689,8 +701,8 @@ class MachineDriver:
             self._op = None
         if op.outcome is not None and not op.outcome.done():
             op.outcome.set_result(fault)
-        if send_abort and self._session_ok:
-            self.link.send(Abort(), self._mono())
+        if send_abort and self._session_ok and self.conn.state is HostState.OPEN:
+            self.conn.send(Abort(), self._mono())
             self._spawn(self._flush())
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:

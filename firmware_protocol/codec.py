@@ -29,6 +29,11 @@ MAX_PAYLOAD = _TABLE.max_payload
 MAX_FRAME = _TABLE.max_frame
 MAX_ENCODED = _TABLE.max_encoded
 PROTOCOL_VERSION = _TABLE.version
+MAX_TEXT = _TABLE.max_text
+# Message types 0x00..0x9F are reliable (answered with ACK/NAK), 0xA0..0xFF never answered (PROTOCOL.md §5).
+FIRST_UNANSWERED_TYPE = 0xA0
+# Layouts frozen for all versions: always sent with header version 1 (PROTOCOL.md §6.3).
+FROZEN_TYPES = frozenset({0x01, 0x81, 0xA0, 0xF0, 0xF1})
 DELIMITER = b"\x00"
 NONE_U8 = 0xFF
 NONE_U32 = 0xFFFFFFFF
@@ -52,10 +57,25 @@ class ErrorReason(Enum):
     __hash__ = object.__hash__  # members are singletons; identity hashing keeps error counting cheap
 
 
-# Errors after which the header can be trusted (the CRC matched): the receiver may NAK these.
+# Errors after which the header can be trusted (the CRC matched): the receiver NAKs these when the type is in
+# the reliable range (PROTOCOL.md §5.1 steps 5d-5h).
 TRUSTED_HEADER = frozenset(
-    {ErrorReason.UNSUPPORTED_VERSION, ErrorReason.UNKNOWN_TYPE, ErrorReason.BAD_PAYLOAD, ErrorReason.BAD_FIELD}
+    {
+        ErrorReason.BAD_LENGTH,
+        ErrorReason.UNSUPPORTED_VERSION,
+        ErrorReason.UNKNOWN_TYPE,
+        ErrorReason.BAD_PAYLOAD,
+        ErrorReason.BAD_FIELD,
+    }
 )
+
+
+def truncate_text(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut at a code point boundary to at most ``limit`` UTF-8 bytes."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    return raw[:limit].decode("utf-8", errors="ignore")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +199,10 @@ def encode_payload(message: Message) -> bytes:
             _to_wire(f.type, f.name, v)
         raise
     if spec.has_text:
-        payload += str(getattr(message, spec.fields[-1].name)).encode("utf-8")
+        text = str(getattr(message, spec.fields[-1].name)).encode("utf-8")
+        if len(text) > MAX_TEXT:
+            raise EncodeError(f"{spec.name}.{spec.fields[-1].name}: {len(text)} bytes of text, at most {MAX_TEXT}")
+        payload += text
     if len(payload) > MAX_PAYLOAD:
         raise EncodeError(f"{spec.name}: payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
     return payload
@@ -244,6 +267,8 @@ def decode_payload(spec: MessageSpec, payload: bytes) -> Message | str:
         elif v > _TOP[kind]:
             return f"{spec.name}.{spec.fields[i].name}: {kind} {v} is not in 0..{_TOP[kind]} or 0xFF"
     if spec.has_text:
+        if len(payload) - fixed > MAX_TEXT:
+            return f"{spec.name}.{spec.fields[-1].name}: {len(payload) - fixed} bytes of text, at most {MAX_TEXT}"
         try:
             values.append(payload[fixed:].decode("utf-8"))
         except UnicodeDecodeError:
@@ -251,8 +276,14 @@ def decode_payload(spec: MessageSpec, payload: bytes) -> Message | str:
     return cls(*values)
 
 
-def decode_frame(encoded: bytes, versions: frozenset[int] = frozenset({PROTOCOL_VERSION})) -> DecodeEvent:
-    """Decode one frame without its delimiter. Never raises."""
+def decode_frame(
+    encoded: bytes, versions: frozenset[int] = frozenset({PROTOCOL_VERSION}), session_version: int = 1
+) -> DecodeEvent:
+    """Decode one frame without its delimiter, in the order of PROTOCOL.md §5.1 step 5. Never raises.
+
+    ``session_version`` is the version agreed for the session (1 outside one): frames of the frozen types must
+    carry version 1, every other frame this version.
+    """
     if len(encoded) > MAX_ENCODED:
         return FrameError(ErrorReason.OVERSIZE, f"{len(encoded)} bytes before a delimiter", encoded)
     try:
@@ -269,12 +300,18 @@ def decode_frame(encoded: bytes, versions: frozenset[int] = frozenset({PROTOCOL_
     payload = body[HEADER_SIZE:]
     if length != len(payload):
         return FrameError(
-            ErrorReason.BAD_LENGTH, f"header says {length} payload bytes, frame has {len(payload)}", encoded
+            ErrorReason.BAD_LENGTH,
+            f"header says {length} payload bytes, frame has {len(payload)}",
+            encoded,
+            msg_type,
+            seq,
+            version,
         )
-    if version not in versions:
+    wanted = 1 if msg_type in FROZEN_TYPES else session_version
+    if version not in versions or version != wanted:
         return FrameError(
             ErrorReason.UNSUPPORTED_VERSION,
-            f"version {version} not in {sorted(versions)}",
+            f"header version {version}, expected {wanted}",
             encoded,
             msg_type,
             seq,
@@ -295,6 +332,7 @@ class Decoder:
 
     def __init__(self, versions: frozenset[int] = frozenset({PROTOCOL_VERSION})) -> None:
         self.versions = versions
+        self.session_version = 1
         self.stats = DecoderStats()
         self._buf = bytearray()
         self._discarding = False
@@ -325,7 +363,7 @@ class Decoder:
                 frame = part
             if not frame:
                 continue  # back-to-back delimiters: idle fill
-            event = decode_frame(frame, self.versions)
+            event = decode_frame(frame, self.versions, self.session_version)
             if isinstance(event, FrameError):
                 self._error(out, event)
             else:

@@ -1,12 +1,14 @@
-"""Sans-I/O reliable link: sequence numbers, ACK/NAK, retransmission, duplicate detection, sessions.
+"""Sans-I/O reliable link: sequence numbers, ACK/NAK, retransmission, duplicate detection (PROTOCOL.md §5).
 
-Both ends (host driver and device firmware/simulator) use it. The caller passes the time (``now``) in, takes
-bytes out with :meth:`Link.data_to_send` and writes them; nothing here sleeps or does I/O.
+The layer under :mod:`firmware_protocol.connection` (which adds sessions, versions and liveness). The caller
+passes the time (``now``) in, takes bytes out with :meth:`Link.data_to_send` and writes them; nothing here
+sleeps or does I/O.
 
-Rules (PROTOCOL.md §5): stop-and-wait per direction: at most one reliable message in flight. A reliable
-message is retransmitted unchanged (same seq) every ``ack_timeout`` until ACKed or NAKed, at most
-``retry_limit`` times; then the link gives up. A received reliable message whose seq equals the last one
-accepted is a duplicate: the cached answer (ACK or NAK) is sent again and the message is not delivered.
+Rules: stop-and-wait per direction (at most one reliable message in flight). A reliable message is
+retransmitted unchanged (same seq) every ``ack_timeout`` until an ACK or NAK *naming its seq* arrives, at
+most ``retry_limit`` times; then the link gives up. A received reliable frame whose seq equals the last one
+answered is a duplicate: the remembered answer (ACK or NAK) is sent again and the message is not delivered.
+Frames of types 0xA0..0xFF (BOOT, ACK, NAK and any future unacknowledged type) are never answered.
 """
 
 from __future__ import annotations
@@ -15,19 +17,42 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .codec import TRUSTED_HEADER, Decoder, FrameError, Received, encode
+from .codec import (
+    DELIMITER,
+    FIRST_UNANSWERED_TYPE,
+    FROZEN_TYPES,
+    TRUSTED_HEADER,
+    Decoder,
+    ErrorReason,
+    FrameError,
+    Received,
+    encode,
+    truncate_text,
+)
 from .messages import Ack, Boot, Hello, Message, MsgType, Nak, NakReason
 from .table import load_table
 
 _TABLE = load_table()
 _RELIABLE = {MsgType(m.type) for m in _TABLE.messages if m.reliable}
-_VERSION_1_TYPES = {MsgType.HELLO, MsgType.HELLO_REPLY, MsgType.BOOT}
 DEFAULT_ACK_TIMEOUT = _TABLE.ack_timeout_ms / 1000
 DEFAULT_RETRY_LIMIT = _TABLE.retry_limit
+# The NAK reason of each drop after a good CRC (PROTOCOL.md §5.1 steps 5d-5h).
+NAK_FOR_DROP = {
+    ErrorReason.BAD_LENGTH: NakReason.BAD_LENGTH,
+    ErrorReason.UNSUPPORTED_VERSION: NakReason.UNSUPPORTED_VERSION,
+    ErrorReason.UNKNOWN_TYPE: NakReason.UNKNOWN_TYPE,
+    ErrorReason.BAD_PAYLOAD: NakReason.BAD_LENGTH,
+    ErrorReason.BAD_FIELD: NakReason.BAD_FIELD,
+}
+MAX_QUEUE = 200  # reliable messages queued at most: seq numbers stay unique among them (< 256)
 
 
 def is_reliable(message: Message) -> bool:
     return message.TYPE in _RELIABLE
+
+
+class QueueFull(RuntimeError):
+    """More reliable messages queued than sequence numbers can tell apart: a caller ignoring back-pressure."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +65,18 @@ class Delivered:
 
 @dataclass(frozen=True, slots=True)
 class Acked:
+    """The peer ACKed our message number ``seq``."""
+
     message: Message
+    seq: int
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """The peer NAKed our message."""
+    """The peer NAKed our message number ``seq``."""
 
     message: Message
+    seq: int
     reason: int
     detail: str
 
@@ -58,11 +87,12 @@ class GaveUp:
 
     message: Message
     attempts: int
+    seq: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Corrupt:
-    """A frame was skipped (noise, bad CRC, unknown type …)."""
+    """A frame was dropped (noise, bad CRC, unknown type …)."""
 
     error: FrameError
 
@@ -94,33 +124,62 @@ class Link:
         self.retry_limit = retry_limit
         self.judge = judge
         self.device = device
-        self.version = 1
         self.decoder = Decoder(_TABLE.versions_supported)
         self.duplicates = 0
         self.retransmissions = 0
+        self.nak_sent = 0
+        self.last_heard: float | None = None  # time of the last intact frame from the peer
+        self._version = 1
         self._out = bytearray()
-        self._queue: deque[Message] = deque()
+        self._queue: deque[tuple[Message, int]] = deque()
         self._inflight: _InFlight | None = None
         self._tx_seq = 0
         self._rx_last: int | None = None
         self._rx_answer: bytes | None = None
 
+    @property
+    def version(self) -> int:
+        """Header version of the session (1 outside one); frames of other types must carry it."""
+        return self._version
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self._version = value
+        self.decoder.session_version = value
+
     # -- sending ---------------------------------------------------------------------------------------
-    def send(self, message: Message, now: float) -> None:
-        """Queue a reliable message (sent when the one in flight is answered) or send an unreliable one now."""
-        if is_reliable(message):
-            self._queue.append(message)
-            self._pump(now)
-        else:
+    def send(self, message: Message, now: float) -> int:
+        """Queue a reliable message (sent when the one in flight is answered) and return its seq, or send an
+        unreliable one now (returns 0)."""
+        if not is_reliable(message):
             self._out += self._frame(message, 0)
+            return 0
+        if len(self._queue) >= MAX_QUEUE:
+            raise QueueFull(f"{len(self._queue)} reliable messages queued")
+        seq = self._tx_seq
+        self._tx_seq = (self._tx_seq + 1) & 0xFF
+        self._queue.append((message, seq))
+        self._pump(now)
+        return seq
 
     def send_unreliable(self, message: Message, seq: int = 0) -> None:
         self._out += self._frame(message, seq)
+
+    def send_delimiter(self) -> None:
+        """A lone 0x00: flushes a half-received frame at the other end (PROTOCOL.md §3)."""
+        self._out += DELIMITER
 
     @property
     def pending(self) -> int:
         """Reliable messages not yet answered (queued or in flight)."""
         return len(self._queue) + (self._inflight is not None)
+
+    @property
+    def in_flight_seq(self) -> int | None:
+        return None if self._inflight is None else self._inflight.seq
+
+    def has_output(self) -> bool:
+        return bool(self._out)
 
     def data_to_send(self) -> bytes:
         data = bytes(self._out)
@@ -135,25 +194,27 @@ class Link:
         self._queue.clear()
         self._inflight = None
         self._tx_seq = 0
-        self._rx_last = None
-        self._rx_answer = None
+        self.forget_rx()
         self.version = 1
         self._out.clear()
 
-    def start_session(self, hello: Hello, now: float) -> None:
-        """Host: reset and send HELLO first."""
-        self.reset()
-        self.send(hello, now)
+    def drop_queue(self) -> None:
+        """Drop every reliable message queued or in flight (the link is lost); keep the rest."""
+        self._queue.clear()
+        self._inflight = None
+
+    def forget_rx(self) -> None:
+        """Forget the peer's numbering: the next reliable frame is never a duplicate (PROTOCOL.md §5.3)."""
+        self._rx_last = None
+        self._rx_answer = None
 
     def _frame(self, message: Message, seq: int) -> bytes:
-        version = 1 if message.TYPE in _VERSION_1_TYPES else self.version
+        version = 1 if message.TYPE in FROZEN_TYPES else self._version
         return encode(message, seq, version)
 
     def _pump(self, now: float) -> None:
         if self._inflight is None and self._queue:
-            message = self._queue.popleft()
-            seq = self._tx_seq
-            self._tx_seq = (self._tx_seq + 1) & 0xFF
+            message, seq = self._queue.popleft()
             self._inflight = _InFlight(message, seq, now, 1)
             self._out += self._frame(message, seq)
 
@@ -164,9 +225,8 @@ class Link:
         if f is None or now < f.sent_at + self.ack_timeout:
             return []
         if f.attempts > self.retry_limit:
-            self._queue.clear()
-            self._inflight = None
-            return [GaveUp(f.message, f.attempts)]
+            self.drop_queue()
+            return [GaveUp(f.message, f.attempts, f.seq)]
         f.attempts += 1
         f.sent_at = now
         self.retransmissions += 1
@@ -179,21 +239,19 @@ class Link:
         for ev in self.decoder.feed(data):
             if isinstance(ev, FrameError):
                 events.append(Corrupt(ev))
-                if ev.reason in TRUSTED_HEADER and ev.msg_type not in (MsgType.ACK, MsgType.NAK, MsgType.BOOT):
-                    reason = {
-                        "unsupported_version": NakReason.UNSUPPORTED_VERSION,
-                        "unknown_type": NakReason.UNKNOWN_TYPE,
-                        "bad_payload": NakReason.BAD_LENGTH,
-                        "bad_field": NakReason.BAD_FIELD,
-                    }[ev.reason.value]
-                    assert ev.seq is not None and ev.msg_type is not None
-                    self._answer(ev.seq, Nak(ev.seq, ev.msg_type, reason, ev.detail[:120]))
+                if ev.reason in TRUSTED_HEADER and ev.msg_type is not None and ev.msg_type < FIRST_UNANSWERED_TYPE:
+                    assert ev.seq is not None
+                    self._answer(ev.seq, Nak(ev.seq, ev.msg_type, int(NAK_FOR_DROP[ev.reason]), ev.detail))
                 continue
+            self.last_heard = now
             self._on_message(ev, now, events)
         return events
 
     def _answer(self, seq: int, answer: Ack | Nak) -> None:
-        frame = encode(answer, 0, self.version)
+        if isinstance(answer, Nak):
+            answer = Nak(answer.nacked_seq, answer.nacked_type, answer.reason, truncate_text(answer.detail))
+            self.nak_sent += 1
+        frame = encode(answer, 0, 1)
         self._rx_last = seq
         self._rx_answer = frame
         self._out += frame
@@ -207,15 +265,16 @@ class Link:
                 return  # stale answer to a retransmission
             self._inflight = None
             if isinstance(msg, Ack):
-                events.append(Acked(f.message))
+                events.append(Acked(f.message, f.seq))
             else:
-                events.append(Refused(f.message, msg.reason, msg.detail))
+                events.append(Refused(f.message, f.seq, msg.reason, msg.detail))
             self._pump(now)
             return
         if isinstance(msg, Boot):
-            # The peer restarted: its sequence numbering starts over.
-            self._rx_last = None
-            self._rx_answer = None
+            self.forget_rx()  # the peer restarted: its numbering starts over
+            events.append(Delivered(msg, ev.seq))
+            return
+        if not is_reliable(msg):
             events.append(Delivered(msg, ev.seq))
             return
         if isinstance(msg, Hello) and self.device:
@@ -230,4 +289,4 @@ class Link:
             self._answer(ev.seq, Ack(ev.seq))
             events.append(Delivered(msg, ev.seq))
         else:
-            self._answer(ev.seq, Nak(ev.seq, int(msg.TYPE), int(verdict[0]), verdict[1][:120]))
+            self._answer(ev.seq, Nak(ev.seq, int(msg.TYPE), int(verdict[0]), verdict[1]))

@@ -64,6 +64,13 @@ class Table:
     ack_timeout_ms: int
     retry_limit: int
     heartbeat_interval_ms: int
+    answer_delay_ms: int
+    session_timeout_ms: int
+    inter_byte_timeout_ms: int
+    busy_retry_ms: int
+    busy_retry_limit: int
+    max_text: int
+    min_send_queue: int
     messages: tuple[MessageSpec, ...]
     by_type: dict[int, MessageSpec]
     by_name: dict[str, MessageSpec]
@@ -118,6 +125,13 @@ def load_table() -> Table:
         ack_timeout_ms=int(raw["ack_timeout_ms"]),
         retry_limit=int(raw["retry_limit"]),
         heartbeat_interval_ms=int(raw["heartbeat_interval_ms"]),
+        answer_delay_ms=int(raw["answer_delay_ms"]),
+        session_timeout_ms=int(raw["session_timeout_ms"]),
+        inter_byte_timeout_ms=int(raw["inter_byte_timeout_ms"]),
+        busy_retry_ms=int(raw["busy_retry_ms"]),
+        busy_retry_limit=int(raw["busy_retry_limit"]),
+        max_text=int(raw["max_text"]),
+        min_send_queue=int(raw["min_send_queue"]),
         messages=messages,
         by_type=by_type,
         by_name={m.name: m for m in messages},

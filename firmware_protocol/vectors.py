@@ -140,10 +140,19 @@ def build_vectors() -> dict[str, Any]:
     return {
         "doc": "Test vectors of the open dealing-machine protocol, version 1 (see PROTOCOL.md). 'frame' is the "
         "complete wire frame in hex, trailing 0x00 delimiter included. Deals and records are hex.",
+        # Published values (the CRC catalogue's check value and widely printed CRC-32 results), not the codec's.
         "crc32": [
-            {"ascii": "123456789", "crc": "cbf43926"},
+            {"ascii": "123456789", "crc": "cbf43926", "source": "CRC catalogue check value of CRC-32/ISO-HDLC"},
+            {"ascii": "", "crc": "00000000", "source": "init xor xorout"},
+            {"ascii": "a", "crc": "e8b7be43", "source": "published CRC-32 of 'a'"},
+            {
+                "ascii": "The quick brown fox jumps over the lazy dog",
+                "crc": "414fa339",
+                "source": "published CRC-32 of the pangram",
+            },
             {"hex": "0191050007", "crc": f"{zlib.crc32(bytes.fromhex('0191050007')):08x}"},
         ],
+        # Derived by hand from the COBS rules (Cheshire & Baker 1999; the last two are the paper's long runs).
         "cobs": [
             {"decoded": "00", "encoded": "0101"},
             {"decoded": "0000", "encoded": "010101"},
@@ -151,6 +160,9 @@ def build_vectors() -> dict[str, Any]:
             {"decoded": "11220033", "encoded": "0311220233"},
             {"decoded": "11223344", "encoded": "0511223344"},
             {"decoded": "11000000", "encoded": "0211010101"},
+            {"decoded": "", "encoded": "01"},
+            {"decoded": bytes(range(1, 255)).hex(), "encoded": "ff" + bytes(range(1, 255)).hex()},
+            {"decoded": bytes(range(1, 256)).hex(), "encoded": "ff" + bytes(range(1, 255)).hex() + "02ff"},
         ],
         "frames": frames,
         "streams": [

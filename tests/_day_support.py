@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 import websockets
+from _waiting import wait_progress_async
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = "judge-secret-for-the-day-test-0123456789"
@@ -231,8 +232,17 @@ async def judge_command(ws: Any, station: str, cmd: str, **args: Any) -> dict[st
             return dict(msg)
 
 
-async def wait_until(predicate: Any, timeout: float, what: str, interval: float = 0.1) -> Any:
-    """Poll an async predicate until it returns something truthy."""
+async def wait_until(
+    predicate: Any, timeout: float, what: str, interval: float = 0.1, progress: Any | None = None
+) -> Any:
+    """Poll an async predicate until it returns something truthy.
+
+    With ``progress`` (an async callable returning anything comparable) the wait is on progress, not on wall
+    time: it fails only when ``progress()`` has not changed for ``timeout`` seconds, so a loaded machine that
+    deals slowly passes and a stuck one fails.
+    """
+    if progress is not None:
+        return await wait_progress_async(predicate, progress, what, stall=timeout, interval=interval)
     deadline = time.monotonic() + timeout
     while True:
         value = await predicate()
@@ -241,6 +251,14 @@ async def wait_until(predicate: Any, timeout: float, what: str, interval: float 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(interval)
+
+
+async def station_progress(http: httpx.AsyncClient, server: ServerProcess) -> Any:
+    """What moves while stations deal: the bank's count and each station's status, deals and voids."""
+    st = await judge_state(http, server)
+    return st["bank"]["formed"], tuple(
+        (s["station"], s["status"], s["committed"], len(s["voided"])) for s in st["stations"]
+    )
 
 
 async def director_status(http: httpx.AsyncClient, server: ServerProcess) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""Import of public deals: each deal once, every deal imported or reported, one transaction."""
+"""Import of public deals: each deal once, every deal imported or reported, committed in bounded batches."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 
@@ -46,9 +47,15 @@ def test_duplicates_inside_and_across_files_and_bank_are_reported(bank: SqliteBa
     assert one.duplicates[0].first_seen.endswith("one.pbn:" + str(PBN.read(f1.read_bytes()).records[0].line))
     assert [(x.board, x.repeats, x.first_seen) for x in two.duplicates][1] == (3, 1, "bank")
     assert bank.get_deal(4).deal == c
-    assert bank.get_deal(4).source == {"board": 2, "file": str(f2), "kind": "import", "line": 2, "shown": 0}
+    digest = hashlib.sha256(f2.read_bytes()).hexdigest()  # base name and SHA-256 only: no local path
+    assert bank.get_deal(4).source == {
+        "board": 2, "file": "two.lin", "file_sha256": digest, "kind": "import", "line": 2, "shown": 0
+    }  # fmt: skip
     batch = bank.entry(report.batch_index)
-    assert batch.kind == "import" and batch.data["imported"] == 3 and batch.data["duplicates"] == 3
+    assert batch.kind == "import" and batch.data["imported"] == 3
+    # one deal was already in the bank; two repeat deals earlier in the same import (found before the bank)
+    assert batch.data["duplicates"] == 1 and batch.data["repeated_within_import"] == 2
+    assert report.batch_indices == [report.batch_index]
     assert verify_bank(bank).ok
 
 

@@ -222,7 +222,8 @@ def test_deleting_a_ledger_row_or_a_deal_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "bank.sqlite"
     _small_bank_with_everything(path).close()
     db = sqlite3.connect(path)
-    db.execute("DELETE FROM ledger WHERE idx = (SELECT MAX(idx) FROM ledger)")
+    # the last draw entry (and the automatic seal that follows every draw)
+    db.execute("DELETE FROM ledger WHERE idx >= (SELECT MAX(idx) FROM ledger WHERE kind <> 'seal')")
     db.commit()
     with SqliteBank(path) as b:
         report = verify_bank(b)
@@ -245,3 +246,25 @@ def test_verify_names_the_first_bad_entry(bank: SqliteBank) -> None:
 
 def test_commitment_function_is_salt_then_deal() -> None:
     assert commitment(b"s" * 16, b"d" * 13) == sha256(b"s" * 16 + b"d" * 13).digest()
+
+
+def test_ledger_holds_a_files_base_name_and_sha256_never_the_local_path(tmp_path: Path) -> None:
+    from hashlib import sha256 as h
+
+    from dealer.bank.importer import import_files
+    from dealer.formats.base import BoardRecord
+    from dealer.formats.pbn import PBN
+
+    folder = tmp_path / "organiser's private folder"
+    folder.mkdir()
+    data = PBN.write([BoardRecord(random_deal(random.Random(k)), k + 1) for k in range(3)])
+    (folder / "stage1.pbn").write_bytes(data)
+    with SqliteBank(tmp_path / "bank.sqlite") as bank:
+        import_files(bank, [folder / "stage1.pbn"])
+        ledger = b"".join(body for _, _, body, _ in bank.entries())
+        assert str(folder).encode() not in ledger and b"private folder" not in ledger
+        digest = h(data).hexdigest()  # hashlib on the file's bytes, independently of the importer
+        deal = bank.entry(bank.get_deal(1).ledger_index).data["src"]
+        assert deal["file"] == "stage1.pbn" and deal["file_sha256"] == digest
+        assert bank.entries_of_kind("import")[0].data["files"][0]["file"] == "stage1.pbn"
+        assert verify_bank(bank).ok

@@ -129,7 +129,7 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     assert boss.locator("#d-eligible").inner_text() == str(formed)
     shot(boss, "director-2-sealed")
     boss.fill("#prepare input[name=label]", "Round 1")
-    boss.fill("#prepare input[name=share]", "5")
+    boss.fill("#prepare input[name=witnesses]", "Ivanova, Petrov")  # the share and n come from the regulation
     boss.click("#prepare button[type=submit]")
     draw = boss.locator(".draw[data-label='Round 1']")
     draw.wait_for()
@@ -140,10 +140,10 @@ def test_the_day_in_pictures(browser: Any, day: Running) -> None:
     hall.wait_for_function("document.body.innerText.includes('Round 1')", timeout=10000)
     shot(hall, "audience-3-commitment")
     boss.bring_to_front()
-    draw.locator("input[name=public_value]").fill("3 5 1 6 2 4")
+    draw.locator("input[name=public_value]").fill("3516 2412 / 6543 2112")  # 2 witnesses × 8 rolls of a d6
     draw.get_by_role("button", name="Run the draw").click()
     boss.wait_for_selector(".draw[data-label='Round 1'] .drawn")
-    assert boss.locator(".draw[data-label='Round 1'] .drawn").count() == 2
+    assert boss.locator(".draw[data-label='Round 1'] .drawn").count() == 1  # 5 %: the schedule's one board
     shot(boss, "director-4-drawn")
     # the judge's console and the hall show nothing of the drawn deals
     drawn_ids = [int(x.inner_text().split()[0].lstrip("#")) for x in boss.locator(".drawn > .seatname").all()]

@@ -32,6 +32,7 @@ from _day_support import (
 )
 
 from dealer.bank.store import SqliteBank
+from dealer.web.routes_export import session_folder
 
 LABEL = "Round 1"
 
@@ -121,7 +122,7 @@ def crash_day(root: Path, target: int, formation_kills: int, board_kills: int, s
 
         boards = asyncio.run(prepare())
         all_copies = {(b, c) for b in range(1, boards + 1) for c in (1, 2)}
-        journal = cfg.var / "export" / "Round_1" / "Round_1.journal.json"
+        journal = cfg.var / "export" / session_folder(LABEL) / "Round_1.journal.json"
         body = {"device": "simulator", "pace": 0.4, "faults": "wrong_pocket~0.05,jam~0.05", "seed": seed}
         finished: set[tuple[int, int]] = set()  # copies the director saw finished
         remade: list[tuple[int, int]] = []

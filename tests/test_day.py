@@ -35,6 +35,7 @@ from _day_support import (
     judge_console,
     judge_headers,
     make_boards,
+    station_progress,
     wait_until,
 )
 
@@ -100,7 +101,12 @@ async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> di
             for station, kind in (("A", "jam"), ("B", "duplicate_card"), ("A", "unreadable_card"), ("B", "misfeed")):
                 reply = await judge_command(ws, station, "inject", kind=kind)
                 assert reply["type"] == "ok", reply
-            state = await wait_until(lambda: formation_done(http, server, cfg.target), 300, "the bank to be formed")
+            state = await wait_until(
+                lambda: formation_done(http, server, cfg.target),
+                120,  # seconds without a deal, a void or a status change: stuck, not slow
+                "the bank to be formed",
+                progress=lambda: station_progress(http, server),
+            )
         figures["formation_s"] = round(time.monotonic() - t0, 1)
         formed = state["bank"]["formed"]
         assert formed >= cfg.target
@@ -146,7 +152,9 @@ async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> di
             return p if p["state"] != "running" else None
 
         try:
-            boards = await wait_until(boards_finished, 240, "the boards to be made")
+            boards = await wait_until(
+                boards_finished, 120, "the boards to be made", progress=lambda: boards_progress(http, server, "Round 1")
+            )
         except AssertionError as exc:
             raise AssertionError(f"{exc}: {last}") from None
         assert boards["state"] == "done", boards
@@ -193,7 +201,13 @@ async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> di
         await _verify_bundle_elsewhere(http, server, "Round 2", tmp, ("Round 1",))
 
         # -- the audience saw the bank grow and the commitments, with no gap in its stream ---------------------
-        await asyncio.sleep(0.3)
+        async def both_rounds_seen() -> bool:
+            return {m["label"] for _, m in audience.events if m["type"] == "commitment"} >= {"Round 1", "Round 2"}
+
+        async def audience_count() -> int:
+            return audience.count
+
+        await wait_until(both_rounds_seen, 60, "the audience to see both commitments", progress=audience_count)
         stop.set()
         sse.cancel()
         await asyncio.gather(sse, return_exceptions=True)
@@ -222,7 +236,7 @@ def run_day(tmp_path: Path, target: int) -> dict[str, Any]:
     return figures
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1800)  # a guard against a hang only: the waits inside fail on a stall, not on slowness
 def test_tournament_day(tmp_path: Path) -> None:
     run_day(tmp_path, 200)
 
@@ -235,7 +249,12 @@ def test_draw_verify_refuses_a_tampered_bundle(tmp_path: Path) -> None:
 
     async def go() -> bytes:
         async with httpx.AsyncClient(timeout=60) as http:
-            await wait_until(lambda: formation_done(http, server, 40), 120, "the bank")
+            await wait_until(
+                lambda: formation_done(http, server, 40),
+                120,
+                "the bank",
+                progress=lambda: station_progress(http, server),
+            )
             await director(http, server, "/api/director/seal")
             await draw_round(http, server, "R", ["1111", "2222", "3333"])
             await director(http, server, "/api/director/draws/R/reveal")

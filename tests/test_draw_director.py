@@ -203,17 +203,21 @@ def test_fork_is_detected(director: Director) -> None:
     fork["commitment_signature"] = director.bank.sign(canonical_json(fork["commitment"]))
     checks = verify_bundle(b3, [b1, b2, fork])
     assert checks[-1].name == "chain" and "two chains" in checks[-1].detail
+    early = copy.deepcopy(b2)  # a second draw following S1, given beside the genuine S2
+    early["commitment"]["label"] = "S2 bis"
+    early["commitment_signature"] = director.bank.sign(canonical_json(early["commitment"]))
+    checks = verify_bundle(b3, [b1, b2, early])
+    assert checks[-1].name == "chain" and "'S2 bis' also follows" in checks[-1].detail
 
 
 def test_void_is_public_chained_and_draws_nothing(director: Director) -> None:
     director.seal()
     director.prepare("S1", DICE, REG)
     director.publish("S1")
-    director.enter_public_value("S1", dice=["12345612/65432165"])
     with pytest.raises(DrawError, match="reason"):
         director.void("S1", "  ")
     director.void("S1", "witness Boris taken ill before the run")
-    with pytest.raises(BankError, match="'S1' is void"):
+    with pytest.raises(DrawError, match="'S1' is void: it draws nothing"):
         director.run("S1")
     void_bundle = director.bundle("S1")
     checks = verify_bundle(void_bundle)
@@ -222,8 +226,13 @@ def test_void_is_public_chained_and_draws_nothing(director: Director) -> None:
     assert b2["commitment"]["drawn_before"] == 0 and b2["commitment"]["previous"] is not None
     assert verify_bundle(b2)[-1].name == "chain"  # the void must be given too
     assert all(c.ok for c in verify_bundle(b2, [void_bundle]))
-    with pytest.raises(BankError, match="this step needs it committed or public-value"):
+    with pytest.raises(BankError, match="this step needs it committed"):
         director.void("S2", "too late")
+    director.prepare("S3", DICE, REG, replacement=True)
+    director.publish("S3")
+    director.enter_public_value("S3", dice=["11111111/22222222"])
+    with pytest.raises(BankError, match="'S3' is public-value; this step needs it committed"):
+        director.void("S3", "we know K and V now: no throwing the draw away")
     assert verify_bank(director.bank).ok
     status = director.status()["draws"][0]
     assert status["state"] == "void" and status["secret"] == void_bundle["secret"]
@@ -288,3 +297,24 @@ def test_cli_verifies_a_bundle_and_its_chain_without_any_database(director: Dire
     refused = _cli("draw", "verify", str(dup), cwd=alone)
     assert refused.returncode == 1 and "'secret' appears twice" in refused.stderr
     assert not (alone / "var").exists()
+
+
+def test_a_void_bundle_carrying_a_public_value_is_refused(director: Director) -> None:
+    """A void after V would let the holder of K throw away a draw whose result they already knew: the bank
+    refuses it, and a void bundle forged with V in it (signed with the bank's own key) fails verification."""
+    director.seal()
+    director.prepare("S1", DICE, REG)
+    director.publish("S1")
+    director.void("S1", "the hall lost power")
+    genuine = director.bundle("S1")
+    assert all(c.ok for c in verify_bundle(genuine)) and genuine["public_value"] is None
+    forged = copy.deepcopy(genuine)
+    forged["public_value"] = "12345612/65432165"
+    checks = verify_bundle(forged)
+    assert checks[-1].name == "void" and not checks[-1].ok
+    assert "voided after its public value was entered" in checks[-1].detail
+    director.prepare("S2", DICE, REG)
+    director.publish("S2")
+    director.enter_public_value("S2", dice=["12345612/65432165"])
+    with pytest.raises(BankError, match="needs it committed"):
+        director.void("S2", "changed our mind")

@@ -159,8 +159,8 @@ def test_encode_rejects_out_of_range() -> None:
         encode(CardRead(1, 0, 52, 0, 0), 0)
     with pytest.raises(EncodeError, match="sequence"):
         encode(StartDeal(1), 256)
-    with pytest.raises(EncodeError, match="payload"):
-        encode(Fault(1, 1, None, None, None, "x" * 300), 0)
+    with pytest.raises(EncodeError, match="at most 120"):
+        encode(Fault(1, 1, None, None, None, "x" * 121), 0)
 
 
 def test_table_limits_are_consistent() -> None:

@@ -59,7 +59,8 @@ class Line:
 @given(st.integers(0, 10**6), st.floats(0, 0.3), st.floats(0, 0.2), st.floats(0, 0.3))
 def test_exactly_once_in_order_over_a_bad_line(seed: int, loss: float, damage: float, dup: float) -> None:
     line = Line(seed, loss, damage, dup)
-    line.host.start_session(Hello(1, 1), line.now)
+    line.host.reset()
+    line.host.send(Hello(1, 1), line.now)
     while line.host.pending:  # HELLO acknowledged: the session is open
         line.step()
     for _ in range(20):  # let any retransmitted HELLO still on the line arrive
@@ -136,7 +137,8 @@ def test_hello_always_opens_a_new_session() -> None:
     device = Link(device=True)
     host = Link()
     for _ in range(2):  # the same seq twice: a host that restarted must still get through
-        host.start_session(Hello(1, 1), 0.0)
+        host.reset()
+        host.send(Hello(1, 1), 0.0)
         events = device.receive(host.data_to_send(), 0.0)
         assert [type(e) for e in events] == [Delivered]
         device.send(HelloReply(1, 1, 1), 0.0)

@@ -306,7 +306,7 @@ AFTER_KEYS = {
         "value",
         "state",
     },
-    "bank": {"type", "formed", "target", "ledger_head"},
+    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
     "station": {"type", "station", "variant", "open_count", "status"},
 }
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
 import cv2
 import httpx
 import pytest
+from _waiting import wait_progress
 from _web_server import regulation, running_service, service_config
-from test_web_stream import Capture, judge, wait_for
+from test_web_stream import Capture, judge
 
 from dealer.bank.store import SqliteBank
 from dealer.core import Card, Seat
@@ -146,8 +146,17 @@ def test_a_camera_station_banks_deals_and_the_audience_sees_only_open_cards(tmp_
             state = judge(server, "connect", device=f"camera:{FAST}")  # calibrates on the virtual sorted pass
             assert state["device"]["kind"] == "camera" and state["device"]["calibration"] == "virtual sorted pass"
             judge(server, "start")
-            wait_for(lambda: server.service.stations["A"].status == "target_reached")
-            time.sleep(0.3)
+            station = server.service.stations["A"]
+            wait_progress(
+                lambda: station.status == "target_reached",
+                lambda: (station.status, station.state()["device_status"].get("frames")),
+                "the camera station to reach its target",
+            )
+            wait_progress(  # the audience stream carries the second commit too (it follows the station's state)
+                lambda: sum(m["type"] == "deal_committed" for _, m in cap.messages()) >= 2,
+                lambda: len(cap.messages()),
+                "the audience to see both deals committed",
+            )
         snapshot = httpx.get(f"{server.base}/api/public/snapshot").json()
         status = server.service.stations["A"].state()["device_status"]
     messages = [m for _, m in cap.messages()]

@@ -15,7 +15,7 @@ from dealer.core import DEAL_COUNT, Deal
 from dealer.draw.director import Director
 from dealer.draw.protocol import named_spec
 from dealer.regulation import regulation_from_dict
-from dealer.web.routes_export import session_slug
+from dealer.web.routes_export import session_folder, session_slug
 
 
 def _drawn_bank(path: Path, deals: int = 40) -> list[int]:
@@ -51,7 +51,7 @@ def test_export_routes_are_director_only_gated_and_safe(tmp_path: Path) -> None:
             assert r.json()["boards"] == len(drawn) == 2
             stem = session_slug("Open: 1 & 2")
             assert stem == "Open_1_2" and sorted(r.json()["files"]) == [f"{stem}.dlm", f"{stem}.pbn"]
-            assert (cfg.var_dir / "export" / stem / f"{stem}.pbn").is_file()
+            assert (cfg.var_dir / "export" / session_folder("Open: 1 & 2") / f"{stem}.pbn").is_file()
             assert d.get(base + f"/files/{stem}.pbn").content.startswith(b"%")
             for bad in ("..%2Fbank.sqlite", "..%2F..%2Fvar%2Fbank.sqlite", ".hidden", "nothing.pbn"):
                 assert d.get(base + f"/files/{bad}").status_code == 404, bad
@@ -81,3 +81,14 @@ def test_export_routes_are_director_only_gated_and_safe(tmp_path: Path) -> None:
             assert p["state"] == "done" and sorted(p["made"]) == [[1, 1], [2, 1]]
         kinds = [e.data.get("what") for e in SqliteBank(cfg.bank_path).entries_of_kind("export")]
         assert kinds == ["files", "handrecords", "boards"]
+
+
+def test_labels_that_sanitise_alike_get_their_own_export_folders() -> None:
+    """#19 item 9: "Round 1" and "Round_1" shared one export folder (files of one session over the other's)."""
+    labels = ["Round 1", "Round_1", "Round/1", "Round 1 ", "Раунд 1", "Раунд 2", "", "x" * 3000]
+    folders = [session_folder(label) for label in labels]
+    assert len(set(folders)) == len(labels)
+    assert session_slug("Round 1") == session_slug("Round_1") == "Round_1"  # the readable part alone would clash
+    for folder in folders:
+        assert "/" not in folder and not folder.startswith(".") and len(folder) <= 64 + 13
+    assert session_folder("Round 1") == session_folder("Round 1")  # stable across restarts (journal resumes)

@@ -27,7 +27,7 @@ KEYS = {
     "deal_voided": {"type", "station", "attempt", "reason"},
     "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
     "station": {"type", "station", "variant", "open_count", "status"},
-    "bank": {"type", "formed", "target", "ledger_head"},
+    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
     "snapshot": {"type", "stations", "bank", "commitment"},
 }
 
@@ -121,8 +121,11 @@ def wait_for(predicate: Any, timeout: float = 60.0) -> None:
 
 
 def judge(server: Running, action: str, **body: Any) -> dict[str, Any]:
-    r = httpx.post(
-        f"{server.base}/api/judge/stations/A/{action}", json=body, headers={"Authorization": f"Bearer {server.judge}"}
+    r = httpx.post(  # connecting a camera calibrates it first: seconds on a loaded machine, not milliseconds
+        f"{server.base}/api/judge/stations/A/{action}",
+        json=body,
+        headers={"Authorization": f"Bearer {server.judge}"},
+        timeout=120,
     )
     assert r.status_code == 200, r.text
     result: dict[str, Any] = r.json()

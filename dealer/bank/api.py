@@ -23,6 +23,7 @@ class DealSource:
     board: int | None = None
     dealing_order: bytes | None = None  # card indices in the order dealt, when the device reports it
     line: int | None = None  # imports: the line (text formats) or byte offset of the record in ``file``
+    file_sha256: str | None = None  # imports: SHA-256 of the file's bytes (the ledger holds this and its base name)
 
 
 @dataclass(frozen=True, slots=True)

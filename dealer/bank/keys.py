@@ -18,6 +18,21 @@ class SigningKeyError(DealerError):
     pass
 
 
+def load(key_dir: Path) -> Ed25519PrivateKey:
+    """Load ``key_dir/bank-ed25519.pem`` (which must exist and be private)."""
+    path = key_dir / KEY_FILE
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        raise SigningKeyError(f"{path}: signing key is readable by others (mode {mode:o}); chmod 600 it")
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except ValueError as exc:
+        raise SigningKeyError(f"{path}: not a PEM private key ({exc})") from exc
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningKeyError(f"{path}: not an Ed25519 private key")
+    return key
+
+
 def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
     """Load ``key_dir/bank-ed25519.pem`` or create it (owner-only permissions) when absent."""
     key_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -3,6 +3,8 @@
 WAL journal with ``synchronous=FULL``: a transaction is on disk (fsynced) when COMMIT returns, so a deal is
 acknowledged only once it would survive a crash. Every write is one ``BEGIN IMMEDIATE`` … ``COMMIT``
 transaction; the ledger head is re-read inside it, so several processes may share one bank file.
+One writer at a time: a writer that finds the file locked waits up to ``busy_timeout`` seconds for its turn
+(SQLite's busy handler), then gets ``BankBusyError`` naming the file and the wait; nothing is half-written.
 This module is the only place with SQL: other engines can follow by implementing the same methods.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 import uuid
@@ -20,6 +23,7 @@ from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -34,6 +38,7 @@ from .merkle import merkle_root
 SCHEMA_VERSION = 1
 SALT_SIZE = 16
 DEFAULT_BANK_PATH = Path("var/bank.sqlite")
+BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another writer's transaction (CLI default; docs/service.md)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +71,8 @@ CREATE TABLE IF NOT EXISTS draws (
     drawn TEXT
 );
 """
+
+SCHEMA_OBJECTS = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA))
 
 # Deal states
 IN_BANK = "bank"
@@ -100,17 +107,39 @@ class DuplicateDealError(BankError):
         super().__init__(f"duplicate deal: it repeats deal {existing_id} already in the bank")
 
 
+class BankUnavailableError(BankError):
+    """A write that could not be made now but may succeed later (file locked, disk full, I/O error)."""
+
+
+class BankBusyError(BankUnavailableError):
+    def __init__(self, path: Path, waited: float) -> None:
+        self.path = path
+        self.waited = waited
+        super().__init__(
+            f"{path}: the bank is busy: another writer (a `dealer bank import`, another service) held it "
+            f"for more than {waited:g} s; nothing was written, try again when it has finished"
+        )
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
+def base_name(path: str) -> str:
+    """A file's base name, whatever the separator: what the public ledger may say of a local path."""
+    return re.split(r"[\\/]", path)[-1]
+
+
 def source_public(source: DealSource) -> dict[str, Any]:
-    """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret."""
+    """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret, and of a
+    file only its base name and SHA-256 (never the organiser's local path)."""
     out: dict[str, Any] = {"kind": source.kind, "shown": source.shown_cards}
-    for name in ("station", "variant", "file", "board", "line"):
+    for name in ("station", "variant", "board", "line", "file_sha256"):
         value = getattr(source, name)
         if value is not None:
             out[name] = value
+    if source.file is not None:
+        out["file"] = base_name(source.file)
     return out
 
 
@@ -174,18 +203,31 @@ class SqliteBank:
         path: Path | str = DEFAULT_BANK_PATH,
         key_dir: Path | str | None = None,
         clock: Callable[[], str] = utc_now,
+        busy_timeout: float = BUSY_TIMEOUT_S,
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: open an existing file without ever writing to it (``bank verify`` reads evidence)."""
         self.path = Path(path)
+        self.busy_timeout = busy_timeout
         self.key_dir = Path(key_dir) if key_dir is not None else self.path.parent
         self._clock = clock
         self._lock = threading.RLock()
         self._key: Ed25519PrivateKey | None = None
         self._leaves: list[bytes] = []
+        if read_only:
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            self._db = sqlite3.connect(
+                uri, uri=True, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            # damaged text (not UTF-8) reads as U+FFFD, so it fails the checks at its own row instead of a page early
+            self._db.text_factory = lambda raw: raw.decode("utf-8", "replace")
+            self._read_bank_id()
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if str(self.path) != ":memory:" and not self.path.exists():
             # the bank holds every deal's cards and the draw secrets: owner-only, as SQLite's WAL files then are
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
@@ -193,6 +235,10 @@ class SqliteBank:
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _init_schema(self) -> None:
+        names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        if names >= SCHEMA_OBJECTS and self._db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
+            self._read_bank_id()  # an existing bank opens without a write, so never waits for another writer
+            return
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 self._db.execute(statement)
@@ -202,19 +248,35 @@ class SqliteBank:
                 db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
+        self._read_bank_id()
+
+    def _read_bank_id(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key='bank_id'").fetchone()
         self.bank_id: str = str(row[0]) if row else ""  # "" only in a damaged bank (verify reports it)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a locked file or a failed write is a ``BankUnavailableError`` (rolled back)."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")  # waits up to busy_timeout for another writer's COMMIT
+            except sqlite3.OperationalError as exc:
+                raise self._unavailable(exc) from exc
             try:
                 yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise self._unavailable(exc) from exc
                 raise
-            self._db.execute("COMMIT")
+
+    def _unavailable(self, exc: sqlite3.OperationalError) -> BankUnavailableError:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return BankBusyError(self.path, self.busy_timeout)
+        return BankUnavailableError(f"{self.path}: the bank could not write ({text}); nothing was written")
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """One row of a read, under the lock (the connection is shared by threads)."""
@@ -252,8 +314,31 @@ class SqliteBank:
     @property
     def signing_key(self) -> Ed25519PrivateKey:
         if self._key is None:
-            self._key = keys.load_or_create(self.key_dir)
+            self._key = self._load_signing_key()
         return self._key
+
+    def _load_signing_key(self) -> Ed25519PrivateKey:
+        """The bank's own key: once a seal exists, only the key that signed it (never a new one) (#19 item 6)."""
+        latest = self.latest_seal()
+        if latest is None:  # the first seal: the key is created where the bank keeps it
+            return keys.load_or_create(self.key_dir)
+        path = self.key_dir / keys.KEY_FILE
+        key = keys.load(self.key_dir) if path.exists() else None
+        if key is not None and keys.public_hex(key) == latest.public_key:
+            return key
+        found = path if key is not None else f"no {keys.KEY_FILE} in {self.key_dir}"
+        hint = f"give --keys with the directory holding the key of public key {latest.public_key[:16]}…"
+        default = self.path.parent / keys.KEY_FILE
+        if default != path and default.exists():
+            try:
+                if keys.public_hex(keys.load(self.path.parent)) == latest.public_key:
+                    hint = f"the right one is {default}: give --keys {self.path.parent} (or leave --keys out)"
+            except (OSError, keys.SigningKeyError):
+                pass
+        raise keys.SigningKeyError(
+            f"{found}: not this bank's signing key: its seals are signed by public key {latest.public_key[:16]}…; "
+            f"nothing was signed; {hint}"
+        )
 
     def sign(self, message: bytes) -> str:
         return self.signing_key.sign(message).hex()
@@ -303,6 +388,24 @@ class SqliteBank:
     def ledger_size(self) -> int:
         with self._lock:
             return self._head(self._db)[0] + 1
+
+    def anchor(self) -> tuple[int, str]:
+        """The ledger's size and head hash, read together: what officials note as ``SIZE:HASH`` in their acts."""
+        with self._lock:
+            last, head = self._head(self._db)
+            return last + 1, head
+
+    def unsealed(self) -> tuple[int, int]:
+        """Ledger entries after the latest seal entry, and deals after the deals it covers (for automatic seals)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT idx, body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (EntryKind.SEAL,)
+            ).fetchone()
+            last, _ = self._head(self._db)
+            deals = self._db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0]
+        if row is None:
+            return last + 1, deals
+        return last - row[0], deals - seal_from_entry(Entry.decode(bytes(row[1]))).last_deal
 
     # -- imports -----------------------------------------------------------------------------------
     def import_deals(
@@ -533,9 +636,11 @@ class SqliteBank:
         return any(e.data.get("label") == label for e in self.entries_of_kind(EntryKind.DRAW_PUBLISHED))
 
     def draw_void(self, label: str, data: dict[str, Any]) -> Entry:
-        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently."""
+        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently. Only before
+        its public value is entered: after that, the holder of K knows the result, and a void would let them
+        throw away a draw they did not like."""
         with self._tx() as db:
-            self._expect_draw_state(db, label, ("committed", "public-value"))
+            self._expect_draw_state(db, label, ("committed",))
             entry = self._append(db, EntryKind.DRAW_VOID, data)
             db.execute("UPDATE draws SET state='void' WHERE label=?", (label,))
         return entry

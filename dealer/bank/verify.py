@@ -2,14 +2,26 @@
 
 Stops at the first thing that does not match and names it (ledger entry index, deal id or draw label).
 Reads the database only; it needs no key (each seal carries its public key, and all must agree).
+
+Damage of any kind — a file that is not a database, a malformed page, text that is not UTF-8, a missing table,
+nesting too deep to parse — is a finding with the first bad place, never an exception (``verify_file``).
+
+A ledger checked on its own proves only that it is self-consistent: whoever can write the file can cut its tail
+or rewrite it after the last seal. Anchors recorded outside the file close that gap: ``head`` (``SIZE:HASH`` or
+a hash prefix of at least 16 hex digits, as the hall display shows and officials note in their acts) must be
+an entry of the ledger, and ``since`` (a draw bundle or a ``bank seal --json`` record) must be a seal the
+ledger still holds — and for a bundle, the very draw it records.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from hashlib import sha256
+from pathlib import Path
 from typing import Any
 
 from dealer.core import Deal
@@ -44,19 +56,133 @@ class _Bad(Exception):
     pass
 
 
-def verify_bank(bank: SqliteBank, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+class AnchorError(ValueError):
+    """An anchor given to verify that cannot be used (names what is wrong with it)."""
+
+
+MAX_SINCE_BYTES = 64 << 20  # a --since file larger than this is refused unread (bundles are a few MB at most)
+MIN_HEAD_DIGITS = 16  # a noted head of 16 hex digits (64 bits) cannot be matched by a forged ledger
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A recorded ledger head: ``SIZE:HASH`` (size optional), HASH a prefix of at least 16 hex digits."""
+
+    prefix: str
+    size: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> Head:
+        raw = re.sub(r"[\s\u00a0_-]", "", text).lower()
+        size_text, _, digits = raw.rpartition(":")
+        pattern = "[0-9a-f]{" + str(MIN_HEAD_DIGITS) + ",64}"
+        if not re.fullmatch(pattern, digits) or (size_text and not size_text.isdigit()):
+            raise AnchorError(
+                f"head {text[:80]!r}: give SIZE:HASH or HASH as the hall display shows it "
+                f"(HASH: {MIN_HEAD_DIGITS} to 64 hex digits)"
+            )
+        return cls(digits, int(size_text) if size_text else None)
+
+    def __str__(self) -> str:
+        return f"{self.size}:{self.prefix}" if self.size is not None else self.prefix
+
+
+@dataclass(frozen=True, slots=True)
+class Since:
+    """A sealed record kept outside the bank: a draw bundle, or the JSON of ``dealer bank seal --json``."""
+
+    checkpoint: dict[str, Any]
+    signature: str
+    commitment: dict[str, Any] | None = None  # a bundle's draw
+    public_value: str | None = None
+    drawn: tuple[int, ...] | None = None
+    name: str = "the sealed record"
+
+    @classmethod
+    def load(cls, path: Path) -> Since:
+        try:
+            if not path.is_file():
+                raise AnchorError(f"{path}: not a regular file")
+            with path.open("rb") as f:
+                raw = f.read(MAX_SINCE_BYTES + 1)
+            if len(raw) > MAX_SINCE_BYTES:
+                raise AnchorError(f"{path}: larger than {MAX_SINCE_BYTES >> 20} MiB: not a bundle or a seal record")
+            doc = json.loads(raw)
+            seal = doc["seal"]
+            checkpoint, signature = seal["checkpoint"], seal["signature"]
+            if not isinstance(checkpoint, dict) or not isinstance(signature, str):
+                raise TypeError("seal.checkpoint must be an object and seal.signature a string")
+            commitment = doc.get("commitment")
+            drawn = doc.get("drawn")
+            ids = tuple(int(d["deal_id"]) for d in drawn) if isinstance(drawn, list) else None
+        except AnchorError:
+            raise
+        except OSError as exc:
+            raise AnchorError(f"{path}: cannot read ({exc.strerror})") from exc
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            raise AnchorError(
+                f"{path}: not a draw bundle or a `bank seal --json` record ({type(exc).__name__}: {exc})"
+            ) from exc
+        value = doc.get("public_value")
+        return cls(checkpoint, signature, commitment if isinstance(commitment, dict) else None,
+                   value if isinstance(value, str) else None, ids, str(path))  # fmt: skip
+
+
+def verify_file(
+    path: Path,
+    progress: Callable[[int, int], None] | None = None,
+    head: Head | None = None,
+    since: Since | None = None,
+) -> VerifyReport:
+    """Open ``path`` read-only and verify it; any damage, the opening included, is a finding."""
+    try:
+        bank = SqliteBank(path, read_only=True)
+    except sqlite3.Error as exc:
+        return VerifyReport(False, 0, 0, 0, 0, f"cannot be read as a bank: {_sqlite_problem(exc)}")
+    try:
+        return verify_bank(bank, progress, head, since)
+    finally:
+        bank.close()
+
+
+def _sqlite_problem(exc: BaseException) -> str:
+    text = str(exc)
+    missing = re.search(r"no such table: (\w+)", text)
+    if missing:
+        return f"the {missing.group(1)} table is missing (not a bank, or a damaged one)"
+    return f"SQLite: {text}"
+
+
+def verify_bank(
+    bank: SqliteBank,
+    progress: Callable[[int, int], None] | None = None,
+    head: Head | None = None,
+    since: Since | None = None,
+) -> VerifyReport:
     counts = {"entries": 0, "deals": 0, "seals": 0, "draws": 0}
+    at = ["the meta table"]  # the place being read, for a finding the database itself raises
     problem: str | None = None
     try:
-        _verify(bank, counts, progress)
+        _verify(bank, counts, progress, at, head, since)
     except _Bad as exc:
         problem = str(exc)
-    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as exc:  # data of the wrong shape
-        problem = f"damaged data after {counts}: {type(exc).__name__}: {exc}"
+    except sqlite3.Error as exc:  # a malformed page, text that is not UTF-8, a missing table or column
+        problem = f"{at[0]}: the database is damaged there ({_sqlite_problem(exc)})"
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError, OverflowError) as exc:
+        problem = f"{at[0]}: damaged data ({type(exc).__name__}: {str(exc)[:200]})"
+    except Exception as exc:  # anything else a damaged file can cause is still a finding, not a crash
+        problem = f"{at[0]}: unreadable ({type(exc).__name__}: {str(exc)[:200]})"
     return VerifyReport(problem is None, counts["entries"], counts["deals"], counts["seals"], counts["draws"], problem)
 
 
-def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, int], None] | None) -> None:
+def _verify(
+    bank: SqliteBank,
+    counts: dict[str, int],
+    progress: Callable[[int, int], None] | None,
+    at: list[str],
+    head: Head | None = None,
+    since: Since | None = None,
+) -> None:
     db = bank.raw_connection()
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     bank_id = meta.get("bank_id")
@@ -64,6 +190,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         raise _Bad(f"meta table: unexpected contents {sorted(meta)} / schema {meta.get('schema')!r}")
 
     # 1. the ledger: contiguous indices, canonical bytes, hash column, chain, seals
+    at[0] = "the ledger table"
     total = db.execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
     deal_entries: dict[int, Entry] = {}
     draw_entries: dict[str, dict[str, Entry]] = {}
@@ -72,8 +199,11 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
     public_key: str | None = None
     seals: dict[int, dict[str, Any]] = {}  # ledger index of a seal -> its checkpoint
     last_deal = 0
+    head_at: int | None = None  # where the recorded head is
+    seal_entries: dict[str, int] = {}  # signature of a seal -> its ledger index
     for expected, (idx, kind, body, digest) in enumerate(bank.entries()):
         where = f"ledger entry {idx}"
+        at[0] = f"ledger entry {expected} (or the page after entry {expected - 1})"
         if idx != expected:
             raise _Bad(f"ledger entry {expected} is missing (next is {idx})")
         if not isinstance(body, bytes) or not isinstance(digest, bytes):
@@ -89,6 +219,10 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         if entry.prev != prev:
             raise _Bad(f"{where}: chain broken: prev {entry.prev} but entry {idx - 1} hashes to {prev}")
         prev = digest.hex()
+        if head is not None and head_at is None and prev.startswith(head.prefix):
+            if head.size is not None and head.size != idx + 1:
+                raise _Bad(f"{where}: hashes to the recorded head {head} but the head was noted at size {head.size}")
+            head_at = idx
         data = entry.data
         if idx == 0 and (kind != EntryKind.GENESIS or data.get("bank") != bank_id):
             raise _Bad(f"{where}: the first entry must be the genesis of bank {bank_id}")
@@ -101,6 +235,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
         elif kind == EntryKind.SEAL:
             public_key = _check_seal(entry, leaves, bank_id, public_key, last_deal)
             seals[idx] = data["checkpoint"]
+            seal_entries[str(data.get("signature"))] = idx
             counts["seals"] += 1
         elif kind in (
             EntryKind.DRAW_COMMIT,
@@ -127,13 +262,22 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
 
     if progress is not None:
         progress(counts["entries"], total)
+    if head is not None and head_at is None:
+        raise _Bad(
+            f"the recorded head {head} is not in the ledger (now {counts['entries']} entries, head {prev[:16]}): "
+            f"entries were removed, or the ledger before the head was rewritten"
+        )
+    if since is not None:
+        _check_since(since, seal_entries, seals, draw_entries)
 
     # 2. the deals: one row per deal entry, commitments recomputed
     states: dict[int, tuple[str, str | None]] = {}
     n_rows = 0
+    at[0] = "the deals table"
     for row in db.execute("SELECT * FROM deals ORDER BY deal_id"):
         n_rows += 1
         deal_id = row[0]
+        at[0] = f"the deals table after deal {deal_id}"
         _check_deal_row(row, deal_entries.get(deal_id))
         states[deal_id] = (row[8], row[9])
         counts["deals"] = n_rows
@@ -144,6 +288,7 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
     # 3. the draws: K against its hash, the result recomputed, deal states consistent
     marked: dict[int, tuple[str, str]] = {}
     previous: str | None = None
+    at[0] = "the draws table"
     rows = db.execute("SELECT * FROM draws ORDER BY commit_index").fetchall()
     if {str(r[0]) for r in rows} != set(draw_entries):
         raise _Bad(f"draws table {sorted(str(r[0]) for r in rows)} does not match the ledger's {sorted(draw_entries)}")
@@ -177,6 +322,30 @@ def _verify(bank: SqliteBank, counts: dict[str, int], progress: Callable[[int, i
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, but no draw selected it")
         if want is not None and (state, session) != want:
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, the draws say {want}")
+
+
+def _check_since(
+    since: Since, seal_entries: dict[str, int], seals: dict[int, dict[str, Any]], draws: dict[str, dict[str, Entry]]
+) -> None:
+    cp = since.checkpoint
+    idx = seal_entries.get(since.signature)
+    if idx is None or seals.get(idx) != cp:
+        raise _Bad(
+            f"{since.name}: its seal ({cp.get('size')} entries, root {str(cp.get('root'))[:16]}) is not in the ledger: "
+            f"the ledger it sealed was cut or rewritten"
+        )
+    if since.commitment is None:
+        return
+    label = str(since.commitment.get("label"))
+    steps = draws.get(label, {})
+    commit = steps.get(EntryKind.DRAW_COMMIT)
+    if commit is None or commit.data.get("commitment") != since.commitment:
+        raise _Bad(f"{since.name}: draw {label!r} as it committed is not in the ledger: the draw was erased or redone")
+    pv, drawn = steps.get(EntryKind.PUBLIC_VALUE), steps.get(EntryKind.REVEAL)
+    if since.public_value is not None and (pv is None or pv.data.get("value") != since.public_value):
+        raise _Bad(f"{since.name}: draw {label!r}: the ledger's public value differs from the bundle's")
+    if since.drawn is not None and (drawn is None or sorted(drawn.data.get("drawn", [])) != sorted(since.drawn)):
+        raise _Bad(f"{since.name}: draw {label!r}: the ledger's revealed deals differ from the bundle's")
 
 
 def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str | None, last_deal: int) -> str:

@@ -1,4 +1,9 @@
-"""Entry point of the ``dealer`` command: exit 0 on success, 1 on failures, 2 on usage errors."""
+"""Entry point of the ``dealer`` command: exit 0 on success, 1 on failures, 2 on usage errors.
+
+Start-up is kept short: ``main`` imports only the module(s) that register the command typed (``COMMANDS``),
+and every command module imports heavy libraries (numpy, OpenCV, FastAPI, endplay) inside the commands that
+use them. Help, ``--version`` and unknown commands import every command module (still without those).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dealer import __version__
 from dealer.core.errors import DealerError
@@ -19,7 +25,7 @@ app = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, markup=False)  # data (file names, file text) is never markup
 
 # Each command group lives in its own module and registers itself on ``app`` when imported.
 COMMAND_MODULES = (
@@ -33,6 +39,23 @@ COMMAND_MODULES = (
     "dealer.cli.scanner_cmds",
     "dealer.cli.serve_cmds",
 )
+# Top-level command name -> the modules that register it and its subcommands (a test checks this is complete).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "deal": ("dealer.cli.deal_cmds",),
+    "regulation": ("dealer.cli.deal_cmds",),
+    "board": ("dealer.cli.deal_cmds",),
+    "bank": ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds"),
+    "draw": ("dealer.cli.draw_cmds",),
+    "audit": ("dealer.cli.audit_cmds",),
+    "export": ("dealer.cli.export_cmds",),
+    "convert": ("dealer.cli.export_cmds",),
+    "formats": ("dealer.cli.export_cmds",),
+    "machine": ("dealer.cli.device_cmds",),
+    "devices": ("dealer.cli.device_cmds",),
+    "simulate": ("dealer.cli.simulate_cmds",),
+    "scanner": ("dealer.cli.scanner_cmds",),
+    "serve": ("dealer.cli.serve_cmds",),
+}
 
 
 def _version(value: bool) -> None:
@@ -50,15 +73,26 @@ def _root(
 
 def fail(message: str) -> typer.Exit:
     """Print an error on stderr and return the exit to raise (code 1)."""
-    err.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)  # messages quote data
     return typer.Exit(1)
 
 
+def modules_for(argv: list[str]) -> tuple[str, ...]:
+    """The command modules to import for this command line: the typed command's, or all of them."""
+    for arg in argv:
+        if arg.startswith("-"):
+            if arg in ("-h", "--help", "--version"):
+                break
+            continue
+        return COMMANDS.get(arg, COMMAND_MODULES)
+    return COMMAND_MODULES
+
+
 def main() -> None:
-    for module in COMMAND_MODULES:
+    for module in modules_for(sys.argv[1:]):
         importlib.import_module(module)
     try:
         app()
     except DealerError as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True, soft_wrap=True)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", markup=True, soft_wrap=True)
         sys.exit(1)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from dealer.fsutil import write_atomic
 
@@ -23,8 +24,8 @@ if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the comma
 
 DEFAULT_ALPHA = 0.01  # dealer.audit.engine.DEFAULT_ALPHA (checked by a test)
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, markup=False)
+err = Console(stderr=True, highlight=False, markup=False)
 
 
 def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[str]]:
@@ -73,7 +74,7 @@ def print_result(result: AuditResult, lang: str) -> None:
         stat = f"{c.statistic_name} = {c.statistic:.4g}" if c.statistic is not None else ""
         p = f"{c.p_value:.3g}" if c.p_value is not None else "—"
         ph = f"{c.p_holm:.3g}" if c.p_holm is not None else "—"
-        table.add_row(c.id, stat, p, ph, f"[{colours[c.status]}]{c.status}[/]")
+        table.add_row(c.id, stat, p, ph, Text(c.status, style=colours[c.status]))
     out.print(table)
     for c in result.checks:
         if c.status == "fail":

@@ -15,7 +15,7 @@ from dealer.regulation import load_regulation
 
 from .app import app
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 deal_app = typer.Typer(help="Show, number and check single deals.", no_args_is_help=True)
 regulation_app = typer.Typer(help="Check the competition regulation.", no_args_is_help=True)
 app.add_typer(deal_app, name="deal")

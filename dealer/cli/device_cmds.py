@@ -15,7 +15,7 @@ from drivers.discovery import serial_rows, usb_rows
 
 from .app import app
 
-out = Console(highlight=False)
+out = Console(highlight=False, markup=False)
 machine_app = typer.Typer(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
 app.add_typer(machine_app, name="machine")
 
@@ -116,4 +116,34 @@ def machine_deal(
     except DealerError:
         raise
     if failures:
+        raise typer.Exit(1)
+
+
+@machine_app.command("conformance")
+def machine_conformance(
+    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+    only: str = typer.Option("", "--only", help="Comma-separated checks to run (default: all)."),
+    report: str = typer.Option("", "--report", help="Also write the report to this file."),
+) -> None:
+    """Check a device against the open protocol (PROTOCOL.md 1.1); print a report; exit 1 on any deviation."""
+    from drivers.conformance import CHECKS, run_conformance
+    from drivers.transport import open_transport
+
+    names = {n.strip() for n in only.split(",") if n.strip()} or None
+    known = {name for name, _, _ in CHECKS}
+    if names is not None and names - known:
+        raise typer.BadParameter(
+            f"unknown check(s) {sorted(names - known)}; known: {sorted(known)}", param_hint="--only"
+        )
+    transport = open_transport(target)  # a bad spec fails here with a clear error
+    result = asyncio.run(run_conformance(transport, target, names, progress=lambda line: typer.echo(line, err=True)))
+    text = result.render()
+    typer.echo(text, nl=False)
+    if report:
+        from pathlib import Path
+
+        from dealer.fsutil import write_atomic
+
+        write_atomic(Path(report), text.encode("utf-8"))
+    if not result.ok:
         raise typer.Exit(1)

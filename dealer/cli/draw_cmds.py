@@ -21,8 +21,8 @@ from .app import app, fail
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
-out = Console(highlight=False)
-note = Console(highlight=False, stderr=True)
+out = Console(highlight=False, markup=False)
+note = Console(highlight=False, markup=False, stderr=True)
 draw_app = typer.Typer(help="The verifiable draw: commit, publish, public value, run, reveal, bundle, verify.")
 app.add_typer(draw_app, name="draw", no_args_is_help=True)
 

@@ -7,17 +7,18 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.text import Text
 
 from dealer.export.boards import SessionBoard, boards_from_records
 from dealer.export.files import read_deal_file, write_session_files
 from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
 from dealer.formats.base import FormatError, ReadResult
-from dealer.fsutil import write_atomic
+from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
 from .app import app, fail
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, markup=False)
+err = Console(stderr=True, highlight=False, markup=False)
 export_app = typer.Typer(
     help="Export a session: deal files, boards made on a machine, hand records.", no_args_is_help=True
 )
@@ -27,10 +28,10 @@ FromOption = typer.Option(None, "--from", help="Input format (default: from the 
 SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards that cannot be read (listed).")
 
 
-def _read(path: Path, fmt: str | None, skip_bad: bool) -> ReadResult:
-    result = read_deal_file(path, fmt)
-    for problem in result.problems:
-        err.print(f"[yellow]{path}: {problem.where()}:[/] {problem.reason}", markup=True, soft_wrap=True)
+def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT_BYTES // 2**20) -> ReadResult:
+    result = read_deal_file(path, fmt, max_size * 2**20)
+    for problem in result.problems:  # file names and file text are data: escaped, never taken as markup
+        err.print(Text(f"{path}: {problem.where()}:", style="yellow"), problem.reason, soft_wrap=True)
     if result.problems and not skip_bad:
         raise fail(f"{path}: {len(result.problems)} board(s) cannot be read; fix the file or pass --skip-bad")
     if not result.records:
@@ -52,10 +53,13 @@ def convert(
     sealed: bool = typer.Option(False, "--sealed", help="DLM: Status=Sealed (the operator screen hides the deals)."),
     copies: int = typer.Option(1, "--copies", min=1, max=50, help="Copies per board (DLM Duplicates, DUP)."),
     skip_bad: bool = SkipOption,
+    max_size: int = typer.Option(
+        MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
+    ),
 ) -> None:
     """Convert a deal file from any readable format to any writable one."""
     load_all()
-    result = _read(source, from_fmt, skip_bad)
+    result = _read(source, from_fmt, skip_bad, max_size)
     fmt = by_name(to_fmt) if to_fmt else by_path(str(target))
     if not fmt.can_write:
         raise FormatError(f"format {fmt.name} can be read but not written")
@@ -199,7 +203,9 @@ def export_boards(
                 f = p.foul
                 where = f" (card {f.card}, pocket {f.pocket}, belongs in {f.expected})" if f.card else ""
                 bar.console.print(
-                    f"[red]foul[/] board {f.board} copy {f.copy} try {f.attempt}: {f.reason}{where}", soft_wrap=True
+                    Text("foul", style="red"),
+                    f"board {f.board} copy {f.copy} try {f.attempt}: {f.reason}{where}",
+                    soft_wrap=True,
                 )
 
         async def before_remake(foul: FoulCopy) -> None:

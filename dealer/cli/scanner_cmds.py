@@ -6,16 +6,18 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from dealer.core.events import CardSeen
-from drivers.camera import Calibration, CameraScanner, calibrate, open_source
-from drivers.camera.sources import Frame, FrameSource
 
 from .app import app
+
+if TYPE_CHECKING:  # numpy and OpenCV are imported by the commands that use them, not at start-up
+    from drivers.camera.sources import Frame, FrameSource
 
 scanner_app = typer.Typer(
     help="Camera card scanner: calibrate on the deck in use, then read cards.", no_args_is_help=True
@@ -47,8 +49,10 @@ def calibrate_cmd(
     stable_frames: int | None = typer.Option(None, "--stable-frames", min=1, help="Frames a view must stay still."),
 ) -> None:
     """Calibrate on one pass of the sorted deck (♠A ♠K … ♠2 ♥A … ♣2), one card at a time."""
+    from drivers.camera import calibrate, open_source
+
     src: FrameSource = open_source(source)
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         if sys.stdout.isatty():
             with _progress(console) as progress:
@@ -75,11 +79,13 @@ def read_cmd(
     deal_id: int = typer.Option(0, "--deal-id", help="Deal id carried by the events."),
 ) -> None:
     """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``)."""
+    from drivers.camera import Calibration, CameraScanner, open_source
+
     cal = Calibration.load(calibration)
     src = open_source(source)
     scanner = CameraScanner(src, cal, deal_id=deal_id)
     tty = sys.stdout.isatty()
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         if tty:
             with _progress(console) as progress:

@@ -429,6 +429,8 @@ def _void_check(b: dict[str, Any], pub: str) -> Check:
         problems.append("the void names another draw")
     if v["secret"] != b["secret"]:
         problems.append("the void's K differs from the bundle's")
+    if b["public_value"] is not None:  # with K and V the result is fixed: a void then would discard a known draw
+        problems.append("the draw was voided after its public value was entered, when its result was already fixed")
     return _fail_or(
         not problems,
         "void",
@@ -466,13 +468,13 @@ def _chain(b: dict[str, Any], pool: list[dict[str, Any]]) -> tuple[bool, str, li
         links.append(prev)
         cur = prev
     links.reverse()  # oldest first
-    forks = [
-        o["commitment"]["label"]
-        for h, o in by_hash.items()
-        if h != me and o["commitment"]["previous"] == com["previous"]
-    ]
-    if forks:
-        return False, f"draw {forks[0]!r} also follows {com['previous'] or 'nothing'}: two chains of one bank", []
+    members = {me, *(commitment_hash(x["commitment"]) for x in links)}
+    for member in [*links, b]:  # no other given draw may follow the same draw as one of the chain (a fork)
+        follows = member["commitment"]["previous"]
+        forks = [o["commitment"]["label"] for h, o in by_hash.items()
+                 if h not in members and o["commitment"]["previous"] == follows]  # fmt: skip
+        if forks:
+            return False, f"draw {forks[0]!r} also follows {follows or 'nothing'}: two chains of one bank", []
     drawn: list[int] = []
     prev_doc: dict[str, Any] | None = None
     for earlier in [*links, b]:

@@ -269,11 +269,14 @@ class Director:
     def run(self, label: str) -> list[DrawnDeal]:
         """Draw (director only): the result is stored and marked, never published before ``reveal``."""
         rec = self.bank.get_draw(label)
+        if rec.state == "void":
+            raise DrawError(f"draw {label!r} is void: it draws nothing")
         if rec.public_value is None:
             raise DrawError(f"draw {label!r} has no public value yet: enter it first")
         doc = self.commitment(label)["commitment"]
         picks = commitment_picks(doc, rec.secret, rec.public_value, self._before(rec))[1]
         self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
+        self.bank.seal()  # every draw is sealed at once: its result is under a signed root (#19)
         return self._with_deals(picks)
 
     def drawn_deals(self, label: str) -> list[DrawnDeal]:

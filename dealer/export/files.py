@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dealer.formats import ExportMeta, ReadResult, by_name, by_path, load_all
-from dealer.formats.base import FormatError
-from dealer.fsutil import write_atomic
+from dealer.formats.base import FormatError, no_deals_reason
+from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input, write_atomic
 
 from .boards import SessionBoard, records_of
 
@@ -37,14 +37,17 @@ def write_session_files(
     return [p for p, _ in rendered]
 
 
-def read_deal_file(path: Path, fmt_name: str | None = None) -> ReadResult:
+def read_deal_file(path: Path, fmt_name: str | None = None, max_bytes: int = MAX_INPUT_BYTES) -> ReadResult:
     """Read any readable deal file; the format from ``fmt_name`` or the file's extension."""
     load_all()
     fmt = by_name(fmt_name) if fmt_name else by_path(str(path))
     if not fmt.can_read:
         raise FormatError(f"format {fmt.name} can be written but not read")
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read: {exc.strerror}") from exc
-    return fmt.read(data, source=str(path))
+        data = read_input(path, max_bytes)
+    except InputFileError as exc:
+        raise FormatError(f"{path}: {exc}") from exc
+    result = fmt.read(data, source=str(path))
+    if not result.records and not result.problems:
+        raise FormatError(f"{path}: no deals: {no_deals_reason(data, result.problems, fmt.name)}")
+    return result

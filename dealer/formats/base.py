@@ -6,6 +6,7 @@ writes board records to bytes. Each format is one module in ``dealer/formats/`` 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -16,6 +17,47 @@ from dealer.core.errors import DealerError
 
 class FormatError(DealerError, ValueError):
     """A file cannot be read at all (structure broken); names the file, board and line or byte offset."""
+
+
+# Reader limits (documented in docs/formats.md): real deal files stay far below them; hostile ones are refused
+# with a FormatError naming the place instead of being read for minutes or exhausting memory.
+MAX_LINE_CHARS = 100_000  # a line of a text format (PBN, LIN, DLM, CSV, BHG)
+MAX_FIELD_CHARS = 10_000  # a CSV field, a JSON string
+MAX_JSON_DEPTH = 32  # nesting of JSON arrays and objects
+MAX_INT_DIGITS = 20  # digits of a JSON integer
+
+_LONG_LINE = re.compile(f"[^\n\r]{{{MAX_LINE_CHARS + 1}}}")
+
+
+def check_line_length(text: str, source: str = "<input>") -> None:
+    """Refuse a text with a line over ``MAX_LINE_CHARS`` (one linear scan, no copy of the lines)."""
+    m = _LONG_LINE.search(text)
+    if m is not None:
+        line = text.count("\n", 0, m.start()) + 1
+        raise FormatError(f"{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters")
+
+
+_UTF16_32 = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def no_deals_reason(data: bytes, problems: Sequence[ReadProblem], fmt_name: str) -> str:
+    """Why a file gave no deal at all, for the error that refuses it: empty, encoding, binary or format."""
+    if not data.strip():
+        return "the file is empty" if not data else "the file holds only blank space"
+    if not data.strip(b"\x00"):
+        return f"the file holds only NUL bytes ({len(data)} of them)"
+    if data.startswith(_UTF16_32) or data[:64].count(b"\x00") >= 8:
+        return "encoding: the text is UTF-16 or UTF-32 (or binary); save it as UTF-8 or Latin-1"
+    if problems:
+        first = problems[0]
+        return (
+            f"no deal could be read: {len(problems)} record(s) with problems, first at {first.where()}: {first.reason}"
+        )
+    head = data[:4096]
+    controls = sum(1 for b in head if b < 32 and b not in b"\t\r\n\x0c\x1a")
+    if controls > len(head) // 20:
+        return f"format: binary data, not a {fmt_name.upper()} deal file"
+    return f"format: no {fmt_name.upper()} deal found in the file"
 
 
 @dataclass(frozen=True, slots=True)

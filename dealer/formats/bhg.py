@@ -15,7 +15,7 @@ from dealer.core import Deal, board_dealer
 from dealer.core.errors import DealerError
 
 from ._common import ascii_text, law2_record, numbered, require_consecutive
-from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
+from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _CARD_OF = {ch: i for i, ch in enumerate(LETTERS)}
@@ -41,6 +41,7 @@ class BhgFormat:
 
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
         text = ascii_text(data, source)
+        check_line_length(text, source)
         result = ReadResult()
         board = 0
         offset = 0

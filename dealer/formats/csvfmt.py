@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealerError
 
 from ._common import numbered
-from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
+from .base import (
+    MAX_FIELD_CHARS,
+    BoardRecord,
+    ExportMeta,
+    FormatError,
+    ReadProblem,
+    ReadResult,
+    check_line_length,
+    register,
+)
 
 _VUL_TEXT = {Vulnerability.NONE: "-", Vulnerability.NS: "NS", Vulnerability.EW: "EW", Vulnerability.ALL: "All"}
 _RANK = {ch: r for r, ch in enumerate(RANK_CHARS)} | {ch.lower(): r for r, ch in enumerate(RANK_CHARS)}
@@ -47,6 +56,26 @@ def _parse_holding(text: str, suit: int, seat: int, seats: bytearray, column: in
         seats[card] = seat
 
 
+def _rows(reader: Iterator[list[str]], source: str) -> Iterator[list[str]]:
+    """The reader's rows; a broken quote or an over-long field is a FormatError naming its line."""
+    line_num = getattr(reader, "line_num", 0)
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            line_num = getattr(reader, "line_num", line_num)
+            raise FormatError(f"{source}: line {line_num}: not valid CSV: {exc}") from exc
+        for k, cell in enumerate(row):
+            if len(cell) > MAX_FIELD_CHARS:
+                line_num = getattr(reader, "line_num", line_num)
+                raise FormatError(
+                    f"{source}: line {line_num}, column {k + 1}: field over {MAX_FIELD_CHARS:,} characters"
+                )
+        yield row
+
+
 class CsvFormat:
     name = "csv"
     extensions: tuple[str, ...] = ("csv",)
@@ -66,12 +95,13 @@ class CsvFormat:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             text = data.decode("latin-1")
+        check_line_length(text, source)
         first = next((line for line in text.splitlines() if line.strip()), "")
         delimiter = max(",;\t", key=first.count)
         result = ReadResult()
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
         position = 0
-        for row in reader:
+        for row in _rows(reader, source):
             lineno = reader.line_num
             if not any(cell.strip() for cell in row):
                 continue

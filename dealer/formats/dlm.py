@@ -18,7 +18,7 @@ from dealer.core import Deal
 from dealer.core.errors import DealerError
 
 from ._common import law2_record, numbered
-from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
+from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register
 
 FILLER = "aaaaaabffffffkkkkkklpppppp"
 MAX_BOARD = 99
@@ -93,6 +93,7 @@ class DlmFormat:
 
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
         text = data.decode("latin-1")
+        check_line_length(text, source)
         result = ReadResult()
         header: dict[str, tuple[str, int]] = {}
         board_lines: dict[int, tuple[str, int]] = {}

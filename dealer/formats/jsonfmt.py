@@ -16,7 +16,17 @@ from dealer.core import Deal, Seat, Vulnerability
 from dealer.core.errors import DealerError
 
 from ._common import law2_record, numbered
-from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
+from .base import (
+    MAX_FIELD_CHARS,
+    MAX_INT_DIGITS,
+    MAX_JSON_DEPTH,
+    BoardRecord,
+    ExportMeta,
+    FormatError,
+    ReadProblem,
+    ReadResult,
+    register,
+)
 
 FORMAT_ID = "bridge-dealer/deals"
 VERSION = 1
@@ -35,6 +45,40 @@ def _deal_of(deal_text: str, canonical: object, i: int) -> Deal:
     if deal_text != deal.to_pbn(Seat.N) and Deal.from_pbn(deal_text) != deal:
         raise FormatError(f"boards[{i}].canonical {canonical!r} does not match its deal")
     return deal
+
+
+class _LimitError(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _LimitError(f"a number of {len(text.lstrip('-')):,} digits (at most {MAX_INT_DIGITS} are read)")
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise _LimitError(f"{name} is not a JSON number")
+
+
+def _check_doc(doc: object, source: str) -> None:
+    """Refuse arrays and objects nested deeper than ``MAX_JSON_DEPTH`` and strings over ``MAX_FIELD_CHARS``."""
+    stack: list[tuple[object, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            if len(node) > MAX_FIELD_CHARS:
+                raise FormatError(f"{source}: a JSON string of {len(node):,} characters (at most {MAX_FIELD_CHARS:,})")
+            continue
+        if isinstance(node, dict):
+            children: list[object] = [*node.keys(), *node.values()]
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise FormatError(f"{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
 
 
 class JsonFormat:
@@ -69,11 +113,18 @@ class JsonFormat:
 
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
         try:
-            doc = json.loads(data.decode("utf-8-sig"))
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise FormatError(f"{source}: byte {exc.start} is not UTF-8") from exc
+        try:
+            doc = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise FormatError(f"{source}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from exc
+        except _LimitError as exc:
+            raise FormatError(f"{source}: {exc}") from exc
+        except RecursionError as exc:  # deeper than the interpreter's stack: far past MAX_JSON_DEPTH
+            raise FormatError(f"{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels") from exc
+        _check_doc(doc, source)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT_ID:
             raise FormatError(f'{source}: not a bridge-dealer deal file ("format" must be {FORMAT_ID!r})')
         if doc.get("version") != VERSION:

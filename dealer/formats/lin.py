@@ -87,7 +87,7 @@ class LinFormat:
     can_write = True
 
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
-        text = decode_text(data)
+        text = decode_text(data, source)
         result = ReadResult()
         tokens = text.split("|")
         line = 1

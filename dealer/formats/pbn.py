@@ -26,7 +26,7 @@ from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerabi
 from dealer.core.deal import fast_pbn_deal
 from dealer.core.errors import DealError
 
-from .base import BoardRecord, ExportMeta, ReadProblem, ReadResult, register
+from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register
 
 MANDATORY_TAGS = (
     "Event",
@@ -66,12 +66,20 @@ _NEEDS_ESCAPE = re.compile(r'\\(?=[\\"]|$)')  # a backslash the reader would oth
 _DIGITS = re.compile(r"\d+")
 
 
-def decode_text(data: bytes) -> str:
-    """UTF-8 when the bytes are valid UTF-8 (BOM dropped), otherwise Latin-1; newlines normalised to LF."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
+def decode_text(data: bytes, source: str = "<input>") -> str:
+    """UTF-8 when the bytes are valid UTF-8 (BOM dropped), UTF-16 after its byte-order mark, otherwise Latin-1;
+    newlines normalised to LF. A line over ``MAX_LINE_CHARS`` is a FormatError."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"{source}: byte {exc.start} is not UTF-16 text (the file starts with its mark)") from exc
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    check_line_length(text, source)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
@@ -101,7 +109,7 @@ class PbnFormat:
 
     # -- reading -----------------------------------------------------------------------------------
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
-        text = decode_text(data)
+        text = decode_text(data, source)
         reader = _Reader()
         if "{" in text:  # a comment may hold empty lines: scan the whole text token by token
             for game in _scan(text, 1):

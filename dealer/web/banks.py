@@ -7,7 +7,8 @@ from pathlib import Path
 from dealer.bank.api import BankApi
 
 
-def open_bank(path: Path) -> BankApi:
+def open_bank(path: Path, busy_timeout: float = 2.0) -> BankApi:
+    """``busy_timeout``: seconds a write waits for another writer (a CLI import) before the station retries it."""
     from dealer.bank.store import SqliteBank
 
-    return SqliteBank(path)
+    return SqliteBank(path, busy_timeout=busy_timeout)

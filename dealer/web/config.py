@@ -56,6 +56,9 @@ class ServiceConfig:
     broadcast_delay: float = 0.0
     regulation: Path | None = None
     bank_path: Path = Path("var/bank.sqlite")
+    bank_busy_timeout: float = 2.0  # seconds a station's write waits for another writer before it is retried
+    seal_every_deals: int = 50  # automatic seal after this many new deals (0: off)
+    seal_every_minutes: float = 10.0  # automatic seal of new entries after this many minutes (0: off)
     judge_secret: str | None = None
     director_secret: str | None = None
     stations: tuple[StationConfig, ...] = field(default_factory=lambda: (StationConfig("A"),))
@@ -156,7 +159,8 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
     bank = data.get("bank", {})
     secrets = data.get("secrets", {})
-    for name, table, allowed in (("bank", bank, {"path"}), ("secrets", secrets, {"judge", "director"})):
+    bank_keys = {"path", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
+    for name, table, allowed in (("bank", bank, bank_keys), ("secrets", secrets, {"judge", "director"})):
         if not isinstance(table, dict):
             raise ConfigError(f"[{name}] must be a table", source)
         _unknown(table, allowed, f"{name}.", source)
@@ -174,6 +178,9 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     if dup is not None:
         raise ConfigError(f"station name {dup!r} is used twice", source)
     regulation = data.get("regulation")
+    seal_deals = bank.get("seal_every_deals", 50)
+    if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
+        raise ConfigError(f"bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source)
     limits = data.get("limits", {})
     if not isinstance(limits, dict):
         raise ConfigError("[limits] must be a table", source)
@@ -190,6 +197,9 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         broadcast_delay=_num(data.get("broadcast_delay", 0.0), "broadcast_delay", 0.0, 600.0, source),
         regulation=Path(_str(regulation, "regulation", source)) if regulation is not None else None,
         bank_path=Path(_str(bank.get("path", "var/bank.sqlite"), "bank.path", source)),
+        bank_busy_timeout=_num(bank.get("busy_timeout", 2.0), "bank.busy_timeout", 0.0, 600.0, source),
+        seal_every_deals=seal_deals,
+        seal_every_minutes=_num(bank.get("seal_every_minutes", 10.0), "bank.seal_every_minutes", 0.0, 1440.0, source),
         judge_secret=secrets.get("judge"),
         director_secret=secrets.get("director"),
         stations=stations,

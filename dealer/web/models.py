@@ -269,8 +269,19 @@ class BoardCardsShown(BaseModel):
     show: bool
 
 
+class OperatorBank(BaseModel):
+    """The bank's figures and the ledger's anchor (size, head), as the hall display shows them."""
+
+    type: Literal["bank"] = "bank"
+    formed: int
+    target: int
+    ledger_head: str
+    ledger_size: int = 0
+
+
 OperatorMessage = (
-    StationView
+    OperatorBank
+    | StationView
     | StationViewShown
     | JudgeState
     | OperatorCard
@@ -341,6 +352,7 @@ class PublicBank(BaseModel):
     formed: int
     target: int
     ledger_head: str
+    ledger_size: int = 0
 
 
 class PublicCommitment(BaseModel):

@@ -78,8 +78,9 @@ def station_message(station: str, variant: int, open_count: int, status: str) ->
     return PublicStation(station=station, variant=variant, open_count=open_count, status=status).model_dump()
 
 
-def bank_message(formed: int, target: int, ledger_head: str) -> Message:
-    return PublicBank(formed=formed, target=target, ledger_head=ledger_head).model_dump()
+def bank_message(formed: int, target: int, ledger_head: str, ledger_size: int = 0) -> Message:
+    """Bank progress and the ledger's anchor (size and head hash), shown live so officials can note it."""
+    return PublicBank(formed=formed, target=target, ledger_head=ledger_head, ledger_size=ledger_size).model_dump()
 
 
 HALL_DRAW_KEYS = (
@@ -108,7 +109,7 @@ class PublicState:
 
     def __init__(self) -> None:
         self.stations: dict[str, dict[str, Any]] = {}
-        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": ""}
+        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": "", "ledger_size": 0}
         self.commitment: dict[str, Any] | None = None
 
     def _station(self, name: str) -> dict[str, Any]:
@@ -131,7 +132,7 @@ class PublicState:
     def apply(self, msg: Message) -> None:
         kind = msg["type"]
         if kind == "bank":
-            self.bank = {k: msg[k] for k in ("formed", "target", "ledger_head")}
+            self.bank = {k: msg.get(k, 0) for k in ("formed", "target", "ledger_head", "ledger_size")}
             return
         if kind == "commitment":
             self.commitment = {k: v for k, v in msg.items() if k != "type"}

@@ -2,7 +2,8 @@
 
 Thin routes over ``dealer.export`` (numbering, files, ``BoardMaker`` with its resumable journal) and
 ``dealer.handrecords.publish`` (behind the reveal gate). Everything is director only. Files of a session live in
-``VAR/export/<session>/``; the board-making journal is kept there too, so a service restarted in the middle of
+``VAR/export/<session>-<id>/`` (``session_folder``: the id is from the exact label, so "Round 1" and "Round_1"
+never share a folder); the board-making journal is kept there too, so a service restarted in the middle of
 board making resumes where it stopped when the director starts it again. Each written file set and each
 finished board-making run is recorded in the ledger (kind ``export``) with the files' SHA-256.
 """
@@ -53,9 +54,15 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def session_slug(label: str) -> str:
-    """A directory name for a session label ("Round 1" -> "Round_1"); never a path."""
+    """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
     slug = _SAFE.sub("_", label.strip()).strip("._")
-    return slug or "session"
+    return slug[:64] or "session"
+
+
+def session_folder(label: str) -> str:
+    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
+    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
+    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 @dataclass
@@ -153,7 +160,7 @@ def make_router(service: Service) -> APIRouter:
         return director
 
     def out_dir(label: str) -> Path:
-        return export_root / session_slug(label)
+        return export_root / session_folder(label)
 
     async def boards_of(d: Director, label: str, first: int, copies: int) -> list[SessionBoard]:
         try:

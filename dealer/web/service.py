@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,20 +19,31 @@ from .devices import DeviceLink
 from .hub import PublicHub
 from .jobs import JobRunner
 from .links import available_devices, open_link
-from .models import BankFigures, DeviceEntry, Heartbeat, JudgeAction, JudgeState, StationAction, StationView
+from .models import (
+    BankFigures,
+    DeviceEntry,
+    Heartbeat,
+    JudgeAction,
+    JudgeState,
+    OperatorBank,
+    StationAction,
+    StationView,
+)
 from .operator import OperatorBus
 from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
 
 log = logging.getLogger("dealer.service")
+SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank get this long
+SEAL_RETRY_S = 60.0  # an automatic seal that failed (busy bank, wrong key) is tried again after this long
 
 
-def default_bank_factory(path: Path) -> Callable[[], BankApi]:
+def default_bank_factory(path: Path, busy_timeout: float = 2.0) -> Callable[[], BankApi]:
     def make() -> BankApi:
         from .banks import open_bank
 
-        return open_bank(path)
+        return open_bank(path, busy_timeout)
 
     return make
 
@@ -50,7 +62,7 @@ class Service:
             config.judge_secret or load_or_create_secret(config.var_dir, "judge"),
             config.director_secret or load_or_create_secret(config.var_dir, "director"),
         )
-        self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path))
+        self.bank = BankWorker(bank_factory or default_bank_factory(config.bank_path, config.bank_busy_timeout))
         self.hub = PublicHub(delay=config.broadcast_delay)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
@@ -62,6 +74,9 @@ class Service:
             station.marker = config.var_dir / f"station-{station.name}.dealing"
         self.autostart = autostart
         self._ticker: asyncio.Task[None] | None = None
+        self._anchor: tuple[int, str] | None = None
+        self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def begin_shutdown(self) -> None:
@@ -72,9 +87,9 @@ class Service:
     # -- life cycle ----------------------------------------------------------------------------------------
     async def startup(self) -> None:
         self._loop = asyncio.get_running_loop()
-        formed = await self.bank.call(self.bank.bank.deal_count)
-        head = await self.bank.call(self.bank.bank.ledger_head)
-        self.hub.publish(bank_message(formed, self.regulation.bank_target, head))
+        self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
+        await self.watch_bank()
         for station in self.stations.values():
             if await station.recover() is not None:
                 log.warning("station %s: the deal in progress when the service stopped is voided", station.name)
@@ -100,12 +115,54 @@ class Service:
             station.running = False
             with contextlib.suppress(Exception):
                 await station.disconnect()
+            await station.flush(SHUTDOWN_FLUSH_S)  # a deal waiting for the bank gets a last chance
         self.bank.close()
 
+    async def watch_bank(self) -> None:
+        """Publish the ledger's anchor (size, head) whenever it moved — by this service or any other writer."""
+        bank = self.bank.bank
+        anchor = getattr(bank, "anchor", None)
+        size, head = await self.bank.call(anchor) if callable(anchor) else (0, await self.bank.call(bank.ledger_head))
+        if (size, head) == self._anchor:
+            return
+        self._anchor = (size, head)
+        msg = bank_message(await self.bank.call(bank.deal_count), self.regulation.bank_target, head, size)
+        self.hub.publish(msg)
+        self.operator.send(OperatorBank.model_validate(msg))
+
+    async def auto_seal(self) -> Any:
+        """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
+        bank = self.bank.bank
+        unsealed = getattr(bank, "unsealed", None)
+        if not callable(unsealed):
+            return None
+        entries, deals = await self.bank.call(unsealed)
+        every_deals, every_min = self.config.seal_every_deals, self.config.seal_every_minutes
+        due = (every_deals and deals >= every_deals) or (
+            every_min and entries and time.monotonic() - self._seal_clock >= every_min * 60
+        )
+        if not due or time.monotonic() < self._seal_retry:
+            return None
+        self._seal_clock = time.monotonic()
+        self._seal_retry = 0.0
+        try:
+            seal = await self.bank.call(bank.seal)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self._seal_retry = time.monotonic() + SEAL_RETRY_S
+            log.error("automatic seal failed (tried again in %g s): %s", SEAL_RETRY_S, exc)
+            return None
+        log.info("automatic seal: %d ledger entries, deals 1..%d", seal.size, seal.last_deal)
+        return seal
+
     async def _tick(self) -> None:
-        """Heartbeat and device status to the judges once a second."""
+        """Heartbeat and device status to the judges once a second; the ledger anchor; automatic seals."""
         while True:
             await asyncio.sleep(1.0)
+            try:
+                await self.auto_seal()
+                await self.watch_bank()
+            except Exception as exc:  # a busy bank: the next tick tries again
+                log.warning("bank watch: %s", exc)
             for station in self.stations.values():
                 if station.link is not None:
                     self.operator.send(Heartbeat(station=station.name, device_status=station.link.status()))
@@ -157,6 +214,10 @@ class Service:
             await station.stop()
         elif action == "redeal":
             await station.redeal()
+        elif action == "retry_bank":
+            await station.retry_pending()
+        elif action == "void_pending":
+            await station.void_pending("judge")
         elif action == "show":
             await station.set_show_cards(True, "judge")
         elif action == "hide":

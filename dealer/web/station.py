@@ -4,20 +4,30 @@ The station reads events from its device, feeds them to its ``DealingSession``, 
 projection to the audience hub, commits every accepted deal to the bank (on disk before anyone is told), records
 every void in the ledger, and keeps the technical judge informed: status, progress, faults with guidance, voided
 deals, device health. Formation runs toward the bank's target and can be started, paused, resumed and stopped.
+
+No dealt deal is lost to the bank being unavailable (another writer holds the file, a full disk): every ledger
+write (a deal's commit, a void) goes through one ordered queue. A write that cannot be made now stays queued,
+the deal's cards stay in memory, the judge sees the fault (status ``bank_waiting``), the station deals no more
+and retries with a growing pause (``RETRY_PAUSES``) until the write succeeds — or, for a deal, until the judge
+says ``void_pending``, which voids it with a ledger entry (itself queued until the bank takes it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import time
 from collections import Counter, deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dealer.bank.api import DealSource
+from dealer.bank.api import CommittedDeal, DealSource
+from dealer.bank.store import BankError, BankUnavailableError
+from dealer.core import Deal
 from dealer.core.cards import Card, Seat
 from dealer.core.events import FaultKind
 from dealer.regulation import Regulation
@@ -47,6 +57,9 @@ log = logging.getLogger("dealer.station")
 
 ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
 BANK_REFUSED = "bank_refused"
+BANK_UNAVAILABLE = "bank_unavailable"  # voided by the judge while the bank could not take the deal
+BANK_WAITING = "bank_waiting"  # status while a ledger write waits for the bank
+RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between retries of a queued write (then every 2 s)
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
 # device faults with their own guidance (others get the generic "machine fault" text)
@@ -64,6 +77,25 @@ FAULT_GUIDES = {
     "pocket_full",
     "board_missing",
 }
+
+
+@dataclass(slots=True)
+class LedgerWrite:
+    """A ledger write the station owes the bank: a dealt deal to commit, or a void to record."""
+
+    kind: str  # "commit" or "void"
+    attempt: int
+    deal: Deal | None = None  # commit: the cards (kept in memory until the bank has them)
+    source: DealSource | None = None
+    reason: str = ""  # void: the reason and its detail
+    detail: dict[str, Any] = field(default_factory=dict)
+    tries: int = 0
+    error: str = ""
+    since: float = field(default_factory=time.time)
+
+    def view(self) -> dict[str, Any]:
+        return {"kind": self.kind, "attempt": self.attempt, "reason": self.reason or None, "tries": self.tries,
+                "error": self.error, "since": self.since}  # fmt: skip
 
 
 class Station:
@@ -96,6 +128,9 @@ class Station:
         self._current: list[tuple[int, Seat, Card]] = []  # the deal in progress (operator memory only)
         self._reader: asyncio.Task[None] | None = None
         self._committing = 0  # accepted deals on their way to disk
+        self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
+        self._drainer: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         # Marks a deal in progress on disk, so a service killed mid-deal voids it on restart (``recover``).
         self.marker: Path | None = None
@@ -127,8 +162,7 @@ class Station:
             self._unmark()
             return None
         detail = {"detail": "the service stopped during this deal", "previous_attempt": mark.get("attempt")}
-        await self.bank.call(self.bank.bank.void_deal, INTERRUPTED, self.name, detail)
-        self._unmark()
+        await self._write(LedgerWrite("void", 0, reason=INTERRUPTED, detail=detail))
         entry = {"time": time.time(), "attempt": 0, "reason": INTERRUPTED, "cards_dealt": 0,
                  "key": f"guide.{INTERRUPTED}", "params": {}}  # fmt: skip
         self.voided.appendleft(entry)
@@ -249,6 +283,9 @@ class Station:
         self.send_state()
 
     async def _next(self) -> None:
+        if self.pending:  # the bank is not taking writes: deal no more until it does (retried by _drain)
+            self._set_status(BANK_WAITING)
+            return
         formed = await self.bank.call(self.bank.bank.deal_count)
         target = self.regulation.bank_target
         if target and formed + self._committing >= target:
@@ -324,9 +361,7 @@ class Station:
         detail = {"attempt": op.attempt, "device_deal": op.deal_id, "cards_dealt": op.cards_dealt, "detail": op.detail}
         if op.position is not None:
             detail["position"] = op.position + 1
-        await self.bank.call(self.bank.bank.void_deal, op.reason.value, self.name, detail)
-        self._unmark()
-        self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, op.reason.value)))
+        await self._write(LedgerWrite("void", op.attempt, reason=op.reason.value, detail=detail))
         params: dict[str, Any] = {
             "pos": (op.position + 1) if op.position is not None else op.cards_dealt + 1,
             "n": op.cards_dealt,
@@ -352,7 +387,7 @@ class Station:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
-        elif self.status not in ("stopped", "idle", "disconnected"):
+        elif self.status not in ("stopped", "idle", "disconnected", BANK_WAITING):
             self._set_status("needs_redeal")
         else:
             self.send_state()
@@ -372,32 +407,139 @@ class Station:
             shown_cards=op.shown_cards,
             dealing_order=op.dealing_order,
         )
-        try:
-            committed = await self.bank.call(self.bank.bank.commit_deal, op.deal, source)
-        except Exception as exc:  # a duplicate of a banked deal, a full disk: void it, say why
-            log.warning("station %s: bank refused the deal: %s", self.name, exc)
-            await self.bank.call(self.bank.bank.void_deal, BANK_REFUSED, self.name, {"detail": str(exc)})
-            self._unmark()
-            self.errors += 1
-            self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, BANK_REFUSED)))
-            self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
-            if not self.session.dealing:
-                self._set_status("needs_redeal")
+        await self._write(LedgerWrite("commit", op.attempt, deal=op.deal, source=source))
+
+    # -- ledger writes: one ordered queue, retried until the bank takes them -----------------------------
+    async def _write(self, item: LedgerWrite) -> None:
+        """Write now, or queue behind earlier writes the bank has not taken yet (order kept)."""
+        if not self.pending and await self._try(item):
             return
-        finally:
+        self.pending.append(item)
+        if self._drainer is None or self._drainer.done():
+            self._drainer = asyncio.create_task(self._drain(), name=f"station-{self.name}-bank")
+        self._set_status(BANK_WAITING)
+
+    async def _try(self, item: LedgerWrite) -> bool:
+        """One attempt; True when the write is done (or turned into a void that is done)."""
+        bank = self.bank.bank
+        try:
+            if item.kind == "commit":
+                assert item.deal is not None and item.source is not None
+                committed = await self.bank.call(bank.commit_deal, item.deal, item.source)
+            else:
+                await self.bank.call(bank.void_deal, item.reason, self.name, item.detail)
+        except BankUnavailableError as exc:
+            self._unavailable(item, str(exc))
+            return False
+        except BankError as exc:  # refused for good (a duplicate of a banked deal): void it, say why
+            if item.kind != "commit":
+                log.error("station %s: the bank refused a void entry: %s", self.name, exc)
+                self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
+                return True
+            log.warning("station %s: bank refused the deal: %s", self.name, exc)
             self._committing -= 1
+            self.errors += 1
+            self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
+            item.kind, item.deal, item.source = "void", None, None
+            item.reason, item.detail, item.tries, item.error = BANK_REFUSED, {"detail": str(exc)}, 0, ""
+            return await self._try(item)
+        except Exception as exc:  # an unexpected failure of the file (I/O): keep the deal, retry
+            log.exception("station %s: ledger write failed", self.name)
+            self._unavailable(item, f"{type(exc).__name__}: {exc}")
+            return False
+        if item.kind == "commit":
+            self._committing -= 1
+            await self._committed(item, committed)
+        else:
+            self._unmark()
+            self.hub.publish(from_projection(self.name, PublicDealVoided(item.attempt, item.reason)))
+            if item.reason in (BANK_REFUSED, BANK_UNAVAILABLE) and not self.session.dealing and not self.pending:
+                self._set_status("needs_redeal")
+        return True
+
+    def _unavailable(self, item: LedgerWrite, error: str) -> None:
+        item.tries += 1
+        if item.tries == 1 or error != item.error:  # shown once per new trouble, not on every retry
+            log.warning("station %s: the bank cannot take the %s now: %s", self.name, item.kind, error)
+            self._fault("guide.bank_waiting", {"detail": error, "n": len(self.pending) + 1}, kind=BANK_WAITING)
+        item.error = error
+
+    async def _drain(self) -> None:
+        """Retry the queued writes in order until the bank has taken them all."""
+        while self.pending:
+            item = self.pending[0]
+            if item.tries:
+                self.send_state()
+                self._wake.clear()
+                pause = RETRY_PAUSES[min(item.tries, len(RETRY_PAUSES)) - 1]
+                with contextlib.suppress(TimeoutError):  # a judge's "retry" or "void_pending" wakes it early
+                    await asyncio.wait_for(self._wake.wait(), pause)
+            if await self._try(item):
+                self.pending.popleft()
+        self._fault("guide.bank_back", {}, kind="bank_back")
+        if self.status != BANK_WAITING:
+            self.send_state()
+        elif self.session.dealing:
+            self._set_status("dealing")
+        elif self.running:
+            try:
+                await self._next()
+            except StationError as exc:
+                self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
+        else:
+            self._set_status("needs_redeal")
+
+    async def flush(self, timeout: float) -> bool:
+        """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
+        drainer = self._drainer
+        if not self.pending or drainer is None:
+            return True
+        self._wake.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(drainer), timeout)
+        if self.pending:
+            log.error("station %s: %d ledger writes never reached the bank: %s", self.name, len(self.pending),
+                      [w.view() for w in self.pending])  # fmt: skip
+            drainer.cancel()
+        return not self.pending
+
+    async def retry_pending(self) -> None:
+        """The judge: try the waiting ledger writes now."""
+        if not self.pending:
+            raise StationError(f"station {self.name}: no ledger write is waiting for the bank")
+        self._wake.set()
+
+    async def void_pending(self, who: str) -> int:
+        """The judge: give up the deals waiting for the bank; each is voided with a ledger entry (queued too)."""
+        n = 0
+        for item in self.pending:
+            if item.kind == "commit":
+                n += 1
+                self._committing -= 1
+                self.errors += 1
+                item.kind, item.deal, item.source = "void", None, None
+                item.reason = BANK_UNAVAILABLE
+                item.detail = {"detail": item.error, "tries": item.tries, "by": who}
+        if not n:
+            raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
+        self._wake.set()
+        self.send_state()
+        return n
+
+    async def _committed(self, item: LedgerWrite, committed: CommittedDeal) -> None:
         self._unmark()
         self.committed += 1
         self.last_bank_deal = committed.deal_id
         formed = await self.bank.call(self.bank.bank.deal_count)
         self.hub.publish(
             from_projection(
-                self.name, PublicDealCommitted(op.attempt, committed.deal_id, committed.ledger_head, formed)
+                self.name, PublicDealCommitted(item.attempt, committed.deal_id, committed.ledger_head, formed)
             )
         )
-        self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head))
+        size = committed.ledger_index + 1
+        self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head, size))
         self.operator.send(OperatorCommitted(station=self.name, bank_deal=committed.deal_id, formed=formed))
-        if self.running:
+        if self.pending or self.running:
             self.send_state()
         elif self.regulation.bank_target and formed >= self.regulation.bank_target:
             self._set_status("target_reached")
@@ -439,6 +581,7 @@ class Station:
             "show_cards": self.show_cards,
             "faults": list(self.faults)[:20],
             "voided": list(self.voided)[:50],
+            "pending": [w.view() for w in self.pending],
             "health": self.health(),
         }
         if self.show_cards:

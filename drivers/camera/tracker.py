@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from dealer.core.cards import Card
 from dealer.core.events import CardSeen
 
@@ -24,7 +26,7 @@ from .recognise import Reading, Seen
 class TrackerSettings:
     stable_frames: int = 3
     gap_frames: int = 2
-    unreadable_frames: int = 4
+    unreadable_frames: int = 3  # a card lying still 3 frames always gives an event (#17)
     still: bool = False  # frames are independent photographs: no motion test, one frame is enough
 
     @classmethod
@@ -33,8 +35,13 @@ class TrackerSettings:
 
 
 def _still(a: Quad, b: Quad) -> bool:
+    """The same outline: centre, size and every corner in place (a card swapped for another in the same spot
+    but turned differently is a new object, not the same one lying still)."""
     dx, dy = a.center[0] - b.center[0], a.center[1] - b.center[1]
-    return (dx * dx + dy * dy) ** 0.5 < 0.03 * a.height and abs(a.height - b.height) < 0.04 * a.height
+    if (dx * dx + dy * dy) ** 0.5 >= 0.03 * a.height or abs(a.height - b.height) >= 0.04 * a.height:
+        return False
+    gaps = np.linalg.norm(a.corners[:, None, :] - b.corners[None, :, :], axis=2)  # 4 x 4 corner distances
+    return float(gaps.min(axis=1).max()) < 0.04 * a.height
 
 
 class CardTracker:

@@ -43,6 +43,8 @@ class Perturbation:
     light: float = 0.45  # deepest fall-off of an uneven light across the frame (0 = even)
     glare: float = 0.55  # strongest glare spot (share of full white)
     jitter: float = 1.0  # pixels of hand shake while resting
+    glare_at_index: float = 0.0  # share of glare spots put right next to a corner index (the hardest place)
+    back_to_back: float = 0.0  # share of cards put where the previous one lay in the next frame: no empty frame
 
 
 LEVELS: dict[str, Perturbation] = {
@@ -50,6 +52,8 @@ LEVELS: dict[str, Perturbation] = {
     "clean": Perturbation(0.0, False, (1.0, 1.0), 0.0, 0.0, 0.0, 0.0, 0.0),
     "mild": Perturbation(6.0, True, (0.85, 1.2), 0.8, 4.0, 0.25, 0.25, 0.5),
     "strong": Perturbation(),
+    # the scanner-miss hunt (#17): smaller and larger cards, glare beside the index, cards laid back to back
+    "hard": Perturbation(scale=(0.6, 1.3), glare_at_index=0.5, back_to_back=0.3),
 }
 
 
@@ -91,7 +95,7 @@ class VirtualCamera:
         seed: int = 0,
         size: tuple[int, int] = (1280, 720),
         fps: float = 30.0,
-        hold: int = 8,
+        hold: int | tuple[int, int] = 8,
         slide: int = 4,
         gap: int = 2,
         card_height: float = 0.42,
@@ -103,7 +107,11 @@ class VirtualCamera:
         self.rng = np.random.default_rng(seed)
         self.width, self.height = size
         self.fps = fps
-        self.hold, self.slide, self.gap = hold, slide, gap
+        self.hold_range = (hold, hold) if isinstance(hold, int) else hold  # frames at rest, drawn per card
+        self.hold, self.slide, self.gap = self.hold_range[0], slide, gap
+        self.rests: list[int] = []  # frames each shown item lay still (for checks)
+        self.laid_on: list[bool] = []  # whether each shown item took the previous card's place with no gap
+        self._previous: tuple[CardArt, Pose] | None = None
         self.nominal = card_height * self.height  # card height in pixels at scale 1
         art_h = deck.back.mask.shape[0]
         self._art_scale = self.nominal / art_h
@@ -118,9 +126,18 @@ class VirtualCamera:
         for index, item in enumerate(self.items):
             self.shown.append(item)
             nxt = self.items[index + 1] if index + 1 < len(self.items) else None
-            for image in self._item_frames(item, last=nxt is None):
+            on_top = (
+                self.p.back_to_back > 0
+                and isinstance(nxt, Card)
+                and isinstance(item, Card)
+                and self.rng.random() < self.p.back_to_back
+            )
+            for image in self._item_frames(item, last=nxt is None, stay=on_top):
                 yield Frame(image, number / self.fps, number)
                 number += 1
+            if on_top:
+                continue  # the next card takes this one's place in the next frame: no gap, no slide
+            self._previous = None
             if self.gap and nxt is not None:
                 lighting = self._lighting()
                 for _ in range(self.gap):
@@ -153,10 +170,14 @@ class VirtualCamera:
             return self.deck.joker
         return _hand_art(self.deck.back.mask.shape[0], self.rng)
 
-    def _item_frames(self, item: Item, last: bool) -> Iterator[Image]:
+    def _item_frames(self, item: Item, last: bool, stay: bool = False) -> Iterator[Image]:
+        lo, hi = self.hold_range
+        hold = lo if lo == hi else int(self.rng.integers(lo, hi + 1))  # no draw for a fixed hold (seeds stay)
+        self.rests.append(hold if item not in ("blank", "hand") else 0)
+        self.laid_on.append(self._previous is not None)
         if item == "blank":
             lighting = self._lighting()
-            for _ in range(self.hold):
+            for _ in range(hold):
                 yield self._compose([], lighting)
             return
         art = self._art(item)
@@ -170,20 +191,29 @@ class VirtualCamera:
                 pose = Pose(start.cx + (end.cx - start.cx) * t, start.cy + (end.cy - start.cy) * t, rest.angle, 1.0)
                 yield self._compose([(art, pose)], lighting)
             return
-        start = self._offscreen(rest, art)
-        for k in range(self.slide):
-            yield self._compose([(art, _lerp(start, rest, (k + 1) / (self.slide + 1)))], lighting, moving=True)
-        for _ in range(self.hold):
+        under: list[tuple[CardArt, Pose]] = []
+        if self._previous is not None:  # swapped for the previous card in one frame, in (nearly) the same place
+            rest = self._rest_pose(art, near=self._previous[1])
+            lighting = self._lighting(rest)
+        else:
+            start = self._offscreen(rest, art)
+            for k in range(self.slide):
+                yield self._compose([(art, _lerp(start, rest, (k + 1) / (self.slide + 1)))], lighting, moving=True)
+        for _ in range(hold):
             j = self.p.jitter
             pose = replace(rest, cx=rest.cx + self.rng.uniform(-j, j), cy=rest.cy + self.rng.uniform(-j, j))
-            yield self._compose([(art, pose)], lighting)
+            yield self._compose([*under, (art, pose)], lighting)
+        if stay:
+            self._previous = (art, rest)
+            return  # the next card takes this one's place
         if self.gap == 0 and not last:
             return  # replaced by the next card without a gap
         end = self._offscreen(rest, art)
         for k in range(self.slide):
             yield self._compose([(art, _lerp(rest, end, (k + 1) / (self.slide + 1)))], lighting, moving=True)
 
-    def _rest_pose(self, art: CardArt) -> Pose:
+    def _rest_pose(self, art: CardArt, near: Pose | None = None) -> Pose:
+        """A random resting pose inside the frame; with ``near``, centred within 12 pixels of it."""
         p = self.p
         scale = float(self.rng.uniform(*p.scale))
         angle = float(self.rng.uniform(-p.rotation, p.rotation))
@@ -199,6 +229,9 @@ class VirtualCamera:
         lo_y, hi_y = half_h + margin, self.height - half_h - margin
         cx = float(self.rng.uniform(lo_x, hi_x)) if hi_x > lo_x else self.width / 2
         cy = float(self.rng.uniform(lo_y, hi_y)) if hi_y > lo_y else self.height / 2
+        if near is not None:
+            cx = min(max(near.cx + float(self.rng.uniform(-12, 12)), lo_x), max(lo_x, hi_x))
+            cy = min(max(near.cy + float(self.rng.uniform(-12, 12)), lo_y), max(lo_y, hi_y))
         return Pose(cx, cy, angle, scale)
 
     def _offscreen(self, rest: Pose, art: CardArt) -> Pose:
@@ -245,6 +278,13 @@ class VirtualCamera:
             card = self.nominal * (near.scale if near else 1.0) / 8
             cx, cy = (near.cx / 8, near.cy / 8) if near else (sw / 2, sh / 2)
             gx, gy = cx + self.rng.uniform(-0.5, 0.5) * card, cy + self.rng.uniform(-0.5, 0.5) * card
+            if near is not None and p.glare_at_index > 0 and self.rng.random() < p.glare_at_index:
+                # just beside a corner index: 0.36 and 0.42 of the card's height from its centre, turned with it
+                corner = 1.0 if self.rng.random() < 0.5 else -1.0
+                rad = math.radians(near.angle)
+                dx, dy = -0.28 * card * corner, -0.40 * card * corner
+                gx = cx + dx * math.cos(rad) + dy * math.sin(rad)
+                gy = cy - dx * math.sin(rad) + dy * math.cos(rad)
             radius = self.rng.uniform(0.08, 0.3) * card
             strength = self.rng.uniform(0.2, 1.0) * p.glare * 255.0
             glare = (strength * np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * radius**2))).astype(np.float32)

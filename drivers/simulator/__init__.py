@@ -1,6 +1,6 @@
 """The simulated dealing machine: firmware behaviour, fault injection, pty / TCP / pyusb endpoints."""
 
-from .faults import FaultPlan, NoiseConfig, SimFault, parse_faults
+from .faults import FaultPlan, NoiseConfig, ProtocolQuirk, SimFault, parse_faults
 from .machine import DealTruth, Shuffler, VirtualMachine, csprng_shuffle
 from .runner import SIM_PRODUCT_ID, SIM_VENDOR_ID, SimulatorThread
 
@@ -10,6 +10,7 @@ __all__ = [
     "DealTruth",
     "FaultPlan",
     "NoiseConfig",
+    "ProtocolQuirk",
     "Shuffler",
     "SimFault",
     "SimulatorThread",

@@ -7,6 +7,8 @@ CLI syntax (``--faults``), comma separated:
   ``jam~0.05``       every operation jams with probability 0.05
   ``noise~0.01``     line noise: each frame is corrupted with probability 0.01 (both directions)
   ``garbage~5``      line noise: on average 5 junk frames inserted per real frame the machine sends
+  ``no_nak``         a protocol deviation (the firmware bugs ``dealer machine conformance`` must catch):
+                     ``crc_big_endian``, ``no_duplicate_detection``, ``no_nak``, ``wrong_version``
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ class SimFault(Enum):
     EXTRA_CARD = "extra_card"
     POWER_LOSS = "power_loss"
     CABLE_PULLED = "cable_pulled"
+
+
+class ProtocolQuirk(Enum):
+    """Deliberate deviations from PROTOCOL.md, to prove the conformance tester catches them."""
+
+    CRC_BIG_ENDIAN = "crc_big_endian"  # the CRC is sent most significant byte first
+    NO_DUPLICATE_DETECTION = "no_duplicate_detection"  # a retransmitted command is acted on again
+    NO_NAK = "no_nak"  # refused frames are dropped silently instead of NAKed
+    WRONG_VERSION = "wrong_version"  # HELLO_REPLY picks version 2 whatever the host speaks
 
 
 class FaultSpecError(DealerError, ValueError):
@@ -61,6 +72,7 @@ class FaultPlan:
     scripted: list[ScriptedFault] = field(default_factory=list)
     rates: dict[SimFault, float] = field(default_factory=dict)
     noise: NoiseConfig = field(default_factory=NoiseConfig)
+    quirks: set[ProtocolQuirk] = field(default_factory=set)
     seed: int | None = None
     rng: random.Random = field(init=False)
 
@@ -107,10 +119,15 @@ def parse_faults(text: str, seed: int | None = None) -> FaultPlan:
                     raise FaultSpecError(f"{where}: junk frames per frame {value} not in 0..1000")
                 plan.noise.garbage_per_frame = value
             continue
+        if name in {q.value for q in ProtocolQuirk}:
+            plan.quirks.add(ProtocolQuirk(name))
+            continue
         try:
             kind = SimFault(name)
         except ValueError:
-            allowed = ", ".join([k.value for k in SimFault] + ["noise", "garbage", "duplicate"])
+            allowed = ", ".join(
+                [k.value for k in SimFault] + ["noise", "garbage", "duplicate"] + [q.value for q in ProtocolQuirk]
+            )
             raise FaultSpecError(f"{where}: unknown fault {name!r}; allowed: {allowed}") from None
         if "~" in item:
             plan.rates[kind] = _probability(_number(rest, where), where)

@@ -1,8 +1,10 @@
 """A virtual dealing machine: the firmware behaviour of PROTOCOL.md in software.
 
-It speaks the protocol through a sans-I/O :class:`Link`; an endpoint (pty, TCP, USB backend) attaches a
-``write`` function and feeds received bytes to :meth:`VirtualMachine.receive`. Everything runs on one asyncio
-loop. ``history`` keeps the ground truth of every operation (which card physically went where) for tests.
+It speaks the protocol through a sans-I/O :class:`DeviceConnection` (sessions, versions, sequence numbers,
+duplicates, retransmission, the lost-host timer), so it holds no protocol state of its own. An endpoint (pty,
+TCP, USB backend) attaches a ``write`` function and feeds received bytes to :meth:`VirtualMachine.receive`.
+Everything runs on one asyncio loop. ``history`` keeps the ground truth of every operation (which card
+physically went where) for tests.
 """
 
 from __future__ import annotations
@@ -15,21 +17,24 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from cobs import cobs
+
 from firmware_protocol.cards import pack_seats, unpack_seats
-from firmware_protocol.link import (
-    DEFAULT_ACK_TIMEOUT,
-    DEFAULT_RETRY_LIMIT,
-    Acked,
-    Delivered,
-    GaveUp,
-    Link,
-    LinkEvent,
+from firmware_protocol.codec import CRC, crc32
+from firmware_protocol.connection import (
+    SESSION_TIMEOUT,
+    Answered,
+    ConnectionLost,
+    DeviceConnection,
+    Event,
+    HelloReceived,
+    MessageReceived,
     Refused,
 )
+from firmware_protocol.link import DEFAULT_ACK_TIMEOUT, DEFAULT_RETRY_LIMIT, Link
 from firmware_protocol.messages import (
     Abort,
     BoardDone,
-    Boot,
     BootReason,
     Capability,
     CardRead,
@@ -41,10 +46,9 @@ from firmware_protocol.messages import (
     FaultCode,
     GetInfo,
     GetStatus,
-    Hello,
-    HelloReply,
     MakeBoard,
     Message,
+    MsgType,
     NakReason,
     Reset,
     StartDeal,
@@ -53,7 +57,7 @@ from firmware_protocol.messages import (
 )
 from firmware_protocol.table import load_table
 
-from .faults import FaultPlan, NoiseConfig, SimFault
+from .faults import FaultPlan, NoiseConfig, ProtocolQuirk, SimFault
 from .noise import LineNoise
 
 Shuffler = Callable[[Sequence[int]], list[int]]
@@ -62,6 +66,25 @@ Shuffler = Callable[[Sequence[int]], list[int]]
 DEVICE_MIN_VERSION = 1
 DEVICE_MAX_VERSION = 1
 _ACCEPTS = load_table().states
+
+
+def apply_quirks(data: bytes, quirks: set[ProtocolQuirk]) -> bytes:
+    """Rewrite outgoing frames the way a buggy firmware would send them."""
+    out = bytearray()
+    for part in data.split(b"\x00")[:-1]:
+        if not part:
+            out += b"\x00"
+            continue
+        raw = bytearray(cobs.decode(part))
+        if ProtocolQuirk.NO_NAK in quirks and raw[1] == MsgType.NAK:
+            continue
+        if ProtocolQuirk.WRONG_VERSION in quirks and raw[1] == MsgType.HELLO_REPLY:
+            raw[4:7] = bytes([2, 1, 2])
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
+        if ProtocolQuirk.CRC_BIG_ENDIAN in quirks:
+            raw[-4:] = raw[-4:][::-1]
+        out += cobs.encode(bytes(raw)) + b"\x00"
+    return bytes(out)
 
 
 def csprng_shuffle(cards: Sequence[int]) -> list[int]:
@@ -113,6 +136,9 @@ class VirtualMachine:
         cable_outage: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
         history_limit: int | None = 10_000,
+        session_timeout: float | None = SESSION_TIMEOUT,
+        min_version: int = DEVICE_MIN_VERSION,
+        max_version: int = DEVICE_MAX_VERSION,
     ) -> None:
         self.pace = pace
         self.shuffler = shuffler
@@ -123,12 +149,18 @@ class VirtualMachine:
         self.power_outage = power_outage
         self.cable_outage = cable_outage
         self.clock = clock
-        self.link = Link(ack_timeout=ack_timeout, retry_limit=retry_limit, judge=self._judge, device=True)
+        self.conn = DeviceConnection(
+            judge=self._judge,
+            min_version=min_version,
+            max_version=max_version,
+            ack_timeout=ack_timeout,
+            retry_limit=retry_limit,
+            session_timeout=session_timeout,
+        )
         self.noise_out = LineNoise(self.faults.noise, self.faults.rng)
         self.noise_in = LineNoise(NoiseConfig(corrupt_rate=self.faults.noise.corrupt_rate), self.faults.rng)
         self.state = State.IDLE
         self.fault_code = 0
-        self.session = False
         self.powered = True
         # the last ``history_limit`` operations (None: all); bounded so a long-running simulator keeps flat memory
         self.history: deque[DealTruth] = deque(maxlen=history_limit)
@@ -150,15 +182,27 @@ class VirtualMachine:
     def detach(self) -> None:
         self._wire = None
 
+    @property
+    def link(self) -> Link:
+        return self.conn.link
+
+    @property
+    def session(self) -> bool:
+        return self.conn.session
+
     def receive(self, data: bytes) -> None:
         if not self.powered:
             return
-        events = self.link.receive(self.noise_in.apply(data), self.clock())
+        if ProtocolQuirk.NO_DUPLICATE_DETECTION in self.faults.quirks:
+            self.conn.link.forget_rx()  # the bug: every frame looks new
+        events = self.conn.receive(self.noise_in.apply(data), self.clock())
         self._handle(events)
         self.flush()
 
     def flush(self, wake: bool = True) -> None:
-        data = self.link.data_to_send()
+        data = self.conn.data_to_send()
+        if data and self.faults.quirks:
+            data = apply_quirks(data, self.faults.quirks)
         if data and self._wire is not None and self.powered:
             self._wire(self.noise_out.apply(data))
         if wake and self._wake is not None:
@@ -171,30 +215,25 @@ class VirtualMachine:
         self._boot(BootReason.POWER_ON)
         try:
             while True:
-                deadline = self.link.next_deadline()
+                deadline = self.conn.next_deadline()
                 timeout = None if deadline is None else max(0.0, deadline - self.clock())
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(timeout):
                         await self._wake.wait()
                 self._wake.clear()
-                self._handle(self.link.poll(self.clock()))
+                self._handle(self.conn.poll(self.clock()))
                 self.flush(wake=False)
         finally:
             if self._op is not None:
                 self._op.cancel()
 
     def _boot(self, reason: BootReason) -> None:
-        self.link.reset()
-        self.session = False
-        self.link.send_unreliable(Boot(int(reason), DEVICE_MAX_VERSION))
+        self.conn.boot(reason, self.clock())
         self.flush()
 
     # -- protocol --------------------------------------------------------------------------------------
     def _judge(self, msg: Message) -> tuple[NakReason, str] | None:
-        if isinstance(msg, Hello):
-            return None
-        if not self.session:
-            return NakReason.NO_SESSION, "no session: send HELLO first"
+        """Commands in a session (the connection handles HELLO and NO_SESSION)."""
         name = msg.TYPE.name
         if name not in _ACCEPTS[self.state.name]:
             return NakReason.BAD_STATE, f"{name} is not accepted in state {self.state.name}"
@@ -212,35 +251,26 @@ class VirtualMachine:
                 return NakReason.BAD_FIELD, "the deal does not give 13 cards to each pocket"
         return None
 
-    def _handle(self, events: list[LinkEvent]) -> None:
+    def _handle(self, events: list[Event]) -> None:
         for ev in events:
-            if isinstance(ev, Delivered):
+            if isinstance(ev, MessageReceived):
                 self._on_message(ev.message)
-            elif isinstance(ev, Acked | Refused):
+            elif isinstance(ev, HelloReceived):
+                self._stop_operation("hello")
+            elif isinstance(ev, Answered | Refused):
                 if self._answered is not None:
                     self._answered.set()
-            elif isinstance(ev, GaveUp):
-                # The host is gone: drop the session; the deal in progress is void.
-                self.session = False
+            elif isinstance(ev, ConnectionLost):
+                # The host is gone: the connection dropped the session; the deal in progress is void.
                 self._stop_operation("host lost")
                 if self._answered is not None:
                     self._answered.set()
 
     def _send(self, msg: Message) -> None:
-        self.link.send(msg, self.clock())
+        self.conn.send(msg, self.clock())
 
     def _on_message(self, msg: Message) -> None:
-        if isinstance(msg, Hello):
-            self._stop_operation("hello")
-            self.session = True
-            common = min(msg.max_version, DEVICE_MAX_VERSION)
-            version = common if common >= max(msg.min_version, DEVICE_MIN_VERSION) else 0
-            self._send(HelloReply(version, DEVICE_MIN_VERSION, DEVICE_MAX_VERSION))
-            if version:
-                self.link.version = version
-            else:
-                self.session = False
-        elif isinstance(msg, GetInfo):
+        if isinstance(msg, GetInfo):
             self._send(
                 DeviceInfo(self.capabilities, 4, 1, 0, 0, self.serial[:16], self.model[:16]),
             )
@@ -357,8 +387,7 @@ class VirtualMachine:
         if self._current is not None:
             self._current.interrupted = "power loss"
         self.powered = False
-        self.link.reset()
-        self.session = False
+        self.conn.power_off()
         self.state = State.IDLE
         self._op = None
         await asyncio.sleep(self.power_outage)

@@ -23,7 +23,7 @@
         for (const name of state.stations.keys()) dirty.add(name);
         headerDirty = true;
         return;
-      case "bank": state.bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head }; headerDirty = true; return;
+      case "bank": state.bank = { formed: m.formed, target: m.target, ledger_head: m.ledger_head, ledger_size: m.ledger_size }; headerDirty = true; return;
       case "commitment": state.commitment = m; headerDirty = true; return;
     }
     const st = station(m.station);
@@ -45,7 +45,8 @@
     document.getElementById("target").textContent = b.target;
     const p = document.getElementById("bankprogress");
     p.max = Math.max(1, b.target); p.value = Math.min(b.formed, p.max);
-    document.getElementById("ledgerhead").textContent = b.ledger_head ? b.ledger_head.slice(0, 16) : "—";
+    // the anchor officials note in their acts: SIZE:HASH (`dealer bank verify --head SIZE:HASH` checks it)
+    document.getElementById("ledgerhead").textContent = b.ledger_head ? (b.ledger_size ? b.ledger_size + ":" : "") + b.ledger_head.slice(0, 16) : "—";
     const c = document.getElementById("commitment");
     if (state.commitment) {
       c.hidden = false;

@@ -68,6 +68,11 @@
     row.appendChild(button("judge.stop", () => send("stop", name), "danger"));
     parts.redeal = button("judge.redeal", () => send("redeal", name), "redeal");
     row.appendChild(parts.redeal);
+    // a ledger write the bank could not take: the deal is kept and retried; the judge may retry now or void it
+    parts.bankwait = el("div", "row bankwait");
+    parts.bankwaitText = el("ul", "bankwaitlist");
+    parts.bankwait.append(parts.bankwaitText, button("judge.retry_bank", () => send("retry_bank", name), "primary"),
+      button("judge.void_pending", () => { if (confirm(t("judge.void_pending_confirm"))) send("void_pending", name); }, "danger"));
     const vis = el("div", "row");
     parts.blind = el("span", "blind", t("judge.blind"));
     parts.blind.dataset.i18n = "judge.blind";
@@ -78,7 +83,7 @@
     parts.select = el("select");
     parts.inject.append(parts.select, button("judge.inject", () => send("inject", name, { kind: parts.select.value })));
     parts.current = el("div", "compass curdeal");
-    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, vis, parts.inject, parts.current);
+    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.bankwait, vis, parts.inject, parts.current);
     sec.append(parts.title, parts.dev, parts.ctl, parts.health, parts.faults, parts.voided);
     sec._parts = parts;
     document.getElementById("stationpanels").appendChild(sec);
@@ -114,6 +119,10 @@
     p.disconnect.hidden = !st.device;
     renderProgress(st, p);
     p.redeal.classList.toggle("primary", st.status === "needs_redeal");
+    const waiting = st.pending || [];
+    p.bankwait.hidden = !waiting.length;
+    p.bankwaitText.replaceChildren(...waiting.map((w) => el("li", "warning", t("judge.pending",
+      { kind: t(w.kind === "commit" ? "judge.deals" : "judge.voided"), attempt: w.attempt, tries: w.tries, error: w.error }))));
     p.blind.hidden = p.show.hidden = st.show_cards;
     p.hide.hidden = !st.show_cards;
     p.inject.hidden = !st.can_inject;
@@ -163,6 +172,9 @@
     document.getElementById("target").textContent = bank.target;
     const p = document.getElementById("bankprogress");
     p.max = Math.max(1, bank.target); p.value = Math.min(bank.formed, p.max);
+    // the ledger anchor, live: the judge notes SIZE:HASH in the act (`dealer bank verify --head SIZE:HASH`)
+    document.getElementById("ledgerhead").textContent = bank.ledger_head ?
+      (bank.ledger_size ? bank.ledger_size + ":" : "") + bank.ledger_head.slice(0, 16) : "—";
   }
   function renderAll() { renderBank(); for (const st of stations.values()) renderStation(st); renderDevices(); }
   let pending = false;
@@ -193,6 +205,7 @@
         return;
       }
       case "committed": bank.formed = m.formed; break;
+      case "bank": bank = m; break;
       case "devices": devices = m.devices; break;
       case "error": document.title = t("judge.title"); alert(m.message); break;
       default: break;

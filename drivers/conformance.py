@@ -1,0 +1,598 @@
+"""``dealer machine conformance``: check a device against PROTOCOL.md 1.1 and write a report a maker can attach.
+
+The tester plays the host, but deliberately: it withholds ACKs, repeats frames, sends broken ones and noise,
+and goes silent, and checks each answer against the text. Every check either passes or fails with the
+deviation named and the section it breaks. It talks to the device through any :mod:`drivers.transport`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from cobs import cobs
+
+from firmware_protocol.cards import pack_seats, unpack_seats
+from firmware_protocol.codec import CRC, HEADER, Decoder, ErrorReason, FrameError, Received, crc32, encode, encode_raw
+from firmware_protocol.link import is_reliable
+from firmware_protocol.messages import (
+    Abort,
+    Ack,
+    BoardDone,
+    Capability,
+    CardRead,
+    DealEnd,
+    DealKind,
+    DealStart,
+    DeviceInfo,
+    Fault,
+    GetInfo,
+    GetStatus,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    MakeBoard,
+    Message,
+    Nak,
+    NakReason,
+    Reset,
+    StartDeal,
+    Status,
+)
+from firmware_protocol.table import load_table
+
+from .transport import Transport, TransportClosed
+
+_TABLE = load_table()
+ANSWER_WAIT = 1.0  # generous against the 50 ms of §5.4: a loaded host must not fail a good device
+QUIET_WAIT = 0.6  # how long "no answer" is watched for
+OPERATION_WAIT = 60.0  # longest pause between two messages of a deal (a slow mechanism)
+
+
+class Deviation(Exception):
+    """The device broke a rule; the message names it and the section."""
+
+
+@dataclass
+class CheckResult:
+    name: str
+    title: str
+    ok: bool
+    detail: str
+    seconds: float
+
+
+@dataclass
+class Report:
+    target: str
+    results: list[CheckResult] = field(default_factory=list)
+    info: DeviceInfo | None = None
+    max_answer_ms: float = 0.0
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.results) and all(r.ok for r in self.results)
+
+    def render(self) -> str:
+        lines = [
+            "Conformance report — open dealing-machine protocol, version 1 (text revision 1.1)",
+            f"target: {self.target}",
+            f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
+        ]
+        if self.info is not None:
+            i = self.info
+            caps = [c.name for c in Capability if i.has(c)]
+            lines.append(
+                f"device: {i.model} (serial {i.serial}, firmware {i.firmware}, {i.pockets} pockets, "
+                f"capabilities {'+'.join(caps) or 'none'})"
+            )
+        lines.append("")
+        for r in self.results:
+            lines.append(f"{'PASS' if r.ok else 'FAIL'}  {r.name:<16} {r.title} ({r.seconds:.1f} s)")
+            if r.detail:
+                lines.append(f"      {r.detail}")
+        lines.append("")
+        lines.append(f"slowest answer seen: {self.max_answer_ms:.0f} ms (the text allows 50 ms)")
+        lines.append(
+            "not checkable from the host: BOOT (power-cycle the device while `dealer machine info` runs and watch "
+            "for the restart) and FAULT (open the cover or jam the feed during `dealer machine deal`)"
+        )
+        if self.dropped:
+            lines.append(
+                "frames from the device the tester dropped: " + ", ".join(f"{k} {v}" for k, v in self.dropped.items())
+            )
+        passed = sum(r.ok for r in self.results)
+        verdict = "CONFORMS" if self.ok else "DOES NOT CONFORM"
+        lines.append(f"result: {verdict} — {passed} of {len(self.results)} checks passed")
+        return "\n".join(lines) + "\n"
+
+
+class Probe:
+    """A deliberately controllable host end: raw frames out, decoded frames in, ACKs only when told."""
+
+    def __init__(self, transport: Transport, report: Report) -> None:
+        self.transport = transport
+        self.report = report
+        self.decoder = Decoder(_TABLE.versions_supported)
+        self.inbox: list[tuple[float, Received]] = []
+        self.arrived = asyncio.Event()
+        self.seq = 0
+        self.auto_ack = True
+        self.crc_swapped = 0
+        self.rx_last: int | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._sent_at = 0.0
+
+    async def start(self) -> None:
+        await self.transport.open()
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self.transport.close()
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                data = await self.transport.read()
+            except TransportClosed:
+                return
+            for ev in self.decoder.feed(data):
+                if isinstance(ev, FrameError):
+                    self.report.dropped[ev.reason.value] = self.report.dropped.get(ev.reason.value, 0) + 1
+                    if ev.reason is ErrorReason.BAD_CRC and _crc_swapped(ev.frame):
+                        self.crc_swapped += 1
+                    continue
+                await self._on_frame(ev)
+
+    async def _on_frame(self, ev: Received) -> None:
+        now = time.monotonic()
+        if isinstance(ev.message, Ack | Nak):
+            self.report.max_answer_ms = max(self.report.max_answer_ms, (now - self._sent_at) * 1000)
+        elif is_reliable(ev.message) and self.auto_ack:
+            duplicate = ev.seq == self.rx_last
+            self.rx_last = ev.seq
+            await self.write(encode(Ack(ev.seq), 0))
+            if duplicate:
+                return
+        self.inbox.append((now, ev))
+        self.arrived.set()
+
+    async def write(self, data: bytes) -> None:
+        self._sent_at = time.monotonic()
+        await self.transport.write(data)
+
+    def next_seq(self) -> int:
+        seq = self.seq
+        self.seq = (self.seq + 1) & 0xFF
+        return seq
+
+    async def send(self, msg: Message, seq: int | None = None, version: int = 1) -> int:
+        seq = self.next_seq() if seq is None else seq
+        await self.write(encode(msg, seq, version))
+        return seq
+
+    async def expect(self, want: Callable[[Received], bool], what: str, timeout: float = ANSWER_WAIT) -> Received:
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, (_, ev) in enumerate(self.inbox):
+                if want(ev):
+                    del self.inbox[i]
+                    return ev
+            left = deadline - time.monotonic()
+            if left <= 0:
+                hint = ""
+                if self.crc_swapped:
+                    hint = f"; {self.crc_swapped} frame(s) had the CRC in big-endian byte order (§4: little-endian)"
+                seen = ", ".join(_describe(e) for _, e in self.inbox[-5:]) or "nothing"
+                raise Deviation(f"expected {what} within {timeout:g} s; got {seen}{hint}")
+            self.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(left):
+                    await self.arrived.wait()
+
+    async def answer(self, seq: int, what: str, timeout: float = ANSWER_WAIT) -> Ack | Nak:
+        ev = await self.expect(
+            lambda e: (
+                (isinstance(e.message, Ack) and e.message.acked_seq == seq)
+                or (isinstance(e.message, Nak) and e.message.nacked_seq == seq)
+            ),
+            f"an ACK or NAK naming seq {seq} ({what})",
+            timeout,
+        )
+        if ev.version != 1:
+            raise Deviation(f"answer to {what} has header version {ev.version}; ACK and NAK always carry 1 (§6.3)")
+        assert isinstance(ev.message, Ack | Nak)
+        return ev.message
+
+    async def ack(self, msg: Message, what: str) -> None:
+        got = await self.answer(await self.send(msg), what)
+        if isinstance(got, Nak):
+            raise Deviation(f"{what} was refused: NAK {_reason(got.reason)} {got.detail!r}")
+
+    async def nak(self, raw_or_msg: bytes | Message, seq: int, want: NakReason, what: str, rule: str) -> Nak:
+        await self.write(raw_or_msg if isinstance(raw_or_msg, bytes) else encode(raw_or_msg, seq))
+        try:
+            got = await self.answer(seq, what)
+        except Deviation as exc:
+            raise Deviation(f"{what}: no NAK {want.name} ({rule}); {exc}") from None
+        if isinstance(got, Ack):
+            raise Deviation(f"{what}: ACKed, but {rule} requires NAK {want.name}")
+        if got.reason != want:
+            raise Deviation(f"{what}: NAK {_reason(got.reason)}, but {rule} requires NAK {want.name}")
+        return got
+
+    async def silence(self, what: str, seconds: float = QUIET_WAIT) -> None:
+        before = len(self.inbox)
+        await asyncio.sleep(seconds)
+        if len(self.inbox) > before:
+            raise Deviation(f"{what}; got {', '.join(_describe(e) for _, e in self.inbox[before:])}")
+
+    async def hello(self, lo: int = 1, hi: int = 1) -> HelloReply:
+        self.inbox.clear()
+        self.seq = 0
+        self.rx_last = None
+        await self.write(b"\x00")
+        await self.send(Hello(lo, hi), seq=0)
+        self.seq = 1  # HELLO is seq 0; the next command seq 1 (§5.2)
+        got = await self.answer(0, f"HELLO({lo}, {hi})")
+        if isinstance(got, Nak):
+            raise Deviation(f"HELLO was refused with NAK {_reason(got.reason)}; HELLO is always accepted (§6.2)")
+        ev = await self.expect(lambda e: isinstance(e.message, HelloReply), "HELLO_REPLY after the ACK of HELLO")
+        if ev.version != 1 or ev.seq != 0:
+            raise Deviation(f"HELLO_REPLY has header version {ev.version}, seq {ev.seq}; must be 1 and 0 (§6.2)")
+        assert isinstance(ev.message, HelloReply)
+        return ev.message
+
+    async def session(self) -> None:
+        reply = await self.hello()
+        if reply.version != 1:
+            raise Deviation(f"HELLO(1, 1) answered with version {reply.version}, expected 1 (§6.2)")
+
+
+def _crc_swapped(frame: bytes) -> bool:
+    with contextlib.suppress(cobs.DecodeError):
+        raw = cobs.decode(frame)
+        return len(raw) >= 8 and struct.unpack_from(">I", raw, len(raw) - 4)[0] == crc32(raw[:-4])
+    return False
+
+
+def _reason(code: int) -> str:
+    try:
+        return NakReason(code).name
+    except ValueError:
+        return f"reason {code}"
+
+
+def _describe(ev: Received) -> str:
+    m = ev.message
+    if isinstance(m, Ack):
+        return f"ACK {m.acked_seq}"
+    if isinstance(m, Nak):
+        return f"NAK {m.nacked_seq} {_reason(m.reason)}"
+    return f"{m.TYPE.name} seq {ev.seq}"
+
+
+# -- the checks ------------------------------------------------------------------------------------------
+Check = Callable[[Probe, Report], Awaitable[str]]
+
+
+async def check_handshake(p: Probe, report: Report) -> str:
+    reply = await p.hello(1, 1)
+    if reply.version != 1:
+        common = 1 if reply.min_version <= 1 <= reply.max_version else 0
+        raise Deviation(
+            f"HELLO_REPLY chose version {reply.version}; the highest common version of host 1..1 and device "
+            f"{reply.min_version}..{reply.max_version} is {common} (§6.2)"
+        )
+    if not reply.min_version <= 1 <= reply.max_version:
+        raise Deviation(f"HELLO_REPLY agreed 1 but says the device speaks {reply.min_version}..{reply.max_version}")
+    await p.ack(GetInfo(), "GET_INFO")
+    ev = await p.expect(lambda e: isinstance(e.message, DeviceInfo), "DEVICE_INFO after the ACK of GET_INFO")
+    assert isinstance(ev.message, DeviceInfo)
+    info = ev.message
+    report.info = info
+    if info.pockets != 4:
+        raise Deviation(f"DEVICE_INFO says {info.pockets} pockets; a bridge machine has 4 (§9)")
+    if not info.serial or not info.model:
+        raise Deviation("DEVICE_INFO has an empty serial or model (§9): makers must identify the device")
+    return f"version 1 agreed; device speaks {reply.min_version}..{reply.max_version}; {info.model} {info.serial}"
+
+
+async def check_versions(p: Probe, report: Report) -> str:
+    reply = await p.hello(9, 12)
+    if reply.version != 0:
+        raise Deviation(f"HELLO(9, 12) answered with version {reply.version}; no common version means 0 (§6.2)")
+    # without a session: everything but HELLO gets NO_SESSION; an unknown type still gets UNKNOWN_TYPE first
+    await p.nak(GetStatus(), p.next_seq(), NakReason.NO_SESSION, "GET_STATUS after HELLO_REPLY version 0", "§6.2")
+    seq = p.next_seq()
+    await p.nak(encode_raw(1, 0x55, seq, b""), seq, NakReason.UNKNOWN_TYPE, "type 0x55 without a session", "§5.1")
+    reply = await p.hello(1, 200)
+    if reply.version != 1:
+        raise Deviation(f"HELLO(1, 200) answered with version {reply.version}; the highest common one is 1 (§6.2)")
+    seq = p.next_seq()
+    wrong = encode(GetStatus(), seq, 2)
+    await p.nak(wrong, seq, NakReason.UNSUPPORTED_VERSION, "GET_STATUS with header version 2", "§6.3")
+    return "version 0 without overlap, NO_SESSION after it, highest common version chosen, wrong header refused"
+
+
+async def check_messages(p: Probe, report: Report) -> str:
+    await p.session()
+    await p.ack(Reset(), "RESET")
+    await p.ack(Heartbeat(1), "HEARTBEAT")
+    await p.ack(GetStatus(), "GET_STATUS")
+    ev = await p.expect(lambda e: isinstance(e.message, Status), "STATUS after the ACK of GET_STATUS")
+    assert isinstance(ev.message, Status)
+    if ev.message.state != 0 or ev.message.fault != 0:
+        raise Deviation(
+            f"STATUS after RESET is state {ev.message.state} fault {ev.message.fault}; expected IDLE, 0 (§7)"
+        )
+    await p.ack(Abort(), "ABORT in IDLE")
+    return "HELLO, GET_INFO, HEARTBEAT, GET_STATUS, RESET, ABORT answered as §7 and §9 say"
+
+
+async def check_naks(p: Probe, report: Report) -> str:
+    await p.session()
+    seq = p.next_seq()
+    await p.nak(encode_raw(1, 0x55, seq, b""), seq, NakReason.UNKNOWN_TYPE, "unknown type 0x55", "§5.1 step 5f")
+    seq = p.next_seq()
+    body = HEADER.pack(1, 0x04, seq, 3)  # GET_STATUS whose length field says 3 but has no payload
+    bad_length = cobs.encode(body + CRC.pack(crc32(body))) + b"\x00"
+    await p.nak(bad_length, seq, NakReason.BAD_LENGTH, "a length field that disagrees (CRC good)", "§5.1 step 5d")
+    seq = p.next_seq()
+    await p.nak(
+        encode_raw(1, 0x04, seq, b"\x01"), seq, NakReason.BAD_LENGTH, "GET_STATUS with 1 payload byte", "§5.1 step 5g"
+    )
+    await p.nak(StartDeal(None), p.next_seq(), NakReason.BAD_FIELD, "START_DEAL with deal_id 0xFFFFFFFF", "§9")
+    deal = bytearray(pack_seats([c // 13 for c in range(52)]))
+    deal[0] = 0x55  # four cards moved to E: not 13 a pocket
+    await p.nak(MakeBoard(77, 1, 1, bytes(deal)), p.next_seq(), NakReason.BAD_FIELD, "MAKE_BOARD with a bad deal", "§9")
+    await p.nak(
+        MakeBoard(77, 0, 1, pack_seats([c // 13 for c in range(52)])),
+        p.next_seq(),
+        NakReason.BAD_FIELD,
+        "MAKE_BOARD board 0",
+        "§9",
+    )
+    # never answered: the unacknowledged range, a broken NAK, a stale ACK
+    await p.write(encode_raw(1, 0xA7, p.next_seq(), b""))
+    await p.write(encode_raw(1, 0xF1, 0, b"\x01\x02\x03\xc0\xaf"))
+    await p.write(encode(Ack(200), 0))
+    await p.silence("frames of types 0xA0..0xFF must never be answered (§5)")
+    return "UNKNOWN_TYPE, BAD_LENGTH (length field and payload size), BAD_FIELD; 0xA0..0xFF never answered"
+
+
+async def check_duplicates(p: Probe, report: Report) -> str:
+    await p.session()
+    seq = p.next_seq()
+    frame = encode(GetStatus(), seq)
+    await p.write(frame)
+    first = await p.answer(seq, "GET_STATUS")
+    await p.expect(lambda e: isinstance(e.message, Status), "STATUS after GET_STATUS")
+    await p.write(frame)  # the same frame again: its ACK was "lost"
+    again = await p.answer(seq, "the repeated GET_STATUS")
+    if again != first:
+        raise Deviation(f"a duplicate got {again}, the first copy {first}; the same answer is due (§5.3)")
+    try:
+        await p.expect(lambda e: isinstance(e.message, Status), "", QUIET_WAIT)
+    except Deviation:
+        pass  # right: no second STATUS
+    else:
+        raise Deviation(f"no duplicate detection: a repeated GET_STATUS (seq {seq}) was acted on twice (§5.3)")
+    # a NAKed frame is remembered too
+    seq = p.next_seq()
+    unknown = encode_raw(1, 0x56, seq, b"")
+    await p.write(unknown)
+    await p.write(unknown)
+    n1 = await p.answer(seq, "type 0x56")
+    n2 = await p.answer(seq, "type 0x56 repeated")
+    if n1 != n2:
+        raise Deviation("a repeated refused frame got a different answer (§5.3)")
+    return "a repeated command is answered again and not acted on twice"
+
+
+async def check_retransmission(p: Probe, report: Report) -> str:
+    await p.session()
+    p.auto_ack = False
+    try:
+        await p.ack(GetStatus(), "GET_STATUS")
+        first = await p.expect(lambda e: isinstance(e.message, Status), "STATUS")
+        again = await p.expect(lambda e: isinstance(e.message, Status), "STATUS sent again when not ACKed", 2.0)
+    finally:
+        p.auto_ack = True
+    if again.seq != first.seq or again.message != first.message:
+        raise Deviation(f"the retransmission has seq {again.seq} (first {first.seq}); it must be the same frame (§5.4)")
+    await p.write(encode(Ack(first.seq), 0))
+    await p.silence("after the ACK nothing more may be retransmitted (§5.4)")
+    return "an unanswered message is retransmitted with the same seq and stops after the ACK"
+
+
+async def check_lost_host(p: Probe, report: Report) -> str:
+    await p.session()
+    p.auto_ack = False
+    sends = 0
+    try:
+        await p.ack(GetStatus(), "GET_STATUS")
+        t0 = time.monotonic()
+        while True:
+            try:
+                await p.expect(lambda e: isinstance(e.message, Status), "STATUS", 1.5)
+            except Deviation:
+                break
+            sends += 1
+            if sends > 30:
+                break
+    finally:
+        p.auto_ack = True
+    want = _TABLE.retry_limit + 1
+    if sends != want:
+        raise Deviation(f"an unanswered STATUS was sent {sends} times; the text says {want} (§5.4)")
+    elapsed = time.monotonic() - t0
+    p.rx_last = None
+    await p.nak(GetStatus(), p.next_seq(), NakReason.NO_SESSION, "GET_STATUS after exhausted retries", "§5.4")
+    await p.session()
+    await asyncio.sleep(_TABLE.session_timeout_ms / 1000 + 0.5)
+    await p.nak(GetStatus(), p.next_seq(), NakReason.NO_SESSION, "GET_STATUS after 5.5 s of host silence", "§5.6")
+    return f"{sends} sends in {elapsed:.1f} s, then no session; host silence drops the session"
+
+
+async def check_noise(p: Probe, report: Report) -> str:
+    await p.session()
+    garbage = random.Random(16).randbytes(120).replace(b"\x00", b"\x01")  # reproducible noise
+    await p.write(garbage + b"\x00")
+    await p.write(b"\x55" * 300 + b"\x00")  # oversize
+    cut = encode(GetStatus(), 250)
+    await p.write(cut[:5] + b"\x00")  # cut short
+    body = HEADER.pack(1, 0x04, 251, 0)
+    await p.write(cobs.encode(body + CRC.pack(crc32(body) ^ 1)) + b"\x00")  # bad CRC
+    await p.silence("garbage, oversize, cut and bad-CRC frames must not be answered (§5.1 steps 1-5c)")
+    await p.ack(GetStatus(), "GET_STATUS after the noise")
+    await p.expect(lambda e: isinstance(e.message, Status), "STATUS after the noise")
+    await p.write(b"\x00\x00\x00")
+    await p.ack(Heartbeat(2), "HEARTBEAT after idle fill")
+    return "garbage, oversize runs, cut frames and bad CRCs dropped silently; resynchronised on 0x00"
+
+
+async def _operation(p: Probe, deal_id: int, board: tuple[int, int, bytes] | None) -> str:
+    start = await p.expect(lambda e: isinstance(e.message, DealStart | Fault), "DEAL_START", OPERATION_WAIT)
+    if isinstance(start.message, Fault):
+        raise Deviation(f"the device faulted instead of dealing: {start.message}")
+    assert isinstance(start.message, DealStart)
+    kind = DealKind.BOARD if board else DealKind.RANDOM
+    want_start = DealStart(deal_id, int(kind), board[0] if board else 0, board[1] if board else 0)
+    if start.message != want_start:
+        raise Deviation(f"{start.message} differs from {want_start} (§8)")
+    seats: dict[int, int] = {}
+    counts = [0, 0, 0, 0]
+    for position in range(52):
+        ev = await p.expect(
+            lambda e: isinstance(e.message, CardRead | Fault | DealEnd | BoardDone),
+            f"CARD_READ {position}",
+            OPERATION_WAIT,
+        )
+        m = ev.message
+        if not isinstance(m, CardRead):
+            raise Deviation(f"expected CARD_READ position {position}, got {_describe(ev)} (§8)")
+        if m.deal_id != deal_id or m.position != position:
+            raise Deviation(
+                f"CARD_READ deal {m.deal_id} position {m.position}; expected deal {deal_id} position {position} (§8)"
+            )
+        if m.card is None or m.pocket is None or m.card in seats:
+            raise Deviation(f"CARD_READ position {position}: card {m.card} pocket {m.pocket} (unreadable or repeated)")
+        seats[m.card] = m.pocket
+        counts[m.pocket] += 1
+        if board and unpack_seats(board[2])[m.card] != m.pocket:
+            raise Deviation(f"card {m.card} went into pocket {m.pocket}; the board's deal says otherwise (§8)")
+    if counts != [13, 13, 13, 13]:
+        raise Deviation(f"pockets got {counts} cards; 13 each expected")
+    end = await p.expect(
+        lambda e: isinstance(e.message, DealEnd | BoardDone | Fault), "the end of the operation", OPERATION_WAIT
+    )
+    m = end.message
+    record = pack_seats([seats[c] for c in range(52)])
+    if board:
+        if not isinstance(m, BoardDone) or (m.deal_id, m.board, m.copy, m.cards, m.record) != (
+            deal_id,
+            board[0],
+            board[1],
+            52,
+            record,
+        ):
+            raise Deviation(
+                f"expected BOARD_DONE({deal_id}, {board[0]}, {board[1]}, 52, record of the reads), got {m} (§8)"
+            )
+    elif not isinstance(m, DealEnd) or (m.deal_id, m.cards, m.record) != (deal_id, 52, record):
+        raise Deviation(f"expected DEAL_END({deal_id}, 52, record of the reads), got {m} (§8)")
+    return record.hex()
+
+
+async def check_deal(p: Probe, report: Report) -> str:
+    await p.session()
+    info = report.info
+    if info is not None and not (info.has(Capability.SHUFFLER) and info.has(Capability.READER)):
+        await p.nak(StartDeal(901), p.next_seq(), NakReason.NOT_CAPABLE, "START_DEAL without SHUFFLER+READER", "§9")
+        return "no SHUFFLER/READER: START_DEAL refused with NOT_CAPABLE"
+    await p.ack(StartDeal(901), "START_DEAL")
+    record = await _operation(p, 901, None)
+    # BAD_STATE while dealing: hold the ACKs so the deal cannot finish, then refuse a second START_DEAL
+    await p.ack(StartDeal(902), "START_DEAL")
+    p.auto_ack = False
+    try:
+        await p.expect(lambda e: isinstance(e.message, DealStart), "DEAL_START", OPERATION_WAIT)
+        await p.nak(StartDeal(903), p.next_seq(), NakReason.BAD_STATE, "START_DEAL while dealing", "§7")
+        await p.ack(Abort(), "ABORT while dealing")
+    finally:
+        p.auto_ack = True
+    await p.session()  # a clean slate (the aborted deal's unanswered messages were dropped by HELLO)
+    return f"a full deal of 52 cards with its record ({record}); BAD_STATE and ABORT while dealing"
+
+
+async def check_board(p: Probe, report: Report) -> str:
+    await p.session()
+    deal = pack_seats([(3 * c + 1) % 4 for c in range(52)])  # 13 cards a pocket
+    info = report.info
+    if info is not None and not (info.has(Capability.DUPLICATOR) and info.has(Capability.READER)):
+        await p.nak(
+            MakeBoard(911, 3, 1, deal), p.next_seq(), NakReason.NOT_CAPABLE, "MAKE_BOARD without DUPLICATOR", "§9"
+        )
+        return "no DUPLICATOR: MAKE_BOARD refused with NOT_CAPABLE"
+    await p.ack(MakeBoard(911, 3, 1, deal), "MAKE_BOARD")
+    await _operation(p, 911, (3, 1, deal))
+    return "board 3 copy 1 made with every card in its pocket and BOARD_DONE"
+
+
+CHECKS: list[tuple[str, str, Check]] = [
+    ("handshake", "HELLO, HELLO_REPLY, GET_INFO, DEVICE_INFO (§6)", check_handshake),
+    ("versions", "version negotiation and header versions (§6.2, §6.3)", check_versions),
+    ("messages", "every host message type answered (§7, §9)", check_messages),
+    ("naks", "NAK reasons and the unanswered range (§5.1)", check_naks),
+    ("duplicates", "duplicate frames answered, not acted on (§5.3)", check_duplicates),
+    ("retransmission", "retransmission of unanswered messages (§5.4)", check_retransmission),
+    ("noise", "garbage, oversize, cut frames, bad CRC (§3, §5.1)", check_noise),
+    ("deal", "a full random deal (§8)", check_deal),
+    ("board", "a board copy (§8)", check_board),
+    ("lost_host", "retries exhausted and host silence end the session (§5.4, §5.6)", check_lost_host),
+]
+
+
+async def run_conformance(
+    transport: Transport, target: str, only: set[str] | None = None, progress: Callable[[str], None] | None = None
+) -> Report:
+    report = Report(target)
+    probe = Probe(transport, report)
+    try:
+        await probe.start()
+    except TransportClosed as exc:
+        report.results.append(CheckResult("open", "open the link", False, str(exc), 0.0))
+        return report
+    try:
+        for name, title, check in CHECKS:
+            if only is not None and name not in only:
+                continue
+            t0 = time.monotonic()
+            try:
+                detail = await check(probe, report)
+                ok = True
+            except Deviation as exc:
+                detail, ok = str(exc), False
+            except TransportClosed as exc:
+                detail, ok = f"the link closed: {exc}", False
+            result = CheckResult(name, title, ok, detail, time.monotonic() - t0)
+            report.results.append(result)
+            if progress is not None:
+                progress(f"{'PASS' if ok else 'FAIL'} {name}")
+            if name == "handshake" and not ok:
+                break  # nothing else can be checked without a session
+    finally:
+        await probe.stop()
+    return report

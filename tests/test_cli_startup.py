@@ -1,0 +1,110 @@
+"""The command line starts light: the commands officials type at a desk import no numerical, vision or web stack.
+
+Each command runs in a fresh interpreter (the real entry point, ``dealer.cli.app.main``) which then reports the
+modules it had imported; heavy ones must be absent. Timing is in ``bench/bench_cli.py``, not here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from dealer.cli import app as cli_app
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "cv2", "fastapi", "starlette", "uvicorn", "endplay", "scipy", "matplotlib", "fpdf", "jinja2")
+
+# Runs the real entry point, then prints which heavy modules were imported, whatever the exit code.
+PROBE = """
+import json, sys
+sys.argv = ["dealer", *json.loads(sys.argv[1])]
+from dealer.cli.app import main
+try:
+    main()
+finally:
+    sys.stdout.flush()
+    print("\\nLOADED " + json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in json.loads(sys.argv[2]))))
+"""
+
+
+def _loaded(args: list[str], cwd: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    probe = ["-c", PROBE.replace("sys.argv[1]", repr(json.dumps(args))).replace("sys.argv[2]", repr(json.dumps(HEAVY)))]
+    r = subprocess.run([sys.executable, *probe], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("LOADED "))
+    return json.loads(line.removeprefix("LOADED ")), r
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["board", "7"],
+        ["deal", "show", "1"],
+        ["deal", "rank", "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"],
+        ["bank", "status", "--json"],
+        ["bank", "--help"],
+        ["formats"],
+        ["scanner", "--help"],
+        ["serve", "--help"],
+    ],
+)
+def test_light_commands_import_no_heavy_module(args: list[str], tmp_path: Path) -> None:
+    loaded, r = _loaded(args, tmp_path)
+    assert loaded == [], f"dealer {' '.join(args)} imported {loaded}\n{r.stderr}"
+
+
+def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -> None:
+    from dealer.bank.api import DealSource
+    from dealer.bank.store import SqliteBank
+    from dealer.core.numbering import deal_from_rank
+
+    with SqliteBank(tmp_path / "bank.sqlite") as bank:
+        bank.commit_deal(deal_from_rank(12345), DealSource("import", file="x.pbn", board=1, line=1))
+    loaded, r = _loaded(["bank", "status", "--json", "--bank", str(tmp_path / "bank.sqlite")], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.split("\nLOADED ")[0])["deals"] == 1
+    assert loaded == []
+
+
+def test_heavy_commands_do_load_what_they_need(tmp_path: Path) -> None:
+    """The probe can fail: a command that needs numpy and OpenCV is seen importing them."""
+    loaded, r = _loaded(["scanner", "read", "--source", "virtual:seed=1", "--calibration", "missing.npz"], tmp_path)
+    assert r.returncode != 0
+    assert "numpy" in loaded and "cv2" in loaded
+
+
+def test_every_command_is_mapped_to_its_modules() -> None:
+    """``COMMANDS`` (what main imports for a command) names every top-level command, and only its modules."""
+    for module in cli_app.COMMAND_MODULES:
+        importlib.import_module(module)
+    group = typer.main.get_group(cli_app.app)
+    assert set(group.commands) == set(cli_app.COMMANDS)
+    for name, modules in cli_app.COMMANDS.items():
+        assert set(modules) <= set(cli_app.COMMAND_MODULES), name
+        command = group.commands[name]
+        callback = command.callback if command.callback is not None else None
+        if callback is not None and getattr(callback, "__module__", "").startswith("dealer.cli."):
+            assert callback.__module__ in modules, (name, callback.__module__)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["board", "1"], ("dealer.cli.deal_cmds",)),
+        (["--help"], cli_app.COMMAND_MODULES),
+        ([], cli_app.COMMAND_MODULES),
+        (["bank", "import", "x.pbn"], ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds")),
+        (["no-such-command"], cli_app.COMMAND_MODULES),
+    ],
+)
+def test_modules_for_command_line(argv: list[str], expected: tuple[str, ...]) -> None:
+    assert cli_app.modules_for(argv) == expected

@@ -1,0 +1,80 @@
+"""Machine output is plain whatever the terminal: every command that prints JSON or a hash prints it unwrapped
+and uncoloured, on a 40-column pty (a real terminal: rich would wrap and colour there) and through a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from draw_support import make_bank
+
+ROOT = Path(__file__).resolve().parents[1]
+REG = "[dealing]\nvariant = 3\n[draw]\nshare_percent = 10\n[session]\nboards = 2\n[schedule]\nsessions = 2\n"
+ESC = re.compile(rb"\x1b\[")
+
+
+def on_pty(cwd: Path, *args: str) -> tuple[int, bytes]:
+    """Run ``dealer ARGS`` with stdout and stderr on a fresh 40-column pseudo-terminal; all it wrote."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40", "LINES": "20", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, stdout=follower,
+                            stderr=follower, stdin=subprocess.DEVNULL)  # fmt: skip
+    os.close(follower)
+    out = bytearray()
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    return proc.wait(), bytes(out).replace(b"\r\n", b"\n")
+
+
+def piped(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40"}
+    return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True)
+
+
+def test_json_and_hashes_are_plain_on_a_40_column_terminal(tmp_path: Path) -> None:
+    make_bank(tmp_path / "var" / "bank.sqlite", 40).close()
+    (tmp_path / "reg.toml").write_text(REG)
+    code, seal = on_pty(tmp_path, "bank", "seal")
+    assert code == 0, seal
+    assert not ESC.search(seal)
+    lines = dict(line.split(maxsplit=1) for line in seal.decode().splitlines()[1:] if line.split())
+    assert re.fullmatch(r"[0-9a-f]{64}", lines["root"]) and re.fullmatch(r"[0-9a-f]{128}", lines["signature"])
+
+    dice = ("--witness", "Ann", "--witness", "Boris", "--rolls", "8")
+    code, out = on_pty(tmp_path, "draw", "prepare", "S1", "--regulation", "reg.toml", *dice)
+    assert code == 0, out
+    assert not ESC.search(out)
+    published = json.loads(out)  # the whole output is the JSON document, unwrapped
+    assert re.fullmatch(r"[0-9a-f]{128}", published["signature"]) and published["commitment"]["n"] == 2
+
+    code, out = on_pty(tmp_path, "draw", "publish", "S1")
+    assert code == 0 and json.loads(out)["label"] == "S1"
+    value = piped(tmp_path, "draw", "public-value", "S1", "--dice", "12345612", "--dice", "65432165")
+    assert value.returncode == 0 and value.stdout == b"12345612/65432165\n"
+    assert on_pty(tmp_path, "draw", "run", "S1")[0] == 0
+    code, out = on_pty(tmp_path, "draw", "reveal", "S1")
+    assert code == 0 and not ESC.search(out)
+    assert len(json.loads(out)["secret"]) == 64
+    code, out = on_pty(tmp_path, "bank", "status", "--json")
+    assert code == 0 and json.loads(out)["draws"][0]["state"] == "revealed"
+
+    assert piped(tmp_path, "draw", "bundle", "S1", "--out", "b.json").returncode == 0
+    code, out = on_pty(tmp_path, "draw", "verify", "b.json")
+    assert code == 0 and not ESC.search(out)
+    seed = re.search(rb"passed draw: seed ([0-9a-f]+);", out)
+    assert seed is not None and len(seed.group(1)) == 64  # the hash on one line, whole
+    piped_json = piped(tmp_path, "draw", "prepare", "S2", "--regulation", "reg.toml", *dice)
+    assert piped_json.returncode == 0 and json.loads(piped_json.stdout)["commitment"]["previous"]

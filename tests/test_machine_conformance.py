@@ -1,0 +1,93 @@
+"""``dealer machine conformance``: passes the simulator and the C example, fails each deliberately broken device
+with a message naming its deviation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _c_support import SANITIZE, build, example_device, sanitizers_work, write_decks
+
+from drivers.conformance import run_conformance
+from drivers.simulator import SimulatorThread, VirtualMachine, parse_faults
+from drivers.transport import open_transport
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DEALER_LANG": "en"}
+    cmd = [sys.executable, "-m", "dealer", "machine", "conformance", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, check=False)
+
+
+def test_the_simulator_conforms_and_the_report_is_written(tmp_path: Path) -> None:
+    with SimulatorThread(VirtualMachine(pace=0), "pty") as sim:
+        done = cli(sim.url, "--report", str(tmp_path / "report.txt"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert report == done.stdout
+    assert "result: CONFORMS — 10 of 10 checks passed" in report
+    assert "PASS  board" in report and "PASS  lost_host" in report
+    for name in (
+        "handshake",
+        "versions",
+        "naks",
+        "duplicates",
+        "retransmission",
+        "noise",
+        "deal",
+        "board",
+        "lost_host",
+    ):
+        assert f"PASS  {name}" in report
+
+
+def test_the_c_example_conforms(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    out = tmp_path_factory.mktemp("odp-conf")
+    flags = SANITIZE if sanitizers_work(out) else ["-O2"]  # the hostile checks also run under ASan/UBSan
+    binary = build(out, "example_device", ["odp.c", "example_device.c"], flags)
+    write_decks(tmp_path / "decks.txt", 5, seed=1)
+    link = tmp_path / "ttyODP"
+    with example_device(binary, tmp_path / "decks.txt", link):
+        done = cli(str(link))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "device: odp example (serial ODP-EXAMPLE-1" in done.stdout
+    assert "result: CONFORMS" in done.stdout
+
+
+BROKEN = [
+    ("crc_big_endian", None, "handshake", "CRC in big-endian byte order (§4: little-endian)"),
+    ("no_duplicate_detection", {"handshake", "duplicates"}, "duplicates", "no duplicate detection"),
+    ("no_nak", {"handshake", "naks"}, "naks", "no NAK UNKNOWN_TYPE (§5.1 step 5f)"),
+    ("wrong_version", None, "handshake", "HELLO_REPLY chose version 2; the highest common version"),
+]
+
+
+@pytest.mark.parametrize(("quirk", "only", "failed", "message"), BROKEN, ids=[b[0] for b in BROKEN])
+def test_a_broken_device_fails_naming_its_deviation(
+    quirk: str, only: set[str] | None, failed: str, message: str
+) -> None:
+    machine = VirtualMachine(pace=0, faults=parse_faults(quirk))
+    with SimulatorThread(machine, "pty") as sim:
+        report = asyncio.run(run_conformance(open_transport(sim.url), sim.url, only))
+    assert not report.ok
+    bad = [r for r in report.results if not r.ok]
+    assert bad[0].name == failed, report.render()
+    assert message in bad[0].detail, report.render()
+    assert "DOES NOT CONFORM" in report.render()
+
+
+def test_cli_exits_nonzero_for_a_broken_device() -> None:
+    with SimulatorThread(VirtualMachine(pace=0, faults=parse_faults("wrong_version")), "pty") as sim:
+        done = cli(sim.url, "--only", "handshake")
+    assert done.returncode == 1
+    assert "FAIL  handshake" in done.stdout
+
+
+def test_unknown_check_is_a_clear_error() -> None:
+    done = cli("loop://", "--only", "handshake,telepathy")
+    assert done.returncode == 2
+    assert "telepathy" in done.stderr
