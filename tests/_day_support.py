@@ -299,12 +299,24 @@ async def judge_state(http: httpx.AsyncClient, server: ServerProcess) -> dict[st
     return dict(r.json())
 
 
-async def formation_done(http: httpx.AsyncClient, server: ServerProcess, target: int) -> dict[str, Any] | None:
-    """Both stations stopped at the target (their last deal committed)."""
+async def formation_done(
+    http: httpx.AsyncClient, server: ServerProcess, target: int, restarted: list[str] | None = None
+) -> dict[str, Any] | None:
+    """Both stations stopped at the target (their last deal committed).
+
+    As the technical judge does, a station waiting for a redeal after a fault it could not recover from by
+    itself (on a loaded machine, a simulated device that answers late) is started again; each such restart is
+    appended to ``restarted`` so a test can bound them.
+    """
     st = await judge_state(http, server)
     statuses = {s["station"]: s["status"] for s in st["stations"]}
     if st["bank"]["formed"] >= target and all(v == "target_reached" for v in statuses.values()):
         return st
+    for name, status in statuses.items():
+        if restarted is not None and status == "needs_redeal":
+            r = await http.post(server.base + f"/api/judge/stations/{name}/start", headers=judge_headers(), json={})
+            if r.status_code == 200:
+                restarted.append(name)
     return None
 
 

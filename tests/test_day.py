@@ -101,13 +101,16 @@ async def tournament_day(server: ServerProcess, cfg: DayConfig, tmp: Path) -> di
             for station, kind in (("A", "jam"), ("B", "duplicate_card"), ("A", "unreadable_card"), ("B", "misfeed")):
                 reply = await judge_command(ws, station, "inject", kind=kind)
                 assert reply["type"] == "ok", reply
+            restarted: list[str] = []
             state = await wait_until(
-                lambda: formation_done(http, server, cfg.target),
+                lambda: formation_done(http, server, cfg.target, restarted),
                 120,  # seconds without a deal, a void or a status change: stuck, not slow
                 "the bank to be formed",
                 progress=lambda: station_progress(http, server),
             )
         figures["formation_s"] = round(time.monotonic() - t0, 1)
+        figures["judge_restarts"] = len(restarted)
+        assert len(restarted) <= 10, restarted  # a fault now and then, not a station that never deals
         formed = state["bank"]["formed"]
         assert formed >= cfg.target
         by_station = {s["station"]: s for s in state["stations"]}

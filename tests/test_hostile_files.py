@@ -80,6 +80,19 @@ def hostile() -> Iterator[tuple[str, bytes]]:
     yield "unterminated-comment", b"{" + b"x" * 100_000
     yield "many-tags", b'[Board "1"]' * 20_000
     yield "escaped-quotes", b'[Event "' + b'\\"' * 50_000 + b'"]\n'
+    # numbers past Python's 4,300-digit conversion limit where each format keeps a board number
+    big = "9" * 5000
+    for fmt_name in ("pbn", "csv", "lin", "dlm"):
+        text = formats()[fmt_name].write(_deals(2), ExportMeta()).decode("latin-1")
+        swaps = {'Board "1"': f'Board "{big}"', '"1",': f'"{big}",', "Board 1": f"Board {big}", "qx|o1": f"qx|o{big}"}
+        swaps["Board 01="] = f"Board {big}="
+        for k, (old, new) in enumerate(swaps.items()):
+            if old in text:
+                yield f"{fmt_name}-digits-{k}", text.replace(old, new, 1).encode("latin-1")
+    yield (
+        "dlm-to-board",
+        formats()["dlm"].write(_deals(2), ExportMeta()).replace(b"To board=2", b"To board=" + big.encode()),
+    )
 
 
 CORPUS = list(hostile())

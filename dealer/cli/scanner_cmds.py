@@ -26,7 +26,7 @@ app.add_typer(scanner_app, name="scanner")
 
 SOURCE_HELP = (
     "Camera index (0), video file, stream URL, directory or glob of images, or "
-    "virtual:deck=synthetic-4c-fr,order=sorted|shuffled,seed=N,level=clean|mild|strong"
+    "virtual:deck=synthetic-4c-fr,order=sorted|shuffled,seed=N,level=clean|mild|strong|hard"
 )
 
 

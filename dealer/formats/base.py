@@ -26,6 +26,12 @@ MAX_FIELD_CHARS = 10_000  # a CSV field, a JSON string
 MAX_JSON_DEPTH = 32  # nesting of JSON arrays and objects
 MAX_INT_DIGITS = 20  # digits of a JSON integer
 
+
+def small_int(digits: str) -> int | None:
+    """A run of decimal digits as an int, or None past ``MAX_INT_DIGITS`` (no 4,300-digit conversion error)."""
+    return int(digits) if len(digits) <= MAX_INT_DIGITS else None
+
+
 _LONG_LINE = re.compile(f"[^\n\r]{{{MAX_LINE_CHARS + 1}}}")
 
 

@@ -27,6 +27,7 @@ from .base import (
     ReadResult,
     check_line_length,
     register,
+    small_int,
 )
 
 _VUL_TEXT = {Vulnerability.NONE: "-", Vulnerability.NS: "NS", Vulnerability.EW: "EW", Vulnerability.ALL: "All"}
@@ -113,7 +114,8 @@ class CsvFormat:
             if position == 0 and board_text and not board_text.isdecimal():
                 continue  # a header line
             position += 1
-            board = int(board_text) if board_text.isdecimal() and int(board_text) >= 1 else position
+            number = small_int(board_text) if board_text.isdecimal() else None
+            board = number if number is not None and number >= 1 else position
             try:
                 seats = bytearray([4] * 52)
                 for k in range(16):

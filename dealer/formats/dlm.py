@@ -18,7 +18,16 @@ from dealer.core import Deal
 from dealer.core.errors import DealerError
 
 from ._common import law2_record, numbered
-from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register
+from .base import (
+    MAX_INT_DIGITS,
+    BoardRecord,
+    ExportMeta,
+    FormatError,
+    ReadProblem,
+    ReadResult,
+    check_line_length,
+    register,
+)
 
 FILLER = "aaaaaabffffffkkkkkklpppppp"
 MAX_BOARD = 99
@@ -104,6 +113,8 @@ class DlmFormat:
             key, value = (part.strip() for part in line.split("=", 1))
             low = key.lower()
             if low.startswith("board ") and low[6:].strip().isdecimal():
+                if len(low[6:].strip()) > MAX_INT_DIGITS:
+                    raise FormatError(f"{source}: line {lineno}: {key[:40]!r}… is not a board number")
                 nn = int(low[6:])
                 if nn in board_lines:
                     raise FormatError(
@@ -117,8 +128,8 @@ class DlmFormat:
             if key not in header:
                 raise FormatError(f"{source}: the [Document] header has no {key!r} line")
             value, lineno = header[key]
-            if not value.lstrip("-").isdecimal():
-                raise FormatError(f"{source}: line {lineno}: {key} = {value!r} is not a number")
+            if not value.lstrip("-").isdecimal() or len(value) > MAX_INT_DIGITS:
+                raise FormatError(f"{source}: line {lineno}: {key} = {value[:40]!r} is not a number")
             return int(value), lineno
 
         first, _ = number("from board")
@@ -150,7 +161,7 @@ class DlmFormat:
             value, lineno = board_lines[nn]
             letters, digits = value[:26], value[26:]
             try:
-                if len(letters) != 26 or not digits.isdecimal():
+                if len(letters) != 26 or not digits.isdecimal() or len(digits) > 3:
                     raise FormatError(f"'{value}' is not 26 letters and a checksum")
                 want = board_checksum(nn, letters)
                 if int(digits) != want:

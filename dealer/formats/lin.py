@@ -16,7 +16,7 @@ from dealer.core import Card, Deal, Seat, Vulnerability, board_dealer, board_vul
 from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
 
-from .base import BoardRecord, ExportMeta, ReadProblem, ReadResult, register
+from .base import BoardRecord, ExportMeta, ReadProblem, ReadResult, register, small_int
 from .pbn import decode_text
 
 # LIN dealer digit -> seat, and the hand order of ``md`` (South first, clockwise)
@@ -145,7 +145,7 @@ class LinFormat:
 
 def _number(value: str) -> int | None:
     m = _NUMBER.search(value)
-    return int(m.group()) if m else None
+    return small_int(m.group()) if m else None
 
 
 LIN = register(LinFormat())

@@ -26,7 +26,7 @@ from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerabi
 from dealer.core.deal import fast_pbn_deal
 from dealer.core.errors import DealError
 
-from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register
+from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register, small_int
 
 MANDATORY_TAGS = (
     "Event",
@@ -95,9 +95,9 @@ def parse_deal_value(value: str) -> Deal:
 
 def _board_number(value: str) -> int | None:
     if value.isascii() and value.isdigit():
-        return int(value)
+        return small_int(value)
     m = _DIGITS.search(value)
-    return int(m.group()) if m else None
+    return small_int(m.group()) if m else None
 
 
 class PbnFormat:
