@@ -94,6 +94,9 @@ def test_every_command_is_mapped_to_its_modules() -> None:
         callback = command.callback if command.callback is not None else None
         if callback is not None and getattr(callback, "__module__", "").startswith("dealer.cli."):
             assert callback.__module__ in modules, (name, callback.__module__)
+        for sub, subcommand in getattr(command, "commands", {}).items():  # a group's subcommands too
+            where = getattr(subcommand.callback, "__module__", "")
+            assert not where.startswith("dealer.cli.") or where in modules, (name, sub, where)
 
 
 @pytest.mark.parametrize(
@@ -102,7 +105,10 @@ def test_every_command_is_mapped_to_its_modules() -> None:
         (["board", "1"], ("dealer.cli.deal_cmds",)),
         (["--help"], cli_app.COMMAND_MODULES),
         ([], cli_app.COMMAND_MODULES),
-        (["bank", "import", "x.pbn"], ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds")),
+        (
+            ["bank", "import", "x.pbn"],
+            ("dealer.cli.bank_cmds", "dealer.cli.bank_migrate_cmds", "dealer.cli.audit_cmds"),
+        ),
         (["no-such-command"], cli_app.COMMAND_MODULES),
     ],
 )

@@ -47,7 +47,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "deal": ("dealer.cli.deal_cmds",),
     "regulation": ("dealer.cli.deal_cmds",),
     "board": ("dealer.cli.deal_cmds",),
-    "bank": ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds"),
+    "bank": ("dealer.cli.bank_cmds", "dealer.cli.bank_migrate_cmds", "dealer.cli.audit_cmds"),
     "draw": ("dealer.cli.draw_cmds",),
     "audit": ("dealer.cli.audit_cmds",),
     "export": ("dealer.cli.export_cmds",),
@@ -59,6 +59,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "scanner": ("dealer.cli.scanner_cmds",),
     "serve": ("dealer.cli.serve_cmds",),
     "docs": ("dealer.cli.docs_cmds",),
+    "relay": ("dealer.cli.relay_cmds",),
 }
 
 
