@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from bank_engines import open_test_bank, pg_database
 from bank_support import random_deal, station_source
 from draw_support import DICE, full_draw, regulation
 
+from dealer.bank.keys import KEY_FILE
 from dealer.bank.migrate import migrate_bank
 from dealer.bank.store import BankError, DuplicateDealError, SqliteBank
 from dealer.bank.verify import verify_bank
@@ -185,6 +187,9 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
         )
         assert run.returncode == 0, run.stderr
         assert "verified on both" in run.stdout and "postgres@" in run.stdout
+        assert "signing key" in run.stdout  # the key is a file: the officials move it themselves, as told
+        (tmp_path / "var").mkdir(exist_ok=True)
+        shutil.copy2(src.parent / KEY_FILE, tmp_path / "var" / KEY_FILE)  # the service's var_dir keys a PG bank
         with open_test_bank(url, tmp_path) as pg:
             assert verify_bank(pg).ok
             assert json.dumps(Director(pg).bundle("S1"), sort_keys=True) == bundle
@@ -236,7 +241,6 @@ PG_BIN = Path("/usr/lib/postgresql/15/bin")
 def private_pg() -> Any:
     """A PostgreSQL server of this test's own (initdb in a temporary directory), so it can be restarted."""
     import pwd
-    import shutil
     import tempfile
 
     from _web_server import free_port
@@ -255,7 +259,12 @@ def private_pg() -> Any:
     data = base / "data"
 
     def as_pg(*args: str) -> None:
-        subprocess.run(["runuser", "-u", "postgres", "--", *args], check=True, capture_output=True, timeout=120)
+        # from the server's own folder: initdb refuses to start in a working directory postgres cannot read
+        # (and in the C locale: initdb refuses a LANG the machine has no locale for)
+        env = {**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", *args], check=True, capture_output=True, timeout=120, cwd=base, env=env
+        )
 
     as_pg(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync")
     options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1"
@@ -271,6 +280,7 @@ def private_pg() -> Any:
         subprocess.run(
             ["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
             capture_output=True,
+            cwd=base,
             timeout=60,
         )
         shutil.rmtree(base, ignore_errors=True)

@@ -45,3 +45,8 @@ def migrate_cmd(
         f"{after.draws} draws",
         markup=False,
     )
+    out.print(
+        "the signing key is not copied (it is a file, not a row): a SQLite bank keeps it beside the file, a "
+        "PostgreSQL bank in the service's var_dir; move bank-ed25519.pem there (or give --keys) before the next seal",
+        markup=False,
+    )
