@@ -88,6 +88,8 @@ def candidates() -> list[Candidate]:
     found = [Candidate("simulator", "simulator", "simulated dealing machine (pty)")]
     try:
         for row in serial_rows():
+            if row["description"] in ("", "n/a") and not row["usb"]:
+                continue  # a motherboard UART with nothing behind it (/dev/ttyS0..31): not a dealing machine
             text = " ".join(x for x in (row["description"], row["profile"], row["serial"]) if x)
             found.append(Candidate(f"serial:{row['device']}", "serial", text))
         usb_found, _ = usb_rows()

@@ -240,8 +240,8 @@ def test_disconnect_or_reset_during_a_deal_asks_first_and_voids_as_the_operators
 
 def test_no_phantom_serial_ports_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
     """A motherboard UART with nothing behind it (/dev/ttyS0: description "n/a", no USB ids) is no device."""
-    from dealer.cli import device_cmds
     from dealer.web.links import available_devices
+    from drivers import discovery
 
     rows = [
         {"device": "/dev/ttyS0", "usb": "", "serial": "", "description": "n/a", "profile": ""},
@@ -249,7 +249,7 @@ def test_no_phantom_serial_ports_are_offered(monkeypatch: pytest.MonkeyPatch) ->
         {"device": "/dev/ttyUSB0", "usb": "0403:6001", "serial": "A1", "description": "FT232R", "profile": ""},
         {"device": "/dev/ttyAMA0", "usb": "", "serial": "", "description": "ttyAMA0", "profile": ""},
     ]
-    monkeypatch.setattr(device_cmds, "serial_rows", lambda: rows)
-    monkeypatch.setattr(device_cmds, "usb_rows", lambda: ([], None))
+    monkeypatch.setattr(discovery, "serial_rows", lambda: rows)
+    monkeypatch.setattr(discovery, "usb_rows", lambda: ([], None))
     ids = [d["id"] for d in available_devices()]
     assert ids == ["simulator", "serial:/dev/ttyUSB0", "serial:/dev/ttyAMA0"]
