@@ -263,7 +263,7 @@ def make_router(service: Service) -> APIRouter:
                 on_progress=on_progress,
             )
             await maker.run_async(boards)
-            info = driver.info()  # DEVICE_INFO of the machine, for the board-making act
+            info = driver.info  # DEVICE_INFO of the machine, for the board-making act
             machine = dataclasses.asdict(info) if info is not None else None
             await record("boards", job.label, [journal], copies=job.total_copies, machine=machine)
             job.state = "done"  # only once the ledger holds the run: a client that sees done finds the entry

@@ -70,7 +70,7 @@
     row.appendChild(parts.redeal);
     // a ledger write the bank could not take: the deal is kept and retried; the judge may retry now or void it
     parts.bankwait = el("div", "row bankwait");
-    parts.bankwaitText = el("ul", "faultlist");
+    parts.bankwaitText = el("ul", "bankwaitlist");
     parts.bankwait.append(parts.bankwaitText, button("judge.retry_bank", () => send("retry_bank", name), "primary"),
       button("judge.void_pending", () => { if (confirm(t("judge.void_pending_confirm"))) send("void_pending", name); }, "danger"));
     const vis = el("div", "row");
