@@ -79,8 +79,9 @@ def test_export_routes_are_director_only_gated_and_safe(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
             assert p["state"] == "done" and sorted(p["made"]) == [[1, 1], [2, 1]]
-        kinds = [e.data.get("what") for e in SqliteBank(cfg.bank_path).entries_of_kind("export")]
-        assert kinds == ["files", "handrecords", "boards"]
+        exports = SqliteBank(cfg.bank_path).entries_of_kind("export")
+        assert [e.data.get("what") for e in exports] == ["files", "handrecords", "boards"]
+        assert exports[-1].data["machine"]["serial"] == "SIM-BOARDS"  # DEVICE_INFO, for the board-making act
 
 
 def test_labels_that_sanitise_alike_get_their_own_export_folders() -> None:
