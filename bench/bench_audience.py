@@ -150,7 +150,7 @@ def _stream_last(event: str) -> int:
     async def go() -> int:
         import nats
 
-        from dealer.relay.wire import stream_name
+        from dealer.web.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         try:
@@ -166,7 +166,7 @@ def _delete_stream(event: str) -> None:
     async def go() -> None:
         import nats
 
-        from dealer.relay.wire import stream_name
+        from dealer.web.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         with contextlib.suppress(Exception):

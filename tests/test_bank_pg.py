@@ -185,7 +185,9 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
         )
         assert run.returncode == 0, run.stderr
         assert "verified on both" in run.stdout and "postgres@" in run.stdout
-        with open_test_bank(url, tmp_path) as pg:
+        from dealer.bank.engines import open_bank_at
+
+        with open_bank_at(url, src.parent) as pg:  # the bank's signing key stays where it was
             assert verify_bank(pg).ok
             assert json.dumps(Director(pg).bundle("S1"), sort_keys=True) == bundle
             for table, want in rows.items():

@@ -102,7 +102,10 @@ def test_every_command_is_mapped_to_its_modules() -> None:
         (["board", "1"], ("dealer.cli.deal_cmds",)),
         (["--help"], cli_app.COMMAND_MODULES),
         ([], cli_app.COMMAND_MODULES),
-        (["bank", "import", "x.pbn"], ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds")),
+        (
+            ["bank", "import", "x.pbn"],
+            ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds", "dealer.cli.bank_migrate_cmds"),
+        ),
         (["no-such-command"], cli_app.COMMAND_MODULES),
     ],
 )

@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "deal": ("dealer.cli.deal_cmds",),
     "regulation": ("dealer.cli.deal_cmds",),
     "board": ("dealer.cli.deal_cmds",),
-    "bank": ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds"),
+    "bank": ("dealer.cli.bank_cmds", "dealer.cli.audit_cmds", "dealer.cli.bank_migrate_cmds"),
     "draw": ("dealer.cli.draw_cmds",),
     "audit": ("dealer.cli.audit_cmds",),
     "export": ("dealer.cli.export_cmds",),
@@ -57,6 +57,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "simulate": ("dealer.cli.simulate_cmds",),
     "scanner": ("dealer.cli.scanner_cmds",),
     "serve": ("dealer.cli.serve_cmds",),
+    "relay": ("dealer.cli.relay_cmds",),
 }
 
 

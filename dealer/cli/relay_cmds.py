@@ -23,8 +23,8 @@ def relay(
     import uvicorn
 
     from dealer.relay.app import create_relay_app
-    from dealer.relay.wire import check_event
     from dealer.web.config import LANGUAGES
+    from dealer.web.public_wire import check_event
 
     if language not in LANGUAGES:
         raise typer.BadParameter(f"{language!r}: allowed {', '.join(LANGUAGES)}", param_hint="--language")

@@ -17,9 +17,8 @@ from collections import deque
 from typing import Any
 
 from dealer.web.hub import PublicHub
-
-from .publisher import ensure_stream
-from .wire import WireError, decode, subject
+from dealer.web.nats_publisher import ensure_stream
+from dealer.web.public_wire import WireError, decode, subject
 
 log = logging.getLogger("dealer.relay.feed")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from dealer.bank.api import BankApi
 from dealer.regulation import Regulation, load_regulation
-from dealer.relay.publisher import RelayPublisher
+from dealer.web.nats_publisher import RelayPublisher
 
 from .bankworker import BankWorker
 from .config import ServiceConfig, StationConfig
