@@ -6,7 +6,7 @@ bytes from its socket. Viewers are ``bench.sse_viewers`` processes (asyncio raw 
 the servers are processes of their own; all on loopback on this machine, sharing its cores with the viewers.
 
 1. Hall service, 1,000 viewers: uvicorn on h11 + asyncio (the anchor: the stack measured in issue #17) against
-   httptools + uvloop (``uvicorn[standard]``), same run, same load; then 5,000 viewers on the faster stack.
+   httptools + uvloop (``uvicorn[standard]``, where installed), same run, same load; then 5,000 viewers.
 2. Relays: the hall publishes to NATS JetStream, 4 ``dealer relay`` processes serve 1,000 / 5,000 / 10,000
    viewers; latency includes the hall's publisher, NATS and the relay.
 CPU per delivered event = CPU time of the serving processes (hall, or the 4 relays; not NATS, not the viewers)
@@ -150,7 +150,7 @@ def _stream_last(event: str) -> int:
     async def go() -> int:
         import nats
 
-        from dealer.broadcast.wire import stream_name
+        from dealer.web.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         try:
@@ -166,7 +166,7 @@ def _delete_stream(event: str) -> None:
     async def go() -> None:
         import nats
 
-        from dealer.broadcast.wire import stream_name
+        from dealer.web.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         with contextlib.suppress(Exception):
@@ -199,8 +199,9 @@ def _hall(clients: int, procs: int, count: int, rate: float, http: str, loop: st
 def _relays(clients: int, procs: int, count: int, rate: float, relays: int = 4) -> dict[str, Any]:
     event = f"bench{uuid.uuid4().hex[:8]}"
     port = _free_port()
-    hall_cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--http", "httptools"]
-    hall_cmd += ["--loop", "uvloop", "--nats", NATS_URL, "--event", event]
+    http, loop = _stacks()[-1]
+    hall_cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--http", http]
+    hall_cmd += ["--loop", loop, "--nats", NATS_URL, "--event", event]
     relay_ports = [_free_port() for _ in range(relays)]
     relay_cmds = [
         [sys.executable, "-m", "dealer", "relay", "--nats", NATS_URL, "--event", event, "--port", str(p)]
@@ -231,6 +232,16 @@ def _relays(clients: int, procs: int, count: int, rate: float, relays: int = 4) 
         _delete_stream(event)
     m.update(ready=viewers.ready, cpu_us=cpu / max(m["received"], 1) * 1e6, messages=len(commits))
     return m
+
+
+def _stacks() -> list[tuple[str, str]]:
+    """h11 + asyncio always; httptools + uvloop (``uvicorn[standard]``) where installed."""
+    try:
+        import httptools  # noqa: F401
+        import uvloop  # noqa: F401
+    except ImportError:
+        return [("h11", "asyncio")]
+    return [("h11", "asyncio"), ("httptools", "uvloop")]
 
 
 def _relay_last(url: str) -> int:
@@ -273,12 +284,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     count = 60 if quick else 200
     rate = 20.0  # messages/s: a fast dealing machine's card rate, twice a real one's
-    stacks = [("h11", "asyncio"), ("httptools", "uvloop")]
-    try:
-        import httptools  # noqa: F401
-        import uvloop  # noqa: F401
-    except ImportError:
-        stacks = stacks[:1]
+    stacks = _stacks()
 
     def add(label: str, m: dict[str, Any], clients: int, target: str | None) -> None:
         if "failed" in m:

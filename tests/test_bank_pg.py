@@ -25,7 +25,6 @@ from bank_engines import open_test_bank, pg_database
 from bank_support import random_deal, station_source
 from draw_support import DICE, full_draw, regulation
 
-from dealer.bank.keys import KEY_FILE
 from dealer.bank.migrate import migrate_bank
 from dealer.bank.store import BankError, DuplicateDealError, SqliteBank
 from dealer.bank.verify import verify_bank
@@ -187,10 +186,10 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
         )
         assert run.returncode == 0, run.stderr
         assert "verified on both" in run.stdout and "postgres@" in run.stdout
-        assert "signing key" in run.stdout  # the key is a file: the officials move it themselves, as told
-        (tmp_path / "var").mkdir(exist_ok=True)
-        shutil.copy2(src.parent / KEY_FILE, tmp_path / "var" / KEY_FILE)  # the service's var_dir keys a PG bank
-        with open_test_bank(url, tmp_path) as pg:
+        assert "signing key" in run.stdout  # the key is a file, not a row: the migrate command says where it goes
+        from dealer.bank.engines import open_bank_at
+
+        with open_bank_at(url, src.parent) as pg:  # the bank's signing key stays where it was
             assert verify_bank(pg).ok
             assert json.dumps(Director(pg).bundle("S1"), sort_keys=True) == bundle
             for table, want in rows.items():

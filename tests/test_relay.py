@@ -20,9 +20,9 @@ from _web_server import Running, regulation, running_service, service_config
 
 from dealer.bank.keys import KEY_FILE
 from dealer.bank.store import SqliteBank
-from dealer.broadcast.wire import PUBLIC_TYPES, WireError, encode, subject
 from dealer.core import Card
 from dealer.web.public import HALL_DRAW_KEYS
+from dealer.web.public_wire import PUBLIC_TYPES, WireError, encode, subject
 
 K = 32
 KEYS = {

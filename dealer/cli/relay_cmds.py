@@ -22,9 +22,9 @@ def relay(
     """Serve the audience page and the public stream to remote viewers (no secret; public routes only)."""
     import uvicorn
 
-    from dealer.broadcast.wire import check_event
     from dealer.relay.app import create_relay_app
     from dealer.web.config import LANGUAGES
+    from dealer.web.public_wire import check_event
 
     if language not in LANGUAGES:
         raise typer.BadParameter(f"{language!r}: allowed {', '.join(LANGUAGES)}", param_hint="--language")

@@ -16,9 +16,9 @@ import time
 from collections import deque
 from typing import Any
 
-from dealer.broadcast.publisher import ensure_stream
-from dealer.broadcast.wire import WireError, decode, subject
 from dealer.web.hub import PublicHub
+from dealer.web.nats_publisher import ensure_stream
+from dealer.web.public_wire import WireError, decode, subject
 
 log = logging.getLogger("dealer.relay.feed")
 

@@ -237,7 +237,7 @@ def _relay(table: Any, source: str) -> tuple[str | None, str]:
         if not url.startswith(("nats://", "tls://")):
             raise ConfigError(f"relay.nats = {url!r} must be a nats:// or tls:// URL", source)
     event = _str(table.get("event", "event"), "relay.event", source)
-    from dealer.broadcast.wire import WireError, check_event
+    from dealer.web.public_wire import WireError, check_event
 
     try:
         check_event(event)

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bank.api import BankApi
-from dealer.broadcast.publisher import RelayPublisher
 from dealer.regulation import DealingVariant, Regulation, load_regulation
+from dealer.web.nats_publisher import RelayPublisher
 
 from .bankworker import BankWorker
 from .closed import ClosedBoards

@@ -17,7 +17,7 @@ import uuid
 from collections import deque
 from typing import Any
 
-from .wire import WireError, encode, stream_name, subject
+from .public_wire import WireError, encode, stream_name, subject
 
 log = logging.getLogger("dealer.relay.publisher")
 
