@@ -125,6 +125,9 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
             time.sleep(0.05)
         page.wait_for_function("document.getElementById('formed').textContent !== '0'", timeout=10000)
         assert "Blind" in panel.inner_text()
+        # nothing waits for the bank: its retry/void buttons are not shown (a flex row once overrode hidden)
+        assert not panel.locator(".bankwait").is_visible()
+        assert not panel.get_by_role("button", name="Retry the bank now").is_visible()
         page.screenshot(path=str(ARTIFACTS / "judge-console.png"), full_page=True)
         # a simulated fault shows its guidance and waits for Re-deal
         panel.locator("select").select_option("duplicate_card")
