@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import Running, regulation, running_service, service_config
+from _web_server import Running, press_start, regulation, running_service, service_config
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -44,6 +44,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         tmp, language="ru", stations=[{"name": "A", "cards_per_second": 500.0, "auto_redeal": True, "fault_rate": 0.2}]
     )
     with running_service(cfg, regulation(2, 32, target=30)) as s:
+        press_start(s)  # the technical judge starts the dealing
         yield s
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import websockets
-from _web_server import running_service, service_config
+from _web_server import press_start, running_service, service_config
 from test_web_stream import Capture, wait_for
 
 from dealer.bank.store import SqliteBank
@@ -82,6 +82,7 @@ def test_nothing_of_two_draws_and_their_boards_leaves_the_service_before_reveal(
     assert reg.bank_target == 40
     cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0, "fault_rate": 0.0}])
     with running_service(cfg, reg) as server:
+        press_start(server)  # the technical judge starts the dealing
         wait_for(lambda: server.service.stations["A"].status == "target_reached", 120)
         judge_secret = server.service.secrets.secret("judge")
         judge = {"Authorization": f"Bearer {judge_secret}"}

@@ -156,7 +156,9 @@ def test_the_schema_declares_every_body_and_answer(live: Live) -> None:
                 assert "$ref" in content or "anyOf" in content, (path, content)
             ok = op["responses"].get("200") or op["responses"].get("202")
             assert ok is not None, (method, path)
-            if path.startswith("/api/") and not path.endswith(("/events", "/bundle", "/files/{name}", "/documents/{name}", "/snapshot")):
+            if path.startswith("/api/") and not path.endswith(
+                ("/events", "/bundle", "/files/{name}", "/documents/{name}", "/snapshot")
+            ):
                 schema = ok["content"]["application/json"]["schema"]
                 assert schema and schema != {}, (method, path, schema)
     schema = schemathesis.openapi.from_dict(hinted(live.app.openapi()))

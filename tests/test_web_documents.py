@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from _web_server import regulation, running_service, service_config
+from _web_server import press_start, regulation, running_service, service_config
 
 pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed")
 
@@ -30,6 +30,7 @@ def test_consoles_issue_documents(tmp_path: Path) -> None:
         regulation(3, None, target=40), title="Кубок города", chief_judge="Иванов И. И.", technical_judge="Петров П. П."
     )
     with running_service(cfg, reg) as server:
+        press_start(server)  # the technical judge starts the dealing
         deadline = time.monotonic() + 60
         while server.service.stations["A"].status != "target_reached":
             assert time.monotonic() < deadline
