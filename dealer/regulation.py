@@ -6,6 +6,7 @@ value and the allowed range; unknown keys are refused, never ignored.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import tomllib
 from dataclasses import dataclass
@@ -249,3 +250,21 @@ def load_regulation(path: str | Path | None = None) -> Regulation:
     except UnicodeDecodeError as exc:
         raise RegulationError(f"not UTF-8 text at byte {exc.start}", str(p)) from exc
     return parse_regulation(text, str(p))
+
+
+REHEARSAL_TARGET = 12  # deals (variants 2 and 3) or boards (variant 1) of a rehearsal
+
+
+def rehearsal_regulation(reg: Regulation, target: int = REHEARSAL_TARGET) -> Regulation:
+    """The regulation of a rehearsal: a bank of ``target`` deals from which one session of one board can really
+    be drawn (10% of 12 deals is a quota of 1), so the whole day (seal, draw, reveal, boards) can be tried."""
+    return dataclasses.replace(
+        reg,
+        bank_target=target,
+        boards_per_session=min(reg.boards_per_session, target),
+        deals_per_session=1,
+        sessions=1,
+        spare_deals=0,
+        share_percent=10.0,
+        share_bp=1000,
+    )

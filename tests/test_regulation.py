@@ -157,3 +157,22 @@ def test_regulation_check_prints_the_plan(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "3400" in r.stdout  # ceil(170 × 100 / 5)
     assert "session 7" in r.stdout and "168" in r.stdout and "4.94%" in r.stdout and "5.00%" in r.stdout
+
+
+def test_a_rehearsal_can_draw_its_session_from_its_small_bank(tmp_path: Path) -> None:
+    """A rehearsal's bank of 12 deals must let the director try the draw: with the default regulation's
+    5% × 24 boards nothing could be drawn from 12 deals (5% of 12 is 0). 10% of 12 = 1.2, so the quota is 1."""
+    from draw_support import DICE, full_draw, make_bank
+
+    from dealer.draw.bundle import verify_bundle
+    from dealer.draw.director import Director
+    from dealer.regulation import REHEARSAL_TARGET, load_regulation, rehearsal_regulation
+
+    reg = rehearsal_regulation(load_regulation(None))
+    assert reg.bank_target == REHEARSAL_TARGET == 12
+    assert REHEARSAL_TARGET * reg.share_bp // 10000 >= reg.deals_per_session * reg.sessions + reg.spare_deals == 1
+    with make_bank(tmp_path / "bank.sqlite", REHEARSAL_TARGET) as bank:
+        director = Director(bank)
+        director.seal()
+        bundle = full_draw(director, "rehearsal", reg, spec=DICE)
+        assert len(bundle["drawn"]) == 1 and all(c.ok for c in verify_bundle(bundle))

@@ -10,9 +10,10 @@ from types import FrameType
 
 import typer
 
+from dealer.regulation import REHEARSAL_TARGET
+
 from .app import app
 
-REHEARSAL_TARGET = 12  # deals (variants 2 and 3) or boards (variant 1) of a rehearsal
 REHEARSAL_PACE = 60.0  # simulator cards per second in a rehearsal: a deal in about a second
 
 
@@ -54,7 +55,7 @@ def serve(
     """
     import dataclasses
 
-    from dealer.regulation import DealingVariant, load_regulation
+    from dealer.regulation import DealingVariant, load_regulation, rehearsal_regulation
     from dealer.web.config import load_config
 
     cfg = load_config(config)
@@ -78,11 +79,7 @@ def serve(
             for s in cfg.stations
         )  # fmt: skip
         cfg = dataclasses.replace(cfg, var_dir=var_dir, bank_path=var_dir / "bank.sqlite", stations=stations)
-        reg = dataclasses.replace(
-            reg,
-            bank_target=min(reg.bank_target, REHEARSAL_TARGET),
-            boards_per_session=min(reg.boards_per_session, REHEARSAL_TARGET),
-        )
+        reg = rehearsal_regulation(reg)
     try:
         sock = bind(cfg.host, cfg.port)
     except OSError as exc:
