@@ -166,6 +166,18 @@ def test_a_refused_value_is_never_echoed(server: Running) -> None:
     assert len(r.content) < 1000 and "k" * 50 not in r.text
 
 
+def test_many_bad_items_are_counted_not_listed(server: Running) -> None:
+    """Found by the fuzz under load: 20 bad witnesses and a bad language gave 21 previews, a 4.8 KB answer."""
+    witnesses = ["\x06" * 60 + "x" * 40] * 20  # 20 items, each over 64 characters
+    r = post(
+        server, "/api/judge/documents/equipment", json.dumps({"session": "s1", "lang": 1e308, "witnesses": witnesses})
+    )
+    assert r.status_code == 422 and len(r.content) < 4096
+    detail = r.json()["detail"]
+    assert len(detail) == 9 and detail[-1]["type"] == "more_errors"
+    assert detail[-1]["msg"] == "13 more errors not listed"  # 21 errors: 8 listed, 13 counted
+
+
 def test_the_judge_websocket_answers_bad_commands_without_echo(server: Running) -> None:
     async def script() -> list[dict[str, Any]]:
         url = server.base.replace("http", "ws") + "/judge/ws"

@@ -66,14 +66,24 @@ def _loc(loc: Iterable[object]) -> list[str | int]:
     return [part if isinstance(part, int) else str(preview(str(part))) for part in loc]
 
 
+MAX_ERRORS_LISTED = 8  # a body with 20 bad list items gets 8 named and a count, never a page of previews
+
+
 def brief_errors(errors: Iterable[Any]) -> list[dict[str, Any]]:
-    """pydantic's errors without echo: the field's place, the message, a preview of the input."""
-    out = []
+    """pydantic's errors without echo: the field's place, the message, a preview of the input; at most
+    ``MAX_ERRORS_LISTED`` of them, then one entry counting the rest."""
+    out: list[dict[str, Any]] = []
+    rest = 0
     for e in errors:
+        if len(out) == MAX_ERRORS_LISTED:
+            rest += 1
+            continue
         item: dict[str, Any] = {"type": e.get("type"), "loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", ""))}
         if "input" in e:
             item["input"] = preview(e["input"])
         out.append(item)
+    if rest:
+        out.append({"type": "more_errors", "loc": [], "msg": f"{rest} more errors not listed"})
     return out
 
 
