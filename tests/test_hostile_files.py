@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bank_support import random_deal
 
 from dealer.bank.importer import SkippedFile, import_files, read_files
 from dealer.bank.store import SqliteBank
@@ -33,15 +34,7 @@ READERS = sorted(name for name, f in formats().items() if f.can_read)
 
 def _deals(n: int, seed: int = 5) -> list[BoardRecord]:
     rng = random.Random(seed)
-    out = []
-    for b in range(1, n + 1):
-        order = list(range(52))
-        rng.shuffle(order)
-        seats = bytearray(52)
-        for pos, card in enumerate(order):
-            seats[card] = pos // 13
-        out.append(BoardRecord(Deal(bytes(seats)), board=b))
-    return out
+    return [BoardRecord(random_deal(rng), board=b) for b in range(1, n + 1)]
 
 
 GOOD_PBN = formats()["pbn"].write(_deals(3), ExportMeta(event="good")).decode("latin-1")

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bank_support import random_deal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,14 +35,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_he
 
 def valid_file(fmt_name: str, seed: int = 7, n: int = 6) -> bytes:
     rng = random.Random(seed)
-    boards = []
-    for b in range(1, n + 1):
-        order = list(range(52))
-        rng.shuffle(order)
-        seats = bytearray(52)
-        for pos, card in enumerate(order):
-            seats[card] = pos // 13
-        boards.append(BoardRecord(Deal(bytes(seats)), board=b))
+    boards = [BoardRecord(random_deal(rng), board=b) for b in range(1, n + 1)]
     return formats()[fmt_name].write(boards, ExportMeta(event="fuzz"))
 
 
