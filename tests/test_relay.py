@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _public_keys import PUBLIC_KEYS
 from _relay_support import Relay, Viewers, delete_stream, nats_or_skip, relays, stream_messages, unique_event
 from _waiting import wait_progress
 from _web_server import Running, regulation, running_service, service_config
@@ -26,15 +27,7 @@ from dealer.web.public import HALL_DRAW_KEYS
 from dealer.web.public_wire import PUBLIC_TYPES, WireError, encode, subject
 
 K = 32
-KEYS = {
-    "card": {"type", "station", "attempt", "position", "seat", "card"},
-    "hidden": {"type", "station", "attempt", "position", "seat", "count"},
-    "deal_started": {"type", "station", "attempt", "variant", "open_count"},
-    "deal_voided": {"type", "station", "attempt", "reason"},
-    "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
-    "station": {"type", "station", "variant", "open_count", "status"},
-    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
-}
+KEYS = PUBLIC_KEYS
 COMMITMENT_KEYS = {"type", *HALL_DRAW_KEYS}
 
 

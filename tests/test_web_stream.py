@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import h11
 import httpx
 import pytest
+from _public_keys import PUBLIC_KEYS
 from _web_server import Running, regulation, running_service, service_config
 
 from dealer.bank.store import SqliteBank
@@ -20,16 +21,7 @@ from dealer.core import Card, Seat
 
 DEALS = 50
 K = 32
-KEYS = {
-    "card": {"type", "station", "attempt", "position", "seat", "card"},
-    "hidden": {"type", "station", "attempt", "position", "seat", "count"},
-    "deal_started": {"type", "station", "attempt", "variant", "open_count"},
-    "deal_voided": {"type", "station", "attempt", "reason"},
-    "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
-    "station": {"type", "station", "variant", "open_count", "status"},
-    "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
-    "snapshot": {"type", "stations", "bank", "commitment"},
-}
+KEYS = {**PUBLIC_KEYS, "snapshot": {"type", "stations", "bank", "commitment"}}
 
 
 class Capture:
