@@ -17,6 +17,7 @@ from enum import Enum
 
 from dealer.core.cards import Card, Seat
 from dealer.core.deal import Deal
+from dealer.core.dealcheck import DealCheck, Problem, Verdict
 from dealer.core.events import (
     CardSeen,
     DealEnded,
@@ -121,7 +122,6 @@ class Step:
 
 
 _FAULT_VOID = {FaultKind.ABORTED: VoidReason.ABORTED, FaultKind.DISCONNECTED: VoidReason.DISCONNECTED}
-_UNSEATED = 4
 
 
 class DealingSession:
@@ -148,9 +148,7 @@ class DealingSession:
         self.voided = 0
         self._active = False
         self._deal_id = -1
-        self._seats = bytearray([_UNSEATED] * 52)
-        self._order = bytearray()
-        self._counts = [0, 0, 0, 0]
+        self._check = DealCheck(first_seat=self.first_seat)
         self._hidden = [0, 0, 0, 0]
 
     # -- state -------------------------------------------------------------------------------------------
@@ -161,7 +159,7 @@ class DealingSession:
 
     @property
     def cards_dealt(self) -> int:
-        return len(self._order)
+        return self._check.cards_read
 
     def is_open(self, position: int) -> bool:
         return position < self.open_count
@@ -207,9 +205,7 @@ class DealingSession:
         self.attempts += 1
         self._active = True
         self._deal_id = deal_id
-        self._seats = bytearray([_UNSEATED] * 52)
-        self._order = bytearray()
-        self._counts = [0, 0, 0, 0]
+        self._check = DealCheck(first_seat=self.first_seat)
         self._hidden = [0, 0, 0, 0]
         step.public.append(PublicDealStarted(self.attempts, int(self.variant), self.open_count))
 
@@ -237,43 +233,14 @@ class DealingSession:
                 f"card of deal {ev.deal_id} during deal {self._deal_id}",
             )
             return
-        position = len(self._order)
-        if position >= 52:
-            self._void(step, VoidReason.EXTRA_CARD, ev.position, ev.card, ev.pocket, "a 53rd card")
+        position = self._check.next_position
+        verdict = self._check.card(ev.position, ev.card, ev.pocket)
+        if verdict is not None:
+            self._void_card(ev, verdict, position, step)
             return
-        if ev.position != position:
-            self._void(
-                step,
-                VoidReason.OUT_OF_ORDER,
-                ev.position,
-                ev.card,
-                ev.pocket,
-                f"expected card {position + 1}, got card {ev.position + 1}",
-            )
-            return
-        if ev.card is None:
-            self._void(
-                step, VoidReason.UNREADABLE_CARD, position, None, ev.pocket, "the reader could not read the card"
-            )
-            return
-        seat = ev.pocket if ev.pocket is not None else Seat((self.first_seat + position) % 4)
         card = ev.card
-        if self._seats[card] != _UNSEATED:
-            self._void(
-                step,
-                VoidReason.DUPLICATE_CARD,
-                position,
-                card,
-                seat,
-                f"already dealt to {Seat(self._seats[card]).letter}",
-            )
-            return
-        if self._counts[seat] >= 13:
-            self._void(step, VoidReason.SEAT_OVERFULL, position, card, seat, f"a 14th card to {seat.letter}")
-            return
-        self._seats[card] = seat
-        self._order.append(card)
-        self._counts[seat] += 1
+        assert card is not None  # accepted: readable
+        seat = Seat(self._check.seat_of(card))
         is_open = self.is_open(position)
         step.operator.append(CardAccepted(self.attempts, self._deal_id, position, seat, card, is_open))
         if is_open:
@@ -282,22 +249,45 @@ class DealingSession:
             self._hidden[seat] += 1
             step.public.append(PublicCardHidden(self.attempts, position, seat, self._hidden[seat]))
 
+    def _void_card(self, ev: CardSeen, verdict: Verdict, position: int, step: Step) -> None:
+        """A card broke a rule of :class:`DealCheck`: the deal is void, worded as the session words it."""
+        problem = verdict.problem
+        seat = None if verdict.seat is None else Seat(verdict.seat)
+        if problem is Problem.EXTRA:
+            self._void(step, VoidReason.EXTRA_CARD, ev.position, ev.card, ev.pocket, "a 53rd card")
+        elif problem in (Problem.GAP, Problem.REPEATED):
+            detail = f"expected card {position + 1}, got card {ev.position + 1}"
+            self._void(step, VoidReason.OUT_OF_ORDER, ev.position, ev.card, ev.pocket, detail)
+        elif problem is Problem.UNREADABLE:
+            detail = "the reader could not read the card"
+            self._void(step, VoidReason.UNREADABLE_CARD, position, None, ev.pocket, detail)
+        elif problem is Problem.DUPLICATE:
+            first = Seat(verdict.expected if verdict.expected is not None else 0)
+            self._void(step, VoidReason.DUPLICATE_CARD, position, ev.card, seat, f"already dealt to {first.letter}")
+        else:  # SEAT_FULL (a session has no intended deal, and a seat for every card)
+            letter = seat.letter if seat is not None else "?"
+            self._void(step, VoidReason.SEAT_OVERFULL, position, ev.card, seat, f"a 14th card to {letter}")
+
     def _on_ended(self, ev: DealEnded, step: Step) -> None:
         if not self._active or ev.deal_id != self._deal_id:
             if self._active:
                 self._void(step, VoidReason.WRONG_DEAL, detail=f"deal {ev.deal_id} ended during deal {self._deal_id}")
             return
-        if len(self._order) < 52:
-            self._void(step, VoidReason.SHORT_DEAL, detail=f"the device ended the deal after {len(self._order)} cards")
+        verdict = self._check.end(ev.record)
+        if verdict is not None and verdict.problem is Problem.SHORT:
+            cards = self._check.cards_read
+            self._void(step, VoidReason.SHORT_DEAL, detail=f"the device ended the deal after {cards} cards")
             return
-        deal = Deal(bytes(self._seats))  # 52 distinct cards, 13 per seat: checked card by card above
-        if ev.record is not None and ev.record != deal.to_bytes():
+        if verdict is not None:
             self._void(step, VoidReason.RECORD_MISMATCH, detail="the machine's own record differs from the cards read")
             return
+        deal = self._check.deal()
         self._active = False
         self.accepted += 1
         step.operator.append(
-            DealComplete(self.attempts, self._deal_id, deal, bytes(self._order), self.open_count, int(self.variant))
+            DealComplete(
+                self.attempts, self._deal_id, deal, bytes(self._check.order), self.open_count, int(self.variant)
+            )
         )
 
     def _on_fault(self, ev: DeviceFault, step: Step) -> None:
@@ -318,7 +308,7 @@ class DealingSession:
     ) -> None:
         self._active = False
         self.voided += 1
-        order = bytes(self._order)
+        order = bytes(self._check.order)
         step.operator.append(
             DealVoided(self.attempts, self._deal_id, reason, position, card, seat, detail, len(order), order, fault)
         )

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dealer.core import Card, Deal, Seat
@@ -27,7 +27,6 @@ from dealer.core.events import (
     FaultKind,
     Reconnected,
 )
-from firmware_protocol.cards import unpack_seats
 from firmware_protocol.connection import (
     Answered,
     ConnectionLost,
@@ -50,7 +49,6 @@ from firmware_protocol.messages import (
     DealStart,
     DeviceInfo,
     Fault,
-    FaultCode,
     GetInfo,
     GetStatus,
     MakeBoard,
@@ -62,42 +60,17 @@ from firmware_protocol.messages import (
 )
 from firmware_protocol.table import load_table
 
-from .device import BoardResult, CommandRefused, DealingDevice, DeviceBusy, DeviceError, LinkLost, MachineInfo
-from .transport import Transport, TransportClosed
+from ..device import BoardResult, CommandRefused, DealingDevice, DeviceBusy, DeviceError, LinkLost, MachineInfo
+from ..transport import Transport, TransportClosed
+from .cards import Operation, Void, card_void, end_void, fault_kind
+from .io import Pump
+from .requests import Pending
 
 HOST_MIN_VERSION = 1
 HOST_MAX_VERSION = 1
 _TABLE = load_table()
 BUSY_RETRY = _TABLE.busy_retry_ms / 1000
 BUSY_RETRY_LIMIT = _TABLE.busy_retry_limit
-
-
-def _card_name(card: int | None) -> str:
-    return "unreadable" if card is None else Card(card).name
-
-
-def _seat_name(pocket: int | None) -> str:
-    return "-" if pocket is None else Seat(pocket).name
-
-
-def fault_kind(code: int) -> FaultKind:
-    try:
-        return FaultKind[FaultCode(code).name]
-    except (ValueError, KeyError):
-        return FaultKind.OTHER
-
-
-@dataclass(slots=True)
-class _Operation:
-    deal_id: int
-    board: int | None = None
-    copy: int | None = None
-    target: bytes | None = None  # pocket of each card, for a board
-    next_position: int = 0
-    seen: dict[int, int] = field(default_factory=dict)  # card -> pocket
-    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    unreadable: list[int] = field(default_factory=list)
-    outcome: asyncio.Future[DeviceFault | DealEnded] | None = None
 
 
 @dataclass(slots=True)
@@ -139,21 +112,16 @@ class MachineDriver:
         )
         self.stats = DriverStats()
         self._info: MachineInfo | None = None
-        self._transport: Transport | None = None
+        self._pump: Pump | None = None  # the I/O of the open transport
         self._events: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
-        self._op: _Operation | None = None
+        self._op: Operation | None = None
         self._next_deal_id = 1
-        self._acks: dict[int, asyncio.Future[None]] = {}  # seq of our message -> its answer
-        self._session_future: asyncio.Future[SessionOpened] | None = None
-        self._waiters: list[tuple[type[Any], asyncio.Future[Any]]] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self._pending = Pending()
         self._supervisor: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._lost: asyncio.Event = asyncio.Event()
         self._lost_reason = ""
         self._lost_deal: int | None = None
-        self._wake: asyncio.Event = asyncio.Event()
-        self._write_lock = asyncio.Lock()
         self._handshaking = False
         self._closed = False
         self._session_ok = False
@@ -221,8 +189,7 @@ class MachineDriver:
             raise DeviceError(f"board number {board_number} not in 1..65535")
         if not 1 <= copy <= 0xFF:
             raise DeviceError(f"copy {copy} not in 1..255")
-        op = self._begin()
-        op.board, op.copy, op.target = board_number, copy, deal.seats
+        op = self._begin(board_number, copy, deal)
         try:
             await self._command(MakeBoard(op.deal_id, board_number, copy, deal.to_bytes()))
         except DeviceError:
@@ -245,14 +212,14 @@ class MachineDriver:
     async def abort(self) -> None:
         op = self._op
         if op is not None:
-            self._void(op, FaultKind.ABORTED, "aborted by the host", send_abort=False)
+            self._void(op, Void(FaultKind.ABORTED, "aborted by the host"), send_abort=False)
         await self._command(Abort())
 
     async def reset(self) -> None:
         """Clear a device fault (after the operator has fixed the machine)."""
         op = self._op
         if op is not None:
-            self._void(op, FaultKind.ABORTED, "reset by the host", send_abort=False)
+            self._void(op, Void(FaultKind.ABORTED, "reset by the host"), send_abort=False)
         await self._command(Reset())
 
     async def status(self) -> Status:
@@ -278,10 +245,8 @@ class MachineDriver:
     # -- session ---------------------------------------------------------------------------------------
     async def _open_session(self) -> None:
         self._lost = asyncio.Event()
-        self._transport = self._factory()
-        await self._transport.open()
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._read_loop(self._transport)), loop.create_task(self._timer_loop())]
+        self._pump = Pump(self.conn, self._factory(), self._handle, self._mark_lost, self._mono)
+        await self._pump.open()
         async with asyncio.timeout(self.handshake_timeout):
             await self._handshake()
 
@@ -289,10 +254,9 @@ class MachineDriver:
         self._handshaking = True
         self._session_ok = False
         try:
-            self._fail_pending(LinkLost("new session"))
-            session: asyncio.Future[SessionOpened] = asyncio.get_running_loop().create_future()
-            self._session_future = session
-            ack = self._ack_future(self.conn.open(self._mono()))
+            self._pending.fail(LinkLost("new session"))
+            session = self._pending.session()
+            ack = self._pending.ack(self.conn.open(self._mono()))
             await self._flush()
             await self._wait_or_lost(ack)
             opened: SessionOpened = await self._wait_or_lost(session)
@@ -301,7 +265,7 @@ class MachineDriver:
             info: DeviceInfo = await self._command(GetInfo(), DeviceInfo, during_handshake=True)
         finally:
             self._handshaking = False
-        desc = self._transport.description if self._transport is not None else "?"
+        desc = self._pump.transport.description if self._pump is not None else "?"
         self._info = MachineInfo(
             serial=info.serial,
             model=info.model,
@@ -336,17 +300,10 @@ class MachineDriver:
         if self._closed:
             for task in list(self._background):
                 task.cancel()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks = []
-        self._fail_pending(LinkLost(self._lost_reason or "closed"))
-        if self._transport is not None:
-            with contextlib.suppress(Exception):
-                await self._transport.close()
-            self._transport = None
+        pump, self._pump = self._pump, None
+        if pump is not None:
+            await pump.stop()
+        self._pending.fail(LinkLost(self._lost_reason or "closed"))
         self.conn.close()
 
     def _mark_lost(self, reason: str) -> None:
@@ -359,57 +316,15 @@ class MachineDriver:
         op = self._op
         self._lost_deal = op.deal_id if op is not None else None
         if op is not None:
-            self._void(op, FaultKind.DISCONNECTED, f"link lost: {reason}", send_abort=False, emit=False)
+            self._void(op, Void(FaultKind.DISCONNECTED, f"link lost: {reason}"), send_abort=False, emit=False)
         self._lost.set()
-        self._fail_pending(LinkLost(reason))
-
-    # -- I/O loops -------------------------------------------------------------------------------------
-    async def _read_loop(self, transport: Transport) -> None:
-        while True:
-            try:
-                data = await transport.read()
-            except TransportClosed as exc:
-                self._mark_lost(str(exc))
-                return
-            self._handle(self.conn.receive(data, self._mono()))
-            await self._flush()
-
-    async def _timer_loop(self) -> None:
-        while True:
-            now = self._mono()
-            due = self.conn.next_deadline()
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(None if due is None else max(0.0, due - now)):
-                    await self._wake.wait()
-            self._handle(self.conn.poll(self._mono()))
-            await self._flush()
+        self._pending.fail(LinkLost(reason))
 
     async def _flush(self) -> None:
-        # One writer at a time, taking the bytes inside the lock: frames leave in the order the link made
-        # them even when a transport writes from a helper thread.
-        async with self._write_lock:
-            data = self.conn.data_to_send()
-            transport = self._transport
-            if not data or transport is None:
-                return
-            try:
-                await transport.write(data)
-            except TransportClosed as exc:
-                self._mark_lost(str(exc))
-        self._wake.set()
+        if self._pump is not None:
+            await self._pump.flush()
 
     # -- requests --------------------------------------------------------------------------------------
-    def _ack_future(self, seq: int) -> asyncio.Future[None]:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._acks[seq] = fut
-        return fut
-
-    def _expect(self, kind: type[Any]) -> asyncio.Future[Any]:
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiters.append((kind, fut))
-        return fut
-
     async def _wait_or_lost(self, fut: asyncio.Future[Any]) -> Any:
         lost = asyncio.ensure_future(self._lost.wait())
         try:
@@ -424,13 +339,13 @@ class MachineDriver:
     async def _command(self, msg: Message, reply: type[Any] | None = None, during_handshake: bool = False) -> Any:
         for attempt in range(BUSY_RETRY_LIMIT + 1):
             if (
-                self._transport is None
+                self._pump is None
                 or self.conn.state is not HostState.OPEN
                 or (not self._session_ok and not during_handshake)
             ):
                 raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
-            reply_future = self._expect(reply) if reply is not None else None
-            ack = self._ack_future(self.conn.send(msg, self._mono()))
+            reply_future = self._pending.expect(reply) if reply is not None else None
+            ack = self._pending.ack(self.conn.send(msg, self._mono()))
             await self._flush()
             try:
                 await self._wait_or_lost(ack)
@@ -450,44 +365,21 @@ class MachineDriver:
             return await self._wait_or_lost(reply_future)
         raise AssertionError("unreachable")
 
-    def _fail_pending(self, exc: DeviceError) -> None:
-        for fut in self._acks.values():
-            if not fut.done():
-                fut.set_exception(exc)
-                fut.exception()  # mark retrieved
-        self._acks.clear()
-        if self._session_future is not None and not self._session_future.done():
-            self._session_future.set_exception(exc)
-            self._session_future.exception()
-        self._session_future = None
-        for _, fut in self._waiters:
-            if not fut.done():
-                fut.set_exception(exc)
-                fut.exception()
-        self._waiters.clear()
-
     # -- handling the device's messages ------------------------------------------------------------------
     def _handle(self, events: list[Event]) -> None:
         for ev in events:
             if isinstance(ev, MessageReceived):
                 self._on_message(ev.message)
             elif isinstance(ev, Answered):
-                fut = self._acks.pop(ev.seq, None)
-                if fut is not None and not fut.done():
-                    fut.set_result(None)
+                self._pending.answered(ev.seq)
             elif isinstance(ev, Refused):
                 self._on_refused(ev)
             elif isinstance(ev, ConnectionLost):
                 self._mark_lost(ev.detail)
-            elif isinstance(ev, SessionOpened | SessionRefused):
-                session = self._session_future
-                self._session_future = None
-                if session is not None and not session.done():
-                    if isinstance(ev, SessionOpened):
-                        session.set_result(ev)
-                    else:
-                        session.set_exception(DeviceError(ev.detail))
-                        session.exception()
+            elif isinstance(ev, SessionOpened):
+                self._pending.session_done(ev)
+            elif isinstance(ev, SessionRefused):
+                self._pending.session_done(None, DeviceError(ev.detail))
             elif isinstance(ev, PeerRestarted) and self._session_ok and not self._handshaking:
                 self._device_restarted(ev.detail)
             # FrameDropped: counted by the link's decoder; the sender retransmits
@@ -497,17 +389,11 @@ class MachineDriver:
             reason = NakReason(ev.reason).name
         except ValueError:
             reason = f"reason {ev.reason}"
-        fut = self._acks.pop(ev.seq, None)
-        if fut is not None and not fut.done():
-            fut.set_exception(CommandRefused(ev.message.TYPE.name, reason, ev.detail))
-            fut.exception()
+        self._pending.refused(ev.seq, CommandRefused(ev.message.TYPE.name, reason, ev.detail))
 
     def _on_message(self, msg: Message) -> None:
-        for i, (kind, fut) in enumerate(self._waiters):
-            if isinstance(msg, kind) and not fut.done():
-                del self._waiters[i]
-                fut.set_result(msg)
-                return
+        if self._pending.deliver(msg):
+            return
         if isinstance(msg, CardRead):
             self._on_card(msg)
         elif isinstance(msg, DealStart):
@@ -525,7 +411,7 @@ class MachineDriver:
         self.stats.faults += 1
         self._emit(DeviceFault(FaultKind.POWER, detail, self._now(), op.deal_id if op is not None else None))
         if op is not None:
-            self._void(op, FaultKind.POWER, detail, send_abort=False, emit=False)
+            self._void(op, Void(FaultKind.POWER, detail), send_abort=False, emit=False)
         self._session_ok = False
         self._spawn(self._rehandshake())
 
@@ -538,103 +424,32 @@ class MachineDriver:
 
     def _on_card(self, msg: CardRead) -> None:
         op = self._op
-        if op is None or msg.deal_id != op.deal_id or msg.position is None or msg.position < op.next_position:
+        if op is None or msg.deal_id != op.deal_id or msg.position is None or msg.position < op.check.next_position:
             self.stats.stale += 1
             return
         ts = self._now()
-        position, card, pocket = msg.position, msg.card, msg.pocket
-        if position > op.next_position:
-            self._void(
-                op, FaultKind.MISSING_CARD, f"card positions jump from {op.next_position} to {position}", position
-            )
+        verdict = op.check.card(msg.position, msg.card, msg.pocket)
+        if verdict is not None:
+            void = card_void(op, verdict)
+            if void is not None:
+                self._void(op, void)
+                return
+        assert msg.pocket is not None  # a card without a pocket is void above
+        if msg.card is None:  # unreadable: reported now, voids the deal at its end
+            self._emit(CardSeen(op.deal_id, msg.position, None, Seat(msg.pocket), msg.confidence / 255, ts))
             return
-        if pocket is None:
-            self._void(op, FaultKind.PROTOCOL, f"card at position {position} reported without a pocket", position, card)
-            return
-        op.next_position += 1
-        if card is None:
-            op.unreadable.append(position)
-            self._emit(CardSeen(op.deal_id, position, None, Seat(pocket), msg.confidence / 255, ts))
-            return
-        if card in op.seen:
-            first = op.seen[card]
-            self._void(
-                op,
-                FaultKind.DUPLICATE_CARD,
-                f"{_card_name(card)} read twice: first into {_seat_name(first)}, again into {_seat_name(pocket)} "
-                f"at position {position}",
-                position,
-                card,
-                pocket,
-            )
-            return
-        if op.target is not None and op.target[card] != pocket:
-            self._void(
-                op,
-                FaultKind.WRONG_POCKET,
-                f"board {op.board} copy {op.copy}: {_card_name(card)} went into {_seat_name(pocket)}, "
-                f"the deal puts it in {_seat_name(op.target[card])}",
-                position,
-                card,
-                pocket,
-            )
-            return
-        if op.counts[pocket] >= 13:
-            self._void(
-                op,
-                FaultKind.WRONG_POCKET,
-                f"{_card_name(card)} would be the 14th card in pocket {_seat_name(pocket)}",
-                position,
-                card,
-                pocket,
-            )
-            return
-        op.seen[card] = pocket
-        op.counts[pocket] += 1
         self.stats.cards += 1
-        self._emit(CardSeen(op.deal_id, position, Card(card), Seat(pocket), msg.confidence / 255, ts))
+        self._emit(CardSeen(op.deal_id, msg.position, Card(msg.card), Seat(msg.pocket), msg.confidence / 255, ts))
 
     def _on_end(self, msg: DealEnd | BoardDone) -> None:
         op = self._op
         if op is None or msg.deal_id != op.deal_id:
             self.stats.stale += 1
             return
-        if op.unreadable:
-            self._void(
-                op, FaultKind.UNREADABLE_CARD, f"unreadable card at position {op.unreadable[0]}", op.unreadable[0]
-            )
+        verdict = op.check.end(bytes(msg.record), msg.cards)
+        if verdict is not None:
+            self._void(op, end_void(op, verdict))
             return
-        record = unpack_seats(msg.record)
-        if len(op.seen) < 52:
-            missing = sorted(set(range(52)) - set(op.seen))
-            names = " ".join(_card_name(c) for c in missing)
-            first = missing[0]
-            self._void(
-                op,
-                FaultKind.MISSING_CARD,
-                f"{52 - len(op.seen)} card(s) never read: {names} (the machine's record puts {_card_name(first)} "
-                f"in {_seat_name(record[first])})",
-                None,
-                first,
-                record[first],
-            )
-            return
-        if msg.cards != 52:
-            kind = FaultKind.EXTRA_CARD if msg.cards > 52 else FaultKind.MISSING_CARD
-            self._void(op, kind, f"the machine counted {msg.cards} cards, 52 were read")
-            return
-        for card, pocket in op.seen.items():
-            if record[card] != pocket:
-                self._void(
-                    op,
-                    FaultKind.WRONG_POCKET,
-                    f"the machine's record puts {_card_name(card)} in {_seat_name(record[card])}, "
-                    f"it was read into {_seat_name(pocket)}",
-                    None,
-                    card,
-                    record[card],
-                )
-                return
         ended = DealEnded(op.deal_id, self._now(), bytes(msg.record))
         self._op = None
         self._emit(ended)
@@ -661,38 +476,27 @@ class MachineDriver:
                 op.outcome.set_result(fault)
 
     # -- helpers ---------------------------------------------------------------------------------------
-    def _begin(self) -> _Operation:
+    def _begin(self, board: int | None = None, copy: int | None = None, target: Deal | None = None) -> Operation:
         if not self._session_ok:
             raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
         if self._op is not None:
             raise DeviceBusy(f"deal {self._op.deal_id} is still in progress")
-        op = _Operation(self._next_deal_id)
+        op = Operation(self._next_deal_id, board, copy, target)
         self._next_deal_id = (self._next_deal_id + 1) % 0xFFFFFFFF or 1
         op.outcome = asyncio.get_running_loop().create_future()
         self._op = op
         return op
 
-    def _void(
-        self,
-        op: _Operation,
-        kind: FaultKind,
-        detail: str,
-        position: int | None = None,
-        card: int | None = None,
-        pocket: int | None = None,
-        *,
-        send_abort: bool = True,
-        emit: bool = True,
-    ) -> None:
+    def _void(self, op: Operation, void: Void, *, send_abort: bool = True, emit: bool = True) -> None:
         """The driver voids the deal: report, forget the operation, stop the machine."""
         fault = DeviceFault(
-            kind,
-            detail,
+            void.kind,
+            void.detail,
             self._now(),
             op.deal_id,
-            position,
-            None if card is None else Card(card),
-            None if pocket is None else Seat(pocket),
+            void.position,
+            None if void.card is None else Card(void.card),
+            None if void.pocket is None else Seat(void.pocket),
         )
         if emit:
             self.stats.faults += 1
