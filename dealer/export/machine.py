@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from dealer.core import Card, Deal, Seat
+from dealer.core.dealcheck import DealCheck, Problem, Verdict
 from dealer.core.errors import DealerError
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, Reconnected
 
@@ -122,48 +123,36 @@ def _seat(seat: int | None) -> str | None:
     return None if seat is None else Seat(seat).letter
 
 
+def _card_foul(deal: Deal, event: CardSeen, verdict: Verdict) -> _Foul:
+    """A card of the copy broke a rule of :class:`DealCheck`, worded for the journal and the judge."""
+    card, position, pocket = verdict.card, event.position, event.pocket
+    expected = None if card is None else deal.seat_of(card)
+    match verdict.problem:
+        case Problem.UNREADABLE:
+            return _Foul(f"unreadable card at position {position}", pocket=pocket, kind="unreadable", position=position)
+        case Problem.DUPLICATE:
+            return _Foul(f"card {_name(card)} reported twice", card, pocket, expected, kind="twice", position=position)
+        case Problem.NO_POCKET:
+            reason = f"card {_name(card)} reported without a pocket"
+            return _Foul(reason, card, None, expected, kind="no_pocket", position=position)
+        case Problem.WRONG_POCKET | Problem.SEAT_FULL:
+            reason = f"card {_name(card)} went to pocket {_seat(pocket)}, belongs in {_seat(expected)}"
+            return _Foul(reason, card, pocket, expected, kind="wrong_pocket", position=position)
+        case _:  # GAP, REPEATED, EXTRA: a card at a position the copy cannot have
+            reason = f"card at position {position}, expected position {verdict.number}"
+            return _Foul(reason, card, pocket, expected, kind="out_of_order", position=position)
+
+
 def check_copy(deal: Deal, events: Iterable[DeviceEvent]) -> None:
     """Consume one copy's events, raising ``_Foul`` at the first card or fault that is wrong."""
-    seen: set[int] = set()
+    check = DealCheck(deal)
     for event in events:
         if isinstance(event, CardSeen):
-            if event.card is None:
-                raise _Foul(
-                    f"unreadable card at position {event.position}",
-                    pocket=event.pocket,
-                    kind="unreadable",
-                    position=event.position,
-                )
-            card = int(event.card)
-            expected = deal.seat_of(card)
-            if card in seen:
-                raise _Foul(
-                    f"card {_name(card)} reported twice",
-                    card,
-                    event.pocket,
-                    expected,
-                    kind="twice",
-                    position=event.position,
-                )
-            if event.pocket is None:
-                raise _Foul(
-                    f"card {_name(card)} reported without a pocket",
-                    card,
-                    None,
-                    expected,
-                    kind="no_pocket",
-                    position=event.position,
-                )
-            if event.pocket != expected:
-                raise _Foul(
-                    f"card {_name(card)} went to pocket {_seat(event.pocket)}, belongs in {expected.letter}",
-                    card,
-                    event.pocket,
-                    expected,
-                    kind="wrong_pocket",
-                    position=event.position,
-                )
-            seen.add(card)
+            card = None if event.card is None else int(event.card)
+            pocket = None if event.pocket is None else int(event.pocket)
+            verdict = check.card(event.position, card, pocket)
+            if verdict is not None:
+                raise _card_foul(deal, event, verdict)
         elif isinstance(event, DeviceFault):
             fault_card = None if event.card is None else int(event.card)
             belongs = None if fault_card is None else deal.seat_of(fault_card)
@@ -173,23 +162,27 @@ def check_copy(deal: Deal, events: Iterable[DeviceEvent]) -> None:
                 event.pocket,
                 belongs,
                 kind=f"fault:{event.kind.value}",
-                position=len(seen),
+                position=check.cards_read,
             )
         elif isinstance(event, Disconnected):
-            raise _Foul(f"machine disconnected: {event.reason}", kind="disconnected", position=len(seen))
+            raise _Foul(f"machine disconnected: {event.reason}", kind="disconnected", position=check.cards_read)
         elif isinstance(event, DealEnded):
-            if len(seen) != 52:
-                missing = [c for c in range(52) if c not in seen]
-                first = missing[0]
-                reason = f"board done after {len(seen)} cards; missing {_name(first)} and {len(missing) - 1} more"
-                raise _Foul(reason, first, None, deal.seat_of(first), kind="incomplete", position=len(seen))
-            if event.record is not None and event.record != deal.to_bytes():
-                raise _Foul("the machine's own record of the board differs from the deal", kind="record_differs")
-            return
+            verdict = check.end(event.record)
+            if verdict is None:
+                return
+            if verdict.problem is Problem.SHORT:
+                first = verdict.card
+                assert first is not None
+                missing = 52 - check.cards_read
+                reason = f"board done after {check.cards_read} cards; missing {_name(first)} and {missing - 1} more"
+                raise _Foul(reason, first, None, deal.seat_of(first), kind="incomplete", position=check.cards_read)
+            raise _Foul("the machine's own record of the board differs from the deal", kind="record_differs")
         elif isinstance(event, DealStarted | Reconnected):
             continue
     raise _Foul(
-        f"the machine stopped after {len(seen)} cards without finishing the board", kind="stopped", position=len(seen)
+        f"the machine stopped after {check.cards_read} cards without finishing the board",
+        kind="stopped",
+        position=check.cards_read,
     )
 
 
