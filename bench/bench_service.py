@@ -185,10 +185,10 @@ async def _pipeline(deals: int, clients: int, wire: bool = True) -> dict[str, fl
     from dealer.web.banks import open_bank
     from dealer.web.bankworker import BankWorker
     from dealer.web.config import StationConfig
-    from dealer.web.devices import LocalSimulator
-    from dealer.web.links import MachineLink
+    from dealer.web.devices import open_station_device
     from dealer.web.operator import OperatorBus
     from dealer.web.station import Station
+    from drivers import open_device
 
     with tempfile.TemporaryDirectory() as tmp:
         link = Path(tmp) / "ttySIM"
@@ -214,7 +214,9 @@ async def _pipeline(deals: int, clients: int, wire: bool = True) -> dict[str, fl
                 received[0] += chunk.count(b"\nid: ") + chunk.startswith(b"id: ")
 
         tasks = [asyncio.create_task(client()) for _ in range(clients)]
-        await station.connect(MachineLink(cfg) if wire else LocalSimulator("A", 1e9))
+        await station.connect(
+            open_station_device(cfg) if wire else open_device("inprocess", name="A", cards_per_second=1e9)
+        )
         cpu0, t0 = time.process_time(), time.perf_counter()
         await station.start()
         while station.status != "target_reached":

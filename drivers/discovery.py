@@ -12,7 +12,7 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A device a station can be connected to: ``id`` is what the station opens (``serial:PATH``,
-    ``usb:VID:PID[:SERIAL]``, ``simulator``)."""
+    ``usb:VID:PID[:SERIAL]``, ``simulator``, ``KIND:URL``; see :func:`drivers.registry.parse_device_id`)."""
 
     id: str
     kind: str
@@ -82,19 +82,35 @@ def usb_rows(backend: Any = None) -> tuple[list[dict[str, Any]], str | None]:
     return rows, None
 
 
+def serial_candidates() -> list[Candidate]:
+    """Serial ports a dealing machine may sit behind (not a motherboard UART with nothing behind it)."""
+    found = []
+    for row in serial_rows():
+        if row["description"] in ("", "n/a") and not row["usb"]:
+            continue  # a motherboard UART with nothing behind it (/dev/ttyS0..31): not a dealing machine
+        text = " ".join(x for x in (row["description"], row["profile"], row["serial"]) if x)
+        found.append(Candidate(f"serial:{row['device']}", "serial", text))
+    return found
+
+
+def usb_candidates() -> list[Candidate]:
+    """USB devices matching a profile (none where libusb is missing)."""
+    usb_found, _ = usb_rows()
+    return [Candidate(row["open"], "usb", f"{row['profile']} {row['bus']}") for row in usb_found]
+
+
 def candidates() -> list[Candidate]:
-    """Every device a station could connect to: the simulator, serial ports, USB devices matching a profile.
-    A failing listing becomes one ``error`` entry saying why (a broken port list must not break a console)."""
-    found = [Candidate("simulator", "simulator", "simulated dealing machine (pty)")]
-    try:
-        for row in serial_rows():
-            if row["description"] in ("", "n/a") and not row["usb"]:
-                continue  # a motherboard UART with nothing behind it (/dev/ttyS0..31): not a dealing machine
-            text = " ".join(x for x in (row["description"], row["profile"], row["serial"]) if x)
-            found.append(Candidate(f"serial:{row['device']}", "serial", text))
-        usb_found, _ = usb_rows()
-        for row in usb_found:
-            found.append(Candidate(row["open"], "usb", f"{row['profile']} {row['bus']}"))
-    except Exception as exc:
-        found.append(Candidate("", "error", f"device listing failed: {exc}"))
+    """Every device a station could connect to: what each registered device kind finds (its ``discover``),
+    in the order of :func:`drivers.registry.device_kinds`. A failing listing becomes one ``error`` entry
+    saying why (a broken port list must not break a console)."""
+    from .registry import device_factory, device_kinds
+
+    found: list[Candidate] = []
+    for kind in device_kinds():
+        try:
+            discover = getattr(device_factory(kind), "discover", None)
+            if discover is not None:
+                found.extend(discover(kind))
+        except Exception as exc:
+            found.append(Candidate("", "error", f"device listing failed ({kind}): {exc}"))
     return found

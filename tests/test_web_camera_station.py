@@ -17,13 +17,18 @@ from dealer.bank.store import SqliteBank
 from dealer.core import Card, Seat
 from dealer.core.cards import ALL_CARDS
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, FaultKind
-from dealer.web.camera_link import CameraLink, CameraLinkError, calibrate_virtual, shuffled_deal, virtual_template
 from dealer.web.config import ConfigError, StationConfig, config_from_dict
-from dealer.web.links import open_link
+from dealer.web.devices import open_station_device
+from drivers import DeviceOptions
+from drivers.kinds.camera import CameraDevice, CameraDeviceError, calibrate_virtual, shuffled_deal, virtual_template
 
 # the virtual camera's fastest settings that still read every card
 FAST = "virtual:deck=synthetic-2c-en,level=clean,hold=3,slide=1,gap=0"
 K = 32
+
+
+def _camera(url: str, calibration: Path) -> CameraDevice:
+    return CameraDevice("camera", url, DeviceOptions(name="A", calibration=calibration))
 
 
 def _station(**keys: Any) -> StationConfig:
@@ -38,8 +43,8 @@ def test_a_camera_station_is_configured_with_its_source_and_calibration() -> Non
     assert virtual.kind == "camera" and virtual.url == FAST and virtual.calibration is None
     real = _station(kind="camera", url="0", calibration="var/deck.npz")
     assert real.calibration == Path("var/deck.npz")
-    assert isinstance(open_link(virtual), CameraLink)
-    assert not open_link(virtual).can_deal
+    assert isinstance(open_station_device(virtual), CameraDevice)
+    assert not open_station_device(virtual).can_deal
 
 
 @pytest.mark.parametrize(
@@ -78,7 +83,7 @@ def calibration_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-async def _events_of_one_deal(link: CameraLink) -> list[DeviceEvent]:
+async def _events_of_one_deal(link: CameraDevice) -> list[DeviceEvent]:
     events: list[DeviceEvent] = []
     await link.request_deal()
     while not events or not isinstance(events[-1], DealEnded):
@@ -90,7 +95,7 @@ async def _events_of_one_deal(link: CameraLink) -> list[DeviceEvent]:
 
 def test_the_link_reads_a_manual_deal_card_by_card(calibration_file: Path) -> None:
     async def scenario() -> tuple[list[list[DeviceEvent]], list[list[Any]], dict[str, Any], dict[str, Any], bool]:
-        link = CameraLink(StationConfig("A", kind="camera", url=FAST, calibration=calibration_file))
+        link = _camera(FAST, calibration_file)
         await link.open()
         deals, shown = [], []
         for _ in range(2):
@@ -123,8 +128,8 @@ def test_the_link_reads_a_manual_deal_card_by_card(calibration_file: Path) -> No
 
 def test_a_missing_calibration_file_or_source_is_named() -> None:
     async def fails(config: StationConfig) -> str:
-        with pytest.raises(CameraLinkError) as err:
-            await CameraLink(config).open()
+        with pytest.raises(CameraDeviceError) as err:
+            await open_station_device(config).open()
         return str(err.value)
 
     text = asyncio.run(fails(StationConfig("A", kind="camera", url=FAST, calibration=Path("/nowhere/deck.npz"))))
@@ -198,7 +203,7 @@ def test_a_source_that_ends_before_52_cards_is_a_device_fault(calibration_file: 
         assert cv2.imwrite(str(tmp_path / f"img{i}.png"), template.render(c))
 
     async def scenario() -> list[list[DeviceEvent]]:
-        link = CameraLink(StationConfig("A", kind="camera", url=str(tmp_path / "*.png"), calibration=calibration_file))
+        link = _camera(str(tmp_path / "*.png"), calibration_file)
         await link.open()
         deals: list[list[DeviceEvent]] = []
         for _ in range(2):  # each deal reads the source afresh, under a new deal id

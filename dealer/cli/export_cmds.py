@@ -176,13 +176,10 @@ def export_boards(
     """Make every copy of every board on a dealing machine, checking every card; resumable."""
     import asyncio
 
-    from dealer.export.driver import DriverCopyMaker
     from dealer.export.journal import FoulCopy
-    from dealer.export.machine import BoardMaker, MakeReport, Stage
     from dealer.export.machine import Progress as MakeProgress
-    from drivers.machine import MachineDriver
-    from drivers.simulator import SimulatorThread, VirtualMachine, parse_faults
-    from drivers.transport import open_transport
+    from dealer.export.machine import Stage
+    from dealer.export.run import make_boards_on
 
     if (device is None) == (not simulate):
         raise typer.BadParameter("give either --device or --simulate", param_hint="--device")
@@ -212,28 +209,13 @@ def export_boards(
             if wait_operator:
                 await asyncio.to_thread(input, f"Clear the machine, then press Enter to re-make board {foul.board} ")
 
-        async def run(url: str) -> MakeReport:
-            driver = MachineDriver(lambda: open_transport(url))
-            await driver.connect()
-            try:
-                maker = BoardMaker(
-                    DriverCopyMaker(driver),
-                    journal,
-                    max_attempts=max_attempts,
-                    on_progress=on_progress,
-                    before_remake=before_remake,
-                )
-                return await maker.run_async(boards)
-            finally:
-                await driver.close()
-
-        if simulate:
-            machine = VirtualMachine(pace=0.5, faults=parse_faults(faults, seed=1))
-            with SimulatorThread(machine, "pty") as sim:
-                report = asyncio.run(run(sim.url))
-        else:
-            assert device is not None
-            report = asyncio.run(run(device))
+        target = "simulator" if simulate else device
+        assert target is not None
+        done = asyncio.run(
+            make_boards_on(target, boards, journal, max_attempts=max_attempts, on_progress=on_progress,
+                           before_remake=before_remake, pace=0.5, faults=faults, seed=1)
+        )  # fmt: skip
+        report = done.report
     out.print(
         f"{len(report.made)} copies made, {len(report.skipped)} already made earlier, {len(report.fouls)} foul "
         f"and re-made; journal {journal}",

@@ -1,4 +1,4 @@
-"""Board making through the project's dealing-machine driver (``drivers.device.DealingDevice``).
+"""Board making through the project's dealing-machine driver (``drivers.device.BoardMachine``).
 
 The driver already refuses a card that goes into the wrong pocket (it voids the copy and stops the machine);
 the orchestrator checks every card again from the driver's events, so the two checks are independent.
@@ -7,6 +7,7 @@ the orchestrator checks every card again from the driver's events, so the two ch
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING
 
@@ -15,14 +16,14 @@ from dealer.core.errors import DealerError
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, FaultKind
 
 if TYPE_CHECKING:
-    from drivers.device import DealingDevice
+    from drivers.device import BoardMachine
 
 
 class DriverCopyMaker:
-    """``CopyMaker`` over a ``DealingDevice``: make_board, then collect that copy's events from the driver."""
+    """``CopyMaker`` over a ``BoardMachine``: make_board, then collect that copy's events from the driver."""
 
     def __init__(
-        self, device: DealingDevice, *, drain_timeout: float = 2.0, settle: float = 0.2, reconnect_timeout: float = 30.0
+        self, device: BoardMachine, *, drain_timeout: float = 2.0, settle: float = 0.2, reconnect_timeout: float = 30.0
     ) -> None:
         self.device = device
         self.drain_timeout = drain_timeout
@@ -64,14 +65,8 @@ class DriverCopyMaker:
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.reconnect_timeout
-        while getattr(self.device, "connected", True) is False and loop.time() < deadline:
+        while not self.device.connected and loop.time() < deadline:
             await asyncio.sleep(0.05)
-        reset = getattr(self.device, "reset", None)
-        try:
-            if reset is not None:
-                await reset()
-            else:
-                await self.device.abort()
-        except DealerError:
-            pass  # the link is down: the driver reconnects; the next make_copy reports it if it persists
+        with contextlib.suppress(DealerError):  # the link is down: the driver reconnects; the next make_copy
+            await self.device.reset()  # reports it if it persists
         await asyncio.sleep(self.settle)

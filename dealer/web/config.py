@@ -13,9 +13,9 @@ from typing import Any
 
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
+from drivers.registry import device_kinds
 
 LANGUAGES = ("en", "ru")
-STATION_KINDS = ("simulator", "serial", "usb", "tcp", "camera")
 DEFAULT_PATH = Path("config/service.toml")
 
 
@@ -110,8 +110,9 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
     _unknown(data, _STATION, f"{where}.", source)
     name = _str(data.get("name", chr(ord("A") + i)), f"{where}.name", source)
     kind = data.get("kind", "simulator")
-    if kind not in STATION_KINDS:
-        raise ConfigError(f"{where}.kind = {kind!r}: allowed {', '.join(STATION_KINDS)}", source)
+    kinds = device_kinds()  # the kinds registered with drivers (entry points of the group dealer.devices)
+    if kind not in kinds:
+        raise ConfigError(f"{where}.kind = {kind!r}: allowed {', '.join(kinds)}", source)
     url = data.get("url")
     if url is not None:
         url = _str(url, f"{where}.url", source)

@@ -1,161 +1,39 @@
-"""What a station needs of a card source, and the built-in in-process simulated machine.
+"""A station's device, through the one device interface of ``drivers`` (:func:`drivers.open_device`).
 
-``DeviceLink`` is the service's view of a connected device (a dealing machine, a camera scanner, a simulator):
-it yields ``dealer.core.events`` one at a time, can be asked to deal one random deal, and reports its info and
-last heartbeat. Drivers from ``drivers/`` are adapted to it in ``links.py``.
+Nothing here knows a kind of device: the station's configuration names the kind and the url, and the
+options every kind may use; ``drivers`` finds the kind among its entry points (``dealer.devices``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import random
-import time
-from typing import Any, Protocol
+import dataclasses
 
-from dealer.core.cards import Card, Seat
-from dealer.core.events import (
-    CardSeen,
-    DealEnded,
-    DealStarted,
-    DeviceEvent,
-    DeviceFault,
-    Disconnected,
-    FaultKind,
-)
+from drivers import DealingDevice, open_device, parse_device_id
+from drivers.discovery import candidates
+
+from .config import StationConfig
 
 
-class DeviceLink(Protocol):
-    kind: str
-    can_deal: bool  # False for manual dealing under a camera: the operator deals, the device only reads
-
-    async def open(self) -> None: ...
-
-    def info(self) -> dict[str, Any]: ...
-
-    def status(self) -> dict[str, Any]: ...
-
-    async def request_deal(self) -> None:
-        """Deal one deal; a manual station (``can_deal`` False) starts reading the operator's next deal."""
-        ...
-
-    async def next_event(self) -> DeviceEvent | None:
-        """The next event; None when the stream has ended (device closed)."""
-        ...
-
-    async def inject_fault(self, kind: FaultKind) -> bool:
-        """Simulators only: make the next card fail with ``kind``; False where not supported."""
-        ...
-
-    async def abort(self) -> None:
-        """Stop the deal in progress, if any."""
-        ...
-
-    async def close(self) -> None: ...
+def open_station_device(config: StationConfig) -> DealingDevice:
+    """The device of a station's configuration (not yet opened)."""
+    return open_device(
+        config.kind,
+        config.url or "",
+        name=config.name,
+        cards_per_second=config.cards_per_second,
+        fault_rate=config.fault_rate,
+        seed=config.seed,
+        calibration=config.calibration,
+    )
 
 
-SIMULATED_FAULTS = (FaultKind.JAM, FaultKind.DUPLICATE_CARD, FaultKind.UNREADABLE_CARD, FaultKind.MISFEED)
+def station_on(config: StationConfig, device: str) -> StationConfig:
+    """The station's configuration with its device replaced by ``device`` (an id of :func:`available_devices`)."""
+    kind, url = parse_device_id(device)
+    calibration = config.calibration if kind == "camera" else None
+    return dataclasses.replace(config, kind=kind, url=url or device, calibration=calibration)
 
 
-class LocalSimulator:
-    """A virtual dealing machine inside the process: shuffles with the OS's randomness and deals at a pace.
-
-    ``fault_rate`` is the chance per deal of one injected fault (a jam, a doubled card, an unreadable card, a
-    misfeed) at a random card, so the consoles' fault handling can be tried without hardware.
-    """
-
-    kind = "simulator"
-    can_deal = True
-
-    def __init__(
-        self, name: str = "sim", cards_per_second: float = 2.0, fault_rate: float = 0.0, seed: int | None = None
-    ):
-        self.name = name
-        self.cards_per_second = cards_per_second
-        self.fault_rate = fault_rate
-        self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        self._queue: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-        self._deal_id = 0
-        self._pending: FaultKind | None = None
-        self._closed = False
-        self._heartbeat = time.time()
-        self._state = "idle"
-        self.cards_dealt = 0
-
-    async def open(self) -> None:
-        self._heartbeat = time.time()
-        self._state = "ready"
-
-    def info(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "model": "in-process simulator",
-            "serial": self.name,
-            "firmware": "sim-1",
-            "capabilities": ["reader", "shuffler", "pockets"],
-            "cards_per_second": self.cards_per_second,
-        }
-
-    def status(self) -> dict[str, Any]:
-        if self._task is None or self._task.done():
-            self._heartbeat = time.time()  # an idle simulator is always alive
-        return {"state": self._state, "heartbeat": self._heartbeat, "cards_dealt": self.cards_dealt}
-
-    async def request_deal(self) -> None:
-        if self._closed:
-            raise RuntimeError("the simulator is closed")
-        if self._task is not None and not self._task.done():
-            return
-        self._deal_id += 1
-        self._task = asyncio.create_task(self._deal(self._deal_id))
-
-    async def inject_fault(self, kind: FaultKind) -> bool:
-        self._pending = kind
-        return True
-
-    async def next_event(self) -> DeviceEvent | None:
-        return await self._queue.get()
-
-    async def abort(self) -> None:
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-        self._state = "ready"
-
-    async def close(self) -> None:
-        self._closed = True
-        if self._task is not None:
-            self._task.cancel()
-        self._state = "closed"
-        self._queue.put_nowait(Disconnected("closed", time.time(), None))
-        self._queue.put_nowait(None)
-
-    async def _deal(self, deal_id: int) -> None:
-        self._state = "dealing"
-        order = list(Card)
-        self._rng.shuffle(order)
-        pockets = [Seat(i % 4) for i in range(52)]
-        self._rng.shuffle(pockets)
-        fault_at = self._rng.randrange(52) if self._rng.random() < self.fault_rate else None
-        fault_kind = self._rng.choice(SIMULATED_FAULTS) if fault_at is not None else None
-        gap = 1.0 / self.cards_per_second
-        put = self._queue.put_nowait
-        put(DealStarted(deal_id, time.time()))
-        for i, (card, pocket) in enumerate(zip(order, pockets, strict=True)):
-            if gap >= 0.001 or i % 64 == 0:
-                await asyncio.sleep(gap if gap >= 0.001 else 0)
-            self._heartbeat = time.time()
-            if self._pending is not None:
-                fault_at, fault_kind, self._pending = i, self._pending, None
-            if fault_at == i and fault_kind is not None:
-                if fault_kind is FaultKind.DUPLICATE_CARD and i > 0:
-                    put(CardSeen(deal_id, i, order[self._rng.randrange(i)], pocket, 0.99, time.time()))
-                elif fault_kind is FaultKind.UNREADABLE_CARD:
-                    put(CardSeen(deal_id, i, None, pocket, 0.1, time.time()))
-                else:
-                    put(DeviceFault(fault_kind, "simulated", time.time(), deal_id, i))
-                self._state = "ready"
-                return
-            put(CardSeen(deal_id, i, card, pocket, 0.99, time.time()))
-            self.cards_dealt += 1
-        put(DealEnded(deal_id, time.time()))
-        self._state = "ready"
+def available_devices() -> list[dict[str, str]]:
+    """What the judge can connect a station to: every registered kind's candidates (``drivers.discovery``)."""
+    return [{"id": c.id, "kind": c.kind, "description": c.description} for c in candidates()]

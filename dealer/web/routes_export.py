@@ -28,7 +28,7 @@ from fastapi.responses import FileResponse
 from dealer.core.errors import DealerError
 from dealer.export.boards import SessionBoard, number_deals
 from dealer.export.journal import FoulCopy
-from dealer.export.machine import BoardMaker, Progress, Stage
+from dealer.export.machine import Progress, Stage
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
@@ -229,14 +229,10 @@ def make_router(service: Service) -> APIRouter:
     # -- boards on a machine --------------------------------------------------------------------------------
     async def make_boards(job: Job[BoardProgress], boards: list[SessionBoard], body: MakeBoards) -> None:
         """The whole run, set-up included: whatever fails here ends the job ``failed`` (the job runner)."""
-        from dealer.export.driver import DriverCopyMaker
-        from drivers.machine import MachineDriver
-        from drivers.simulator import SimulatorThread, VirtualMachine, parse_faults
-        from drivers.transport import open_transport
+        from dealer.export.run import make_boards_on
 
         p = job.progress
         deadline = body.copy_timeout or max(30.0, 4 * body.pace)
-        sim: SimulatorThread | None = None
         folder = out_dir(job.key)
         journal = folder / f"{session_slug(job.key)}.journal.json"
 
@@ -251,34 +247,20 @@ def make_router(service: Service) -> APIRouter:
                 p.fouls.append(pr.foul)
             service.operator.send(job_view(job, cards=service.board_cards_shown))
 
-        driver: MachineDriver | None = None
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            if body.device == "simulator":
-                plan = parse_faults(body.faults, seed=body.seed)
-                sim = SimulatorThread(VirtualMachine(pace=body.pace, faults=plan, serial="SIM-BOARDS"), "pty")
-                await asyncio.to_thread(sim.start)
-                url = sim.url
-            else:
-                url = body.device
-            driver = MachineDriver(lambda: open_transport(url))
-            await driver.connect()
-            maker = BoardMaker(
-                WatchdogMaker(DriverCopyMaker(driver), deadline),
-                journal,
-                max_attempts=body.max_attempts,
-                on_progress=on_progress,
-            )
-            await maker.run_async(boards)
-            info = driver.info  # DEVICE_INFO of the machine, for the board-making act
-            machine = dataclasses.asdict(info) if info is not None else None
-            await record("boards", job.key, [journal], copies=p.total_copies, machine=machine)
-        finally:
-            if driver is not None:
-                with contextlib.suppress(Exception):
-                    await driver.close()
-            if sim is not None:
-                await asyncio.to_thread(sim.stop)
+        folder.mkdir(parents=True, exist_ok=True)
+        done = await make_boards_on(
+            body.device,
+            boards,
+            journal,
+            max_attempts=body.max_attempts,
+            on_progress=on_progress,
+            wrap=lambda maker: WatchdogMaker(maker, deadline),
+            pace=body.pace,
+            faults=body.faults,
+            seed=body.seed,
+        )
+        machine = dataclasses.asdict(done.machine) if done.machine is not None else None
+        await record("boards", job.key, [journal], copies=p.total_copies, machine=machine)
 
     @router.post("/api/judge/boards/cards", response_model=BoardCardsShown, dependencies=judge_write)
     async def board_cards(body: BoardCards) -> BoardCardsShown:

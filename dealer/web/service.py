@@ -16,11 +16,10 @@ from dealer.web.nats_publisher import RelayPublisher
 
 from .bankworker import BankWorker
 from .closed import ClosedBoards
-from .config import ServiceConfig, StationConfig
-from .devices import DeviceLink
+from .config import ServiceConfig
+from .devices import available_devices, open_station_device, station_on
 from .hub import PublicHub
 from .jobs import JobRunner
-from .links import available_devices, open_link
 from .models import (
     BankFigures,
     DeviceEntry,
@@ -118,7 +117,7 @@ class Service:
         if self.autostart:  # connect only: nothing is dealt until the technical judge presses Start
             for station in self.stations.values():
                 try:
-                    await station.connect(open_link(station.config))
+                    await station.connect(open_station_device(station.config))
                 except Exception as exc:  # a missing device must not stop the service: the judge reconnects
                     log.warning("station %s: %s", station.name, exc)
                     station.status = "disconnected"
@@ -212,28 +211,10 @@ class Service:
                 f"station {name}: a deal is in progress; {action} voids it (reason operator): confirm to go on"
             )
         if action == "connect":
-            device = args.device
             cfg = station.config
-            if device != "simulator" or cfg.kind != "simulator":
-                if device.startswith("usb:"):
-                    kind, url = "usb", device
-                elif device == "simulator":
-                    kind, url = "simulator", ""
-                else:
-                    kind, _, url = device.partition(":")
-                cfg = StationConfig(
-                    name=cfg.name,
-                    kind=kind if kind in ("serial", "usb", "tcp", "simulator", "camera") else "serial",
-                    url=url or device,
-                    cards_per_second=cfg.cards_per_second,
-                    fault_rate=cfg.fault_rate,
-                    auto_redeal=cfg.auto_redeal,
-                    first_seat=cfg.first_seat,
-                    seed=cfg.seed,
-                    calibration=cfg.calibration if kind == "camera" else None,
-                )
-            link: DeviceLink = open_link(cfg)
-            await station.connect(link)
+            if args.device != "simulator" or cfg.kind != "simulator":
+                cfg = station_on(cfg, args.device)
+            await station.connect(open_station_device(cfg))
         elif action == "disconnect":
             await station.disconnect()
         elif action == "reset":

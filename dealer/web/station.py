@@ -46,11 +46,11 @@ from dealer.session import (
     Step,
     VoidReason,
 )
+from drivers.device import DealingDevice
 
 from .bankworker import BankWorker
 from .closed import ClosedBoards
 from .config import StationConfig
-from .devices import DeviceLink
 from .hub import PublicHub
 from .models import (
     OperatorBoard,
@@ -130,7 +130,7 @@ class Station:
         self.operator = operator
         self.closed = closed  # variant 1: deals become boards, never bank deals
         self.session = DealingSession(config.name, regulation.variant, regulation.open_cards, config.first_seat)
-        self.link: DeviceLink | None = None
+        self.link: DealingDevice | None = None
         self.status = "idle"
         self.running = False
         self.show_cards = False
@@ -197,7 +197,7 @@ class Station:
         self.send_state()
 
     # -- device --------------------------------------------------------------------------------------------
-    async def connect(self, link: DeviceLink) -> None:
+    async def connect(self, link: DealingDevice) -> None:
         async with self._lock:
             if self.link is not None:
                 await self._operator_void("the technical judge connected another device during the deal")
@@ -249,7 +249,7 @@ class Station:
         if self.session.dealing:
             await self._handle(self.session.end_of_stream())
 
-    async def _read(self, link: DeviceLink) -> None:
+    async def _read(self, link: DealingDevice) -> None:
         try:
             while True:
                 event = await link.next_event()

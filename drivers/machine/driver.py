@@ -60,7 +60,7 @@ from firmware_protocol.messages import (
 )
 from firmware_protocol.table import load_table
 
-from ..device import BoardResult, CommandRefused, DealingDevice, DeviceBusy, DeviceError, LinkLost, MachineInfo
+from ..device import BoardMachine, BoardResult, CommandRefused, DeviceBusy, DeviceError, LinkLost, MachineInfo
 from ..transport import Transport, TransportClosed
 from .cards import Operation, Void, card_void, end_void, fault_kind
 from .io import Pump
@@ -82,7 +82,8 @@ class DriverStats:
 
 
 class MachineDriver:
-    """Implements :class:`drivers.device.DealingDevice` for machines speaking the open protocol."""
+    """A machine speaking the open protocol (:class:`drivers.device.BoardMachine`); stations reach it through
+    the ``machine`` device kind (:mod:`drivers.kinds.machine`)."""
 
     def __init__(
         self,
@@ -520,5 +521,5 @@ class MachineDriver:
 
 if TYPE_CHECKING:  # mypy proves the driver satisfies the interface the service uses
 
-    def _is_dealing_device(driver: MachineDriver) -> DealingDevice:
+    def _is_board_machine(driver: MachineDriver) -> BoardMachine:
         return driver

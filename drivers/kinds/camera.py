@@ -1,9 +1,10 @@
-"""A station whose device is a camera card scanner: the operator deals by hand, the camera reads each card.
+"""Device kind ``camera``: a camera card scanner; the operator deals by hand, the camera reads each card.
 
-The station's ``url`` is a frame source spec of ``drivers.camera.open_source`` (camera index, video file, stream
-URL, image directory or glob, ``virtual:…``); ``calibration`` is the calibration file made by ``dealer scanner
-calibrate``. A ``virtual:`` source without a calibration file is calibrated once at open on the virtual deck's sorted
-pass, and renders a freshly shuffled deal (OS randomness) for every deal requested, so a demo needs nothing else.
+The device's ``url`` is a frame source spec of ``drivers.camera.open_source`` (camera index, video file,
+stream URL, image directory or glob, ``virtual:…``); the option ``calibration`` is the calibration file made by
+``dealer scanner calibrate``. A ``virtual:`` source without a calibration file is calibrated once at open on
+the virtual deck's sorted pass, and renders a freshly shuffled deal (OS randomness) for every deal requested,
+so a demo needs nothing else.
 
 ``request_deal`` arms the reader for a new deal (a new deal id): ``DealStarted``, then one ``CardSeen`` per card
 (no pocket: seats follow the dealing order), then ``DealEnded`` after the 52nd card. The scanner is a blocking
@@ -22,17 +23,18 @@ from typing import Any
 from dealer.core.cards import ALL_CARDS
 from dealer.core.errors import DealerError
 from dealer.core.events import DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, FaultKind
-from drivers.camera import Calibration, CameraScanner, Frame, FrameSource, ScanStats, calibrate, open_source
-from drivers.camera.virtual import LEVELS, VirtualCamera, virtual_source
 
-from .config import StationConfig
+from ..camera import Calibration, CameraScanner, Frame, FrameSource, ScanStats, calibrate, open_source
+from ..camera.virtual import LEVELS, VirtualCamera, virtual_source
+from ..device import BoardMachine, DeviceError
+from ..registry import DeviceOptions
 
 CARDS = 52
 VIRTUAL = "virtual:"
 
 
-class CameraLinkError(DealerError):
-    """The camera station cannot be opened (source, calibration)."""
+class CameraDeviceError(DeviceError):
+    """The camera cannot be opened (source, calibration)."""
 
 
 class _Stoppable:
@@ -82,17 +84,17 @@ def shuffled_deal(template: VirtualCamera) -> VirtualCamera:
     )
 
 
-class CameraLink:
+class CameraDevice:
     """A camera card scanner under manual dealing (``kind = "camera"``)."""
 
     can_deal = False  # the operator deals; the camera only reads
 
-    def __init__(self, config: StationConfig) -> None:
-        if not config.url:
-            raise CameraLinkError(f"station {config.name}: a camera station needs url = the frame source")
-        self.config = config
-        self.kind = "camera"
-        self.url = config.url.strip()
+    def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
+        if not url:
+            raise CameraDeviceError(f"station {options.name}: a camera station needs url = the frame source")
+        self.options = options
+        self.kind = kind
+        self.url = url.strip()
         self.virtual = self.url.startswith(VIRTUAL)
         self.calibration: Calibration | None = None
         self._template: VirtualCamera | None = None
@@ -116,21 +118,21 @@ class CameraLink:
         self._state = "idle"
 
     def _open(self) -> None:
-        where = f"station {self.config.name}"
+        where = f"station {self.options.name}"
         try:
             if self.virtual:
                 self._template = virtual_template(self.url)
             else:
                 self._source = open_source(self.url)
-            if self.config.calibration is not None:
-                self.calibration = Calibration.load(self.config.calibration)
+            if self.options.calibration is not None:
+                self.calibration = Calibration.load(self.options.calibration)
             elif self._template is not None:
                 self.calibration = calibrate_virtual(self._template, self.url)
             else:
-                raise CameraLinkError(f"calibration is required for a camera on {self.url!r}")
+                raise CameraDeviceError(f"calibration is required for a camera on {self.url!r}")
         except DealerError as exc:
             self._close_source()
-            raise CameraLinkError(f"{where}: {exc}") from exc
+            raise CameraDeviceError(f"{where}: {exc}") from exc
 
     async def close(self) -> None:
         self._closed = True
@@ -153,7 +155,7 @@ class CameraLink:
             "url": self.url,
             "model": "camera scanner (manual dealing)",
             "source": self.url,
-            "calibration": str(self.config.calibration) if self.config.calibration else "virtual sorted pass",
+            "calibration": str(self.options.calibration) if self.options.calibration else "virtual sorted pass",
             "deck": cal.deck if cal is not None else None,
             "capabilities": ["reader"],
         }
@@ -191,7 +193,7 @@ class CameraLink:
     # -- dealing ---------------------------------------------------------------------------------------------
     async def request_deal(self) -> None:
         if self._closed or self.calibration is None:
-            raise CameraLinkError(f"station {self.config.name}: the camera is not open")
+            raise CameraDeviceError(f"station {self.options.name}: the camera is not open")
         await self._stop_scan()  # a deal voided half-way: its reader stops before the next deal's starts
         self._deal_id += 1
         source = shuffled_deal(self._template) if self._template is not None else self._source
@@ -203,7 +205,7 @@ class CameraLink:
         self._put(DealStarted(self._deal_id, time.time()))
         self._state = "reading"
         self._thread = threading.Thread(
-            target=self._scan, args=(self._scanner, self._stop), name=f"camera-{self.config.name}", daemon=True
+            target=self._scan, args=(self._scanner, self._stop), name=f"camera-{self.options.name}", daemon=True
         )
         self._thread.start()
 
@@ -248,6 +250,9 @@ class CameraLink:
 
     async def inject_fault(self, kind: FaultKind) -> bool:
         return False
+
+    def board_machine(self) -> BoardMachine:
+        raise CameraDeviceError(f"{self.url}: a camera scanner reads cards, it cannot make boards")
 
     async def abort(self) -> None:
         await self._stop_scan()
