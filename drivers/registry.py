@@ -53,6 +53,7 @@ class DeviceOptions:
     seed: int | None = None  # simulators: a reproducible run
     pace: float | None = None  # simulator: seconds per deal (default 52 / cards_per_second)
     calibration: Path | None = None  # camera: the calibration file (a virtual: source calibrates itself)
+    usb_backend: Any = None  # usb: a pyusb backend (default: libusb); Any: pyusb's backends are untyped
     extra: Mapping[str, Any] = field(default_factory=dict)  # Any: options of kinds from other packages
 
     @classmethod

@@ -72,7 +72,12 @@ class InProcessSimulator:
     def status(self) -> dict[str, Any]:
         if self._task is None or self._task.done():
             self._heartbeat = time.time()  # an idle simulator is always alive
-        return {"state": self._state, "heartbeat": self._heartbeat, "cards_dealt": self.cards_dealt}
+        return {
+            "state": self._state,
+            "heartbeat": self._heartbeat,
+            "connected": not self._closed,
+            "cards_dealt": self.cards_dealt,
+        }
 
     async def request_deal(self) -> None:
         if self._closed:

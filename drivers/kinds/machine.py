@@ -68,7 +68,7 @@ class MachineDevice:
     # -- life cycle ------------------------------------------------------------------------------------------
     def _transport_spec(self) -> tuple[str, Any]:
         """What the driver opens (a spec, and a pyusb backend or None). Any: pyusb's backend is untyped."""
-        return self.url, None
+        return self.url, self.options.usb_backend
 
     async def open(self) -> None:
         spec, backend = self._transport_spec()
