@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -14,6 +14,9 @@ from dealer.core.errors import DealerError
 from drivers.discovery import serial_rows, usb_rows
 
 from .app import app
+
+if TYPE_CHECKING:
+    from drivers.machine import MachineDriver
 
 out = Console(highlight=False, markup=False)
 machine_app = typer.Typer(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
@@ -44,7 +47,7 @@ def devices() -> None:
         out.print("No USB device matches a profile in config/devices/.")
 
 
-def _driver(target: str) -> Any:
+def _driver(target: str) -> MachineDriver:
     from drivers.machine import MachineDriver
     from drivers.transport import open_transport
 

@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from dealer.core import Card, Deal, Seat
 from dealer.core.events import (
@@ -66,6 +66,8 @@ from .cards import Operation, Void, card_void, end_void, fault_kind
 from .io import Pump
 from .requests import Pending
 
+T = TypeVar("T")
+R = TypeVar("R", bound=Message)
 HOST_MIN_VERSION = 1
 HOST_MAX_VERSION = 1
 _TABLE = load_table()
@@ -326,10 +328,11 @@ class MachineDriver:
             await self._pump.flush()
 
     # -- requests --------------------------------------------------------------------------------------
-    async def _wait_or_lost(self, fut: asyncio.Future[Any]) -> Any:
+    async def _wait_or_lost(self, fut: asyncio.Future[T]) -> T:
         lost = asyncio.ensure_future(self._lost.wait())
         try:
-            await asyncio.wait({fut, lost}, return_when=asyncio.FIRST_COMPLETED)
+            either: set[asyncio.Future[Any]] = {fut, lost}  # Any: a reply and the lost flag's wait
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             lost.cancel()
         if fut.done():
@@ -337,7 +340,13 @@ class MachineDriver:
         fut.cancel()
         raise LinkLost(self._lost_reason)
 
-    async def _command(self, msg: Message, reply: type[Any] | None = None, during_handshake: bool = False) -> Any:
+    @overload
+    async def _command(self, msg: Message, reply: None = None, during_handshake: bool = False) -> None: ...
+
+    @overload
+    async def _command(self, msg: Message, reply: type[R], during_handshake: bool = False) -> R: ...
+
+    async def _command(self, msg: Message, reply: type[R] | None = None, during_handshake: bool = False) -> R | None:
         for attempt in range(BUSY_RETRY_LIMIT + 1):
             if (
                 self._pump is None

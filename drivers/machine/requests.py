@@ -4,19 +4,23 @@ session being opened; failed all at once when the link goes."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, TypeVar
 
 from firmware_protocol.connection import SessionOpened
 from firmware_protocol.messages import Message
 
 from ..device import DeviceError
 
+M = TypeVar("M", bound=Message)
+
 
 class Pending:
     def __init__(self) -> None:
         self._acks: dict[int, asyncio.Future[None]] = {}  # seq of our message -> its answer
         self._session: asyncio.Future[SessionOpened] | None = None
-        self._waiters: list[tuple[type[Message], asyncio.Future[Any]]] = []
+        # Any: each future holds a message of the type it is paired with (expect keeps the pairs consistent;
+        # Message is a union, whose members a type variable cannot name)
+        self._waiters: list[tuple[type[Any], asyncio.Future[Any]]] = []
 
     def ack(self, seq: int) -> asyncio.Future[None]:
         """The future of the answer (ACK or NAK) to our message ``seq``."""
@@ -24,9 +28,9 @@ class Pending:
         self._acks[seq] = fut
         return fut
 
-    def expect(self, kind: type[Message]) -> asyncio.Future[Any]:
+    def expect(self, kind: type[M]) -> asyncio.Future[M]:
         """The future of the next message of type ``kind`` from the device."""
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[M] = asyncio.get_running_loop().create_future()
         self._waiters.append((kind, fut))
         return fut
 
