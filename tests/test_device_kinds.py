@@ -260,7 +260,12 @@ def test_a_web_station_deals_on_a_kind_added_by_an_entry_point(toy_kind: str, tm
         a = server.service.stations["A"]
         wait_progress(lambda: a.status == "target_reached", lambda: a.cards_read, "the toy station to reach 3 deals")
         view = a.view()
+        connect = f"{server.base}/api/judge/stations/A/connect"  # the judge picks the listed toy table
+        reply = httpx.post(connect, json={"device": "toy:table-9"}, headers=auth, timeout=20)
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["device"]["url"] == "table-9"
     assert view.device is not None and view.device["model"] == "toy" and view.device["kind"] == "toy"
+    assert view.device["url"] == "table-1"
     bank = SqliteBank(cfg.bank_path)
     try:
         assert bank.deal_count() == 3
