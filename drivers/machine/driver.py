@@ -1,10 +1,8 @@
 """The dealing-machine driver (asyncio): the open protocol over any transport.
 
 It opens a session (HELLO, version negotiation, device info), keeps a heartbeat, starts random deals and
-board copies, checks every card the machine reports (no duplicates, no 14th card in a pocket, the pocket
-the board's deal wants, the machine's own record at the end), turns faults into typed
-:class:`dealer.core.events.DeviceFault` events, and reconnects after the link is lost, telling the caller
-that the deal in progress is void (:class:`Disconnected`), never resuming it.
+board copies (whose cards :mod:`.operations` checks and reports), and reconnects after the link is lost,
+telling the caller that the deal in progress is void (:class:`Disconnected`), never resuming it.
 """
 
 from __future__ import annotations
@@ -13,14 +11,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from dealer.core import Card, Deal, Seat
+from dealer.core import Deal
 from dealer.core.events import (
-    CardSeen,
     DealEnded,
-    DealStarted,
     DeviceEvent,
     DeviceFault,
     Disconnected,
@@ -60,10 +55,11 @@ from firmware_protocol.messages import (
 )
 from firmware_protocol.table import load_table
 
-from ..device import BoardMachine, BoardResult, CommandRefused, DeviceBusy, DeviceError, LinkLost, MachineInfo
+from ..device import BoardMachine, BoardResult, CommandRefused, DeviceError, LinkLost, MachineInfo
 from ..transport import Transport, TransportClosed
-from .cards import Operation, Void, card_void, end_void, fault_kind
+from .cards import Operation
 from .io import Pump
+from .operations import DriverStats, Operations
 from .requests import Pending
 
 T = TypeVar("T")
@@ -73,14 +69,6 @@ HOST_MAX_VERSION = 1
 _TABLE = load_table()
 BUSY_RETRY = _TABLE.busy_retry_ms / 1000
 BUSY_RETRY_LIMIT = _TABLE.busy_retry_limit
-
-
-@dataclass(slots=True)
-class DriverStats:
-    cards: int = 0
-    stale: int = 0
-    reconnects: int = 0
-    faults: int = 0
 
 
 class MachineDriver:
@@ -117,8 +105,7 @@ class MachineDriver:
         self._info: MachineInfo | None = None
         self._pump: Pump | None = None  # the I/O of the open transport
         self._events: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
-        self._op: Operation | None = None
-        self._next_deal_id = 1
+        self._ops = Operations(self._emit, self._now, self._stop_machine, self.stats)
         self._pending = Pending()
         self._supervisor: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
@@ -178,12 +165,10 @@ class MachineDriver:
         try:
             await self._command(StartDeal(op.deal_id))
         except LinkLost as exc:
-            if self._op is op:
-                self._op = None
+            self._ops.forget(op)
             raise LinkLost(str(exc), op.deal_id) from exc
         except DeviceError:
-            if self._op is op:
-                self._op = None
+            self._ops.forget(op)
             raise
         return op.deal_id
 
@@ -196,8 +181,7 @@ class MachineDriver:
         try:
             await self._command(MakeBoard(op.deal_id, board_number, copy, deal.to_bytes()))
         except DeviceError:
-            if self._op is op:
-                self._op = None
+            self._ops.forget(op)
             raise
         assert op.outcome is not None
         outcome = await op.outcome
@@ -207,22 +191,18 @@ class MachineDriver:
 
     async def wait_deal(self, deal_id: int) -> DealEnded | DeviceFault:
         """Wait for the end of the operation ``deal_id`` (the events still go to :meth:`events`)."""
-        op = self._op
+        op = self._ops.current
         if op is None or op.deal_id != deal_id or op.outcome is None:
             raise DeviceError(f"deal {deal_id} is not in progress")
         return await op.outcome
 
     async def abort(self) -> None:
-        op = self._op
-        if op is not None:
-            self._void(op, Void(FaultKind.ABORTED, "aborted by the host"), send_abort=False)
+        self._ops.void_current(FaultKind.ABORTED, "aborted by the host")
         await self._command(Abort())
 
     async def reset(self) -> None:
         """Clear a device fault (after the operator has fixed the machine)."""
-        op = self._op
-        if op is not None:
-            self._void(op, Void(FaultKind.ABORTED, "reset by the host"), send_abort=False)
+        self._ops.void_current(FaultKind.ABORTED, "reset by the host")
         await self._command(Reset())
 
     async def status(self) -> Status:
@@ -316,10 +296,7 @@ class MachineDriver:
             return
         self._lost_reason = reason
         self._session_ok = False
-        op = self._op
-        self._lost_deal = op.deal_id if op is not None else None
-        if op is not None:
-            self._void(op, Void(FaultKind.DISCONNECTED, f"link lost: {reason}"), send_abort=False, emit=False)
+        self._lost_deal = self._ops.void_current(FaultKind.DISCONNECTED, f"link lost: {reason}", emit=False)
         self._lost.set()
         self._pending.fail(LinkLost(reason))
 
@@ -405,23 +382,16 @@ class MachineDriver:
         if self._pending.deliver(msg):
             return
         if isinstance(msg, CardRead):
-            self._on_card(msg)
+            self._ops.card(msg)
         elif isinstance(msg, DealStart):
-            if self._op is not None and msg.deal_id == self._op.deal_id:
-                self._emit(DealStarted(msg.deal_id, self._now()))
-            else:
-                self.stats.stale += 1
+            self._ops.started(msg)
         elif isinstance(msg, DealEnd | BoardDone):
-            self._on_end(msg)
+            self._ops.end(msg)
         elif isinstance(msg, Fault):
-            self._on_fault(msg)
+            self._ops.fault(msg)
 
     def _device_restarted(self, detail: str) -> None:
-        op = self._op
-        self.stats.faults += 1
-        self._emit(DeviceFault(FaultKind.POWER, detail, self._now(), op.deal_id if op is not None else None))
-        if op is not None:
-            self._void(op, Void(FaultKind.POWER, detail), send_abort=False, emit=False)
+        self._ops.restarted(detail)
         self._session_ok = False
         self._spawn(self._rehandshake())
 
@@ -432,90 +402,15 @@ class MachineDriver:
         except (DeviceError, TimeoutError) as exc:
             self._mark_lost(f"new session after a device restart failed: {exc}")
 
-    def _on_card(self, msg: CardRead) -> None:
-        op = self._op
-        if op is None or msg.deal_id != op.deal_id or msg.position is None or msg.position < op.check.next_position:
-            self.stats.stale += 1
-            return
-        ts = self._now()
-        verdict = op.check.card(msg.position, msg.card, msg.pocket)
-        if verdict is not None:
-            void = card_void(op, verdict)
-            if void is not None:
-                self._void(op, void)
-                return
-        assert msg.pocket is not None  # a card without a pocket is void above
-        if msg.card is None:  # unreadable: reported now, voids the deal at its end
-            self._emit(CardSeen(op.deal_id, msg.position, None, Seat(msg.pocket), msg.confidence / 255, ts))
-            return
-        self.stats.cards += 1
-        self._emit(CardSeen(op.deal_id, msg.position, Card(msg.card), Seat(msg.pocket), msg.confidence / 255, ts))
-
-    def _on_end(self, msg: DealEnd | BoardDone) -> None:
-        op = self._op
-        if op is None or msg.deal_id != op.deal_id:
-            self.stats.stale += 1
-            return
-        verdict = op.check.end(bytes(msg.record), msg.cards)
-        if verdict is not None:
-            self._void(op, end_void(op, verdict))
-            return
-        ended = DealEnded(op.deal_id, self._now(), bytes(msg.record))
-        self._op = None
-        self._emit(ended)
-        if op.outcome is not None and not op.outcome.done():
-            op.outcome.set_result(ended)
-
-    def _on_fault(self, msg: Fault) -> None:
-        op = self._op
-        kind = fault_kind(msg.code)
-        self.stats.faults += 1
-        fault = DeviceFault(
-            kind,
-            msg.detail or kind.value,
-            self._now(),
-            msg.deal_id,
-            msg.position,
-            None if msg.card is None else Card(msg.card),
-            None if msg.pocket is None else Seat(msg.pocket),
-        )
-        self._emit(fault)
-        if op is not None and (msg.deal_id is None or msg.deal_id == op.deal_id):
-            self._op = None
-            if op.outcome is not None and not op.outcome.done():
-                op.outcome.set_result(fault)
-
     # -- helpers ---------------------------------------------------------------------------------------
     def _begin(self, board: int | None = None, copy: int | None = None, target: Deal | None = None) -> Operation:
         if not self._session_ok:
             raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
-        if self._op is not None:
-            raise DeviceBusy(f"deal {self._op.deal_id} is still in progress")
-        op = Operation(self._next_deal_id, board, copy, target)
-        self._next_deal_id = (self._next_deal_id + 1) % 0xFFFFFFFF or 1
-        op.outcome = asyncio.get_running_loop().create_future()
-        self._op = op
-        return op
+        return self._ops.begin(board, copy, target)
 
-    def _void(self, op: Operation, void: Void, *, send_abort: bool = True, emit: bool = True) -> None:
-        """The driver voids the deal: report, forget the operation, stop the machine."""
-        fault = DeviceFault(
-            void.kind,
-            void.detail,
-            self._now(),
-            op.deal_id,
-            void.position,
-            None if void.card is None else Card(void.card),
-            None if void.pocket is None else Seat(void.pocket),
-        )
-        if emit:
-            self.stats.faults += 1
-            self._emit(fault)
-        if self._op is op:
-            self._op = None
-        if op.outcome is not None and not op.outcome.done():
-            op.outcome.set_result(fault)
-        if send_abort and self._session_ok and self.conn.state is HostState.OPEN:
+    def _stop_machine(self) -> None:
+        """ABORT to the machine after the driver voided an operation (if the session is open)."""
+        if self._session_ok and self.conn.state is HostState.OPEN:
             self.conn.send(Abort(), self._mono())
             self._spawn(self._flush())
 
