@@ -271,3 +271,22 @@ def test_a_web_station_deals_on_a_kind_added_by_an_entry_point(toy_kind: str, tm
         assert bank.deal_count() == 3
     finally:
         bank.close()
+
+
+# -- discovery ------------------------------------------------------------------------------------------------
+
+
+def test_discovery_asks_every_kind_and_a_failing_listing_spoils_only_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    from drivers import discovery
+
+    def broken() -> list[dict[str, Any]]:
+        raise OSError("permission denied: /dev/serial")
+
+    usb = {"bus": "1:7", "usb": "1209:0001", "serial": "X1", "profile": "opendealer", "open": "usb:1209:0001:X1"}
+    monkeypatch.setattr(discovery, "serial_rows", broken)
+    monkeypatch.setattr(discovery, "usb_rows", lambda: ([usb], None))
+    found = candidates()
+    assert found[0] == Candidate("simulator", "simulator", "simulated dealing machine (pty)")
+    assert found[1].kind == "error" and "serial" in found[1].description and "permission denied" in found[1].description
+    assert found[2:] == [Candidate("usb:1209:0001:X1", "usb", "opendealer 1:7")]
+    assert parse_device_id(found[2].id) == ("usb", "usb:1209:0001:X1")
