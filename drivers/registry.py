@@ -92,7 +92,10 @@ def device_factory(kind: str) -> DeviceFactory:
     loaders = _registered()
     if kind not in loaders:
         raise UnknownDeviceKind(f"unknown device kind {kind!r}; known: {', '.join(device_kinds())}")
-    return loaders[kind]()
+    try:
+        return loaders[kind]()
+    except (ImportError, AttributeError) as exc:  # a kind's package is broken or half-installed: say which
+        raise DeviceError(f"device kind {kind!r} cannot be loaded: {exc}") from exc
 
 
 def open_device(kind: str, url: str = "", **options: Any) -> DealingDevice:  # Any: see DeviceOptions

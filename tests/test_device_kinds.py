@@ -249,6 +249,17 @@ def test_a_kind_from_an_entry_point_is_known_opened_and_discovered(toy_kind: str
     assert parse_device_id("toy:table-9") == ("toy", "table-9")
 
 
+def test_a_kind_whose_module_is_missing_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = tmp_path / "broken_kind-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-kind\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\nbroken = no_such_module:Device\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(DeviceError, match="'broken' cannot be loaded.*no_such_module"):
+        open_device("broken", "x")
+    assert any(c.kind == "error" and "broken" in c.description for c in candidates())
+
+
 def test_a_web_station_deals_on_a_kind_added_by_an_entry_point(toy_kind: str, tmp_path: Path) -> None:
     station = {"name": "A", "kind": toy_kind, "url": "table-1", "seed": 5, "auto_redeal": True}
     cfg = service_config(tmp_path, stations=[station])
