@@ -30,8 +30,7 @@ def open_station_device(config: StationConfig) -> DealingDevice:
 def station_on(config: StationConfig, device: str) -> StationConfig:
     """The station's configuration with its device replaced by ``device`` (an id of :func:`available_devices`)."""
     kind, url = parse_device_id(device)
-    calibration = config.calibration if kind == "camera" else None
-    return dataclasses.replace(config, kind=kind, url=url or device, calibration=calibration)
+    return dataclasses.replace(config, kind=kind, url=url or device)  # options a kind does not use, it ignores
 
 
 def available_devices() -> list[dict[str, str]]:
