@@ -101,6 +101,7 @@ class DealingDevice(Protocol):
     kind: str
     url: str
     can_deal: bool  # False for manual dealing under a camera: the operator deals, the device only reads
+    can_inject: bool  # True for simulators: the judge's console offers fault injection
 
     async def open(self) -> None:
         """Connect (raises :class:`DeviceError` or another ``DealerError`` naming the problem)."""

@@ -172,6 +172,7 @@ OPENED = []
 
 class ToyDevice:
     can_deal = True
+    can_inject = False
 
     def __init__(self, kind, url, options):
         self.kind, self.url, self.options = kind, url, options

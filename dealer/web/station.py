@@ -672,7 +672,7 @@ class Station:
             "open_count": self.session.open_count,
             "device": link.info() if link is not None else None,
             "device_status": link.status() if link is not None else None,
-            "can_inject": link is not None and link.kind == "simulator",
+            "can_inject": link is not None and link.can_inject,
             "attempt": self.session.attempts,
             "cards_dealt": self.session.cards_dealt,
             "committed": self.committed,

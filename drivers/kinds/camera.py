@@ -88,6 +88,7 @@ class CameraDevice:
     """A camera card scanner under manual dealing (``kind = "camera"``)."""
 
     can_deal = False  # the operator deals; the camera only reads
+    can_inject = False
 
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
         if not url:

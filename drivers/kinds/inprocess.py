@@ -36,6 +36,7 @@ class InProcessSimulator:
     """
 
     can_deal = True
+    can_inject = True
 
     def __init__(self, kind: str = "inprocess", url: str = "", options: DeviceOptions | None = None) -> None:
         options = options or DeviceOptions(name="sim", cards_per_second=2.0)

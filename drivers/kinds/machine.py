@@ -43,6 +43,7 @@ class MachineDevice:
     """A dealing machine (``kind`` serial, usb or tcp) as a :class:`drivers.device.DealingDevice`."""
 
     can_deal = True
+    can_inject = False
 
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
         if not url:

@@ -43,6 +43,8 @@ def fault_plan(options: DeviceOptions) -> FaultPlan:
 class SimulatedMachine(MachineDevice):
     """The virtual machine in a thread of this process, reached over a real pty (or its USB backend)."""
 
+    can_inject = True
+
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
         if url not in ("", "pty", "usb", "simulator"):
             raise DeviceError(f"simulator url {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)")
