@@ -118,6 +118,14 @@ def test_inprocess_kind_deals_without_a_wire() -> None:
     assert info["serial"] == "I"
 
 
+def test_only_simulators_offer_fault_injection() -> None:
+    offered = {k: open_device(k, u).can_inject for k, u in
+               [("simulator", ""), ("inprocess", ""), ("serial", "/dev/ttyUSB9"), ("tcp", "h:1"), ("usb", "1209:0001"),
+                ("camera", FAST_CAMERA)]}  # fmt: skip
+    assert offered == {"simulator": True, "inprocess": True, "serial": False, "tcp": False, "usb": False,
+                       "camera": False}  # fmt: skip
+
+
 def test_devices_that_cannot_make_boards_say_so() -> None:
     with pytest.raises(DeviceError, match="cannot make boards"):
         open_device("camera", FAST_CAMERA).board_machine()
