@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, FaultKind, Reconnected
 from drivers.machine import MachineDriver
 from drivers.simulator import FaultPlan, SimFault, SimulatorThread, VirtualMachine
-from drivers.transport import TcpTransport, open_transport
+from drivers.transport import TcpTransport, Transport, open_transport
+
+T = TypeVar("T")
 
 KINDS = ("pty", "usb", "tcp")
 # Short retransmission timeout for fast fault tests; enough retries that a loaded CI machine is not a pulled cable.
@@ -42,12 +45,13 @@ def simulator(kind: str, plan: FaultPlan | None = None, **machine_args: object) 
         yield sim
 
 
-def transport_factory(sim: SimulatorThread):  # type: ignore[no-untyped-def]
+def transport_factory(sim: SimulatorThread) -> Callable[[], Transport]:
     if sim.kind == "usb":
         return lambda: open_transport("usb:1209:0001", usb_backend=sim.backend)
     if sim.kind == "tcp":
-        assert sim.tcp is not None
-        return lambda: TcpTransport("127.0.0.1", sim.tcp.port)  # type: ignore[union-attr]
+        tcp = sim.tcp
+        assert tcp is not None
+        return lambda: TcpTransport("127.0.0.1", tcp.port)
     return lambda: open_transport(sim.url)
 
 
@@ -94,7 +98,7 @@ async def wait_for(drv: MachineDriver, kind: type, timeout: float = 10.0) -> lis
             return seen
 
 
-def run(coro, timeout: float = 120):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, T], timeout: float = 120) -> T:
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 

@@ -83,7 +83,7 @@ async def _soak(kind: str, deals: int, rate: float, seed: int, noise: bool = Fal
                         pass
                     tally["cable_pulled"] = tally.get("cable_pulled", 0) + 1
                 else:
-                    assert isinstance(end, DeviceFault), (truth, end)
+                    assert isinstance(end, DeviceFault) and truth.fault is not None, (truth, end)
                     assert end.kind is EXPECTED[truth.fault], (truth, end)
                     tally[truth.fault.value] = tally.get(truth.fault.value, 0) + 1
                     await _until_connected(drv)

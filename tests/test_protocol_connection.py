@@ -126,7 +126,9 @@ def test_nak_rules_ranges_and_precedence() -> None:
         assert dev.data_to_send() == b""
     # wrong length field with a good CRC: NAK BAD_LENGTH (PROTOCOL.md §5.1 step 5d)
     body = bytes([1, 0x04, 4, 3])
-    from firmware_protocol.codec import CRC, cobs, crc32
+    from cobs import cobs
+
+    from firmware_protocol.codec import CRC, crc32
 
     dev.receive(cobs.encode(body + CRC.pack(crc32(body))) + b"\x00", 0.0)
     ((_, _, nak),) = frames(dev.data_to_send())
