@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from hashlib import sha256
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import Response
@@ -43,6 +43,7 @@ from .models import (
 from .service import Service
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
@@ -103,7 +104,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     def commitment_digest(label: str) -> str:
         return sha256(canonical_json(director.commitment(label)["commitment"])).hexdigest()
 
-    async def act(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:

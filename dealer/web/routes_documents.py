@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
@@ -27,6 +28,9 @@ from .models import (
     RecordCheck,
 )
 from .service import Service
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
 
@@ -90,19 +94,19 @@ def make_router(service: Service) -> APIRouter:
             url=f"/api/{role}/documents/{issued.path.name}",
         )
 
-    async def act(fn: Any, *args: Any) -> Any:
+    async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
-            return await run(fn, *args)
+            return await run(fn, *args, **kwargs)
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
-    async def issuing(fn: Any, *args: Any) -> Any:
+    async def issuing(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
         committed; the bank's connection is shared under its own lock, each read and the final record atomic."""
 
-        def locked() -> Any:
+        def locked() -> T:
             with numbering:  # one document at a time: each takes the next number
-                return fn(*args)
+                return fn(*args, **kwargs)
 
         try:
             return await asyncio.to_thread(locked)
