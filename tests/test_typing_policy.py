@@ -1,7 +1,7 @@
 """Typing policy: ``Any`` in ``dealer/`` only where a library forces it, each use saying why.
 
-A use of ``typing.Any`` counts as explained when a comment starting ``# Any:`` stands on the same line or on
-the comment-only line just above it (``# Any: json.loads gives an unvalidated document``). The count of
+A use of ``typing.Any`` counts as explained when a comment starting ``# Any:`` stands on the same line or in
+the block of comment-only lines just above it (``# Any: json.loads gives an unvalidated document``). The count of
 unexplained uses may only go down: lower ``CEILING`` when you remove some, never raise it.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "dealer"
 MARK = "# Any:"
-CEILING = 182  # unexplained uses of Any in dealer/ as of this commit; it may only go down
+CEILING = 142  # unexplained uses of Any in dealer/ as of this commit; it may only go down
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,12 @@ def unexplained(source: str, path: str = "<source>") -> list[AnyUse]:
     def explained(line: int) -> bool:
         if notes.get(line, "").startswith(MARK):
             return True
-        above = line - 1
-        return above >= 1 and text[above - 1].lstrip().startswith(MARK)
+        above = line - 1  # the block of comment-only lines just above, read upwards
+        while above >= 1 and text[above - 1].lstrip().startswith("#"):
+            if text[above - 1].lstrip().startswith(MARK):
+                return True
+            above -= 1
+        return False
 
     return [AnyUse(path, n) for n in any_lines(source) if not explained(n)]
 
@@ -115,11 +119,16 @@ def test_the_counter_finds_every_kind_of_use() -> None:
         "    # Any: the library's callback has no types\n"
         "    z = cast(Any, x)\n"
         "    w = cast(Any, x)  # noqa: just a comment, not an explanation\n"
+        "    # Any: a reason may take\n"
+        "    # two lines\n"
+        "    v = cast(Any, x)\n"
+        "\n"
+        "    u = cast(Any, x)  # a blank line ends the block above\n"
         "    s = 'Any'  # a string in code is not a use: # Any: inside a string\n"
         "    return y, z, w, s\n"
     )
-    assert any_lines(source) == [3, 3, 3, 3, 4, 6, 7]
-    assert [u.line for u in unexplained(source)] == [3, 3, 3, 3, 7]
+    assert any_lines(source) == [3, 3, 3, 3, 4, 6, 7, 10, 12]
+    assert [u.line for u in unexplained(source)] == [3, 3, 3, 3, 7, 12]
 
 
 def test_an_alias_and_a_file_without_typing_are_counted_right() -> None:

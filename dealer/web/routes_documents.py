@@ -10,12 +10,13 @@ import threading
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 from .auth import role_check
 from .models import (
@@ -35,7 +36,7 @@ P = ParamSpec("P")
 DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
 
 
-def _calibration(path: Path | None) -> dict[str, Any] | None:
+def _calibration(path: Path | None) -> dict[str, str] | None:
     """A camera station's calibration file and the date it was made (its own ``created``, else the file's)."""
     if path is None:
         return None
@@ -149,7 +150,7 @@ def make_router(service: Service) -> APIRouter:
         return CheckRecorded(ledger_index=index, **payload)
 
     @router.get("/api/judge/checks", dependencies=judge_read)
-    async def list_checks(session: Label) -> list[dict[str, Any]]:
+    async def list_checks(session: Label) -> list[JsonObject]:
         entries = await act(check_entries, bank(), session)
         return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
 
