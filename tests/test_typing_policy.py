@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "dealer"
 MARK = "# Any:"
-CEILING = 140  # unexplained uses of Any in dealer/ as of this commit; it may only go down
+CEILING = 129  # unexplained uses of Any in dealer/ as of this commit; it may only go down
 
 
 @dataclass(frozen=True)
