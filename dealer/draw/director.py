@@ -11,6 +11,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from hashlib import sha256
+from typing import TypedDict
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
@@ -43,6 +44,32 @@ class DrawnDeal:
 
     position: int
     deal: StoredDeal
+
+
+class SealView(TypedDict):
+    """A seal as the status lists it."""
+
+    index: int
+    last_deal: int
+    root: str
+    size: int
+    ts: str
+
+
+class DrawPlan(TypedDict):
+    """Where the bank stands against the regulation's quota (``Director.plan``)."""
+
+    share: str
+    sessions: int
+    boards: int
+    spare: int
+    target: int
+    sealed: int
+    below_target: bool
+    quota: int
+    drawn: int
+    left: int
+    session_draws: int
 
 
 class Director:
@@ -133,7 +160,7 @@ class Director:
     def seal(self) -> Seal:
         return self.bank.seal()
 
-    def plan(self, regulation: Regulation) -> JsonObject:
+    def plan(self, regulation: Regulation) -> DrawPlan:
         """Where the bank stands against the regulation's quota (public figures only)."""
         seal = self.bank.latest_seal()
         sealed = seal.last_deal if seal else 0
@@ -349,7 +376,7 @@ class Director:
         return out
 
 
-def _seal_dict(seal: Seal) -> JsonObject:
+def _seal_dict(seal: Seal) -> SealView:
     return {
         "index": seal.ledger_index,
         "last_deal": seal.last_deal,
