@@ -19,7 +19,7 @@ def catalogue(lang: str) -> dict[str, Any]:  # Any: json.loads; entries are text
     if lang not in LANGUAGES:
         raise KeyError(f"no catalogue for language {lang!r}")
     text = resources.files("dealer.web").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)  # Any: as above
+    data: dict[str, Any] = json.loads(text)  # Any: json.loads of the catalogue
     return data
 
 
