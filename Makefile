@@ -25,7 +25,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy dealer drivers firmware_protocol
+	$(BIN)/mypy dealer drivers firmware_protocol tests bench
 	$(BIN)/lint-imports --no-cache
 
 bench: $(STAMP)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import socket
@@ -236,10 +237,7 @@ def _relays(clients: int, procs: int, count: int, rate: float, relays: int = 4) 
 
 def _stacks() -> list[tuple[str, str]]:
     """h11 + asyncio always; httptools + uvloop (``uvicorn[standard]``) where installed."""
-    try:
-        import httptools  # noqa: F401
-        import uvloop  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("httptools") is None or importlib.util.find_spec("uvloop") is None:
         return [("h11", "asyncio")]
     return [("h11", "asyncio"), ("httptools", "uvloop")]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import IntEnum
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from .core.errors import DealerError
 
@@ -101,7 +101,7 @@ _SCHEMA: dict[str, set[str]] = {
 }
 
 
-def _int(value: Any, key: str, lo: int, hi: int, source: str) -> int:
+def _int(value: object, key: str, lo: int, hi: int, source: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RegulationError(f"{key} = {value!r} must be a whole number in {lo}..{hi}", source)
     if not lo <= value <= hi:
@@ -109,7 +109,7 @@ def _int(value: Any, key: str, lo: int, hi: int, source: str) -> int:
     return value
 
 
-def _check_keys(data: dict[str, Any], source: str) -> None:
+def _check_keys(data: Mapping[str, object], source: str) -> None:
     for key, value in data.items():
         if key in _SCHEMA and key:
             if not isinstance(value, dict):
@@ -123,13 +123,18 @@ def _check_keys(data: dict[str, Any], source: str) -> None:
             raise RegulationError(f"unknown key {key!r} (allowed: {allowed})", source)
 
 
-def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Regulation:
+def _table(data: Mapping[str, object], key: str, source: str) -> dict[str, object]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):  # _check_keys refused it already; this tells the type checker
+        raise RegulationError(f"[{key}] must be a table, got {value!r}", source)
+    return value
+
+
+def regulation_from_dict(data: Mapping[str, object], source: str = "regulation") -> Regulation:
     _check_keys(data, source)
-    dealing = data.get("dealing", {})
-    draw = data.get("draw", {})
-    session = data.get("session", {})
-    bank = data.get("bank", {})
-    schedule = data.get("schedule", {})
+    dealing, draw, session, bank, schedule, officials = (
+        _table(data, key, source) for key in ("dealing", "draw", "session", "bank", "schedule", "officials")
+    )
 
     if "variant" not in dealing:
         raise RegulationError("dealing.variant is required (1 closed, 2 partially open, 3 fully open)", source)
@@ -204,10 +209,11 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
     title = data.get("title", "")
     if not isinstance(title, str):
         raise RegulationError(f"title = {title!r} must be a string", source)
-    officials = data.get("officials", {})
+    names: dict[str, str] = {}
     for key, name in officials.items():
         if not isinstance(name, str) or not name.isprintable():
             raise RegulationError(f"officials.{key} = {name!r} must be a name (printable text)", source)
+        names[key] = name.strip()
     return Regulation(
         variant=variant,
         open_cards=open_cards,
@@ -220,9 +226,9 @@ def regulation_from_dict(data: dict[str, Any], source: str = "regulation") -> Re
         sessions=sessions,
         spare_deals=spare,
         share_bp=share_bp,
-        chief_judge=officials.get("chief_judge", "").strip(),
-        technical_judge=officials.get("technical_judge", "").strip(),
-        secretary=officials.get("secretary", "").strip(),
+        chief_judge=names.get("chief_judge", ""),
+        technical_judge=names.get("technical_judge", ""),
+        secretary=names.get("secretary", ""),
     )
 
 

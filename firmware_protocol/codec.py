@@ -211,7 +211,8 @@ def encode_payload(message: Message) -> bytes:
 def encode_raw(version: int, msg_type: int, seq: int, payload: bytes) -> bytes:
     """Frame arbitrary header values and payload (for tests and vectors); length is taken from the payload."""
     body = HEADER.pack(version, msg_type, seq, len(payload)) + payload
-    return cobs.encode(body + CRC.pack(zlib.crc32(body))) + DELIMITER  # type: ignore[no-any-return]
+    stuffed: bytes = cobs.encode(body + CRC.pack(zlib.crc32(body)))  # the cobs package has no type hints
+    return stuffed + DELIMITER
 
 
 def encode(message: Message, seq: int, version: int = PROTOCOL_VERSION) -> bytes:

@@ -18,15 +18,16 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import websockets
 from _waiting import wait_progress_async
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = "judge-secret-for-the-day-test-0123456789"
 DIRECTOR = "director-secret-for-the-day-test-9876543210"
@@ -259,8 +260,12 @@ async def judge_command(ws: Any, station: str, cmd: str, **args: Any) -> dict[st
 
 
 async def wait_until(
-    predicate: Any, timeout: float, what: str, interval: float = 0.1, progress: Any | None = None
-) -> Any:
+    predicate: Callable[[], Awaitable[T | None]],
+    timeout: float,
+    what: str,
+    interval: float = 0.1,
+    progress: Callable[[], Awaitable[object]] | None = None,
+) -> T:
     """Poll an async predicate until it returns something truthy.
 
     With ``progress`` (an async callable returning anything comparable) the wait is on progress, not on wall
@@ -268,7 +273,9 @@ async def wait_until(
     deals slowly passes and a stuck one fails.
     """
     if progress is not None:
-        return await wait_progress_async(predicate, progress, what, stall=timeout, interval=interval)
+        found = await wait_progress_async(predicate, progress, what, stall=timeout, interval=interval)
+        assert found is not None  # wait_progress_async returns only a truthy value
+        return found
     deadline = time.monotonic() + timeout
     while True:
         value = await predicate()

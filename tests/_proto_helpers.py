@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, FaultKind, Reconnected
 from drivers.machine import MachineDriver
-from drivers.simulator import FaultPlan, SimFault, SimulatorThread, VirtualMachine
-from drivers.transport import TcpTransport, open_transport
+from drivers.simulator import FaultPlan, Shuffler, SimFault, SimulatorThread, VirtualMachine
+from drivers.simulator.runner import Kind
+from drivers.transport import TcpTransport, Transport, open_transport
+
+T = TypeVar("T")
+
+
+class LinkTiming(TypedDict):
+    ack_timeout: float
+    retry_limit: int
+
 
 KINDS = ("pty", "usb", "tcp")
 # Short retransmission timeout for fast fault tests; enough retries that a loaded CI machine is not a pulled cable.
-FAST = {"ack_timeout": 0.05, "retry_limit": 30}
+FAST: LinkTiming = {"ack_timeout": 0.05, "retry_limit": 30}
 
 # Each injected simulator fault and the typed event the driver must surface for it.
 EXPECTED = {
@@ -33,29 +43,61 @@ EXPECTED = {
 }
 
 
+class MachineOptions(TypedDict, total=False):
+    """The simulator's keywords the tests set (``VirtualMachine``'s own names)."""
+
+    pace: float
+    shuffler: Shuffler
+    capabilities: int
+    power_outage: float
+    cable_outage: float
+    ack_timeout: float
+    retry_limit: int
+
+
+class DriverOptions(TypedDict, total=False):
+    """The driver's keywords the tests set (``MachineDriver``'s own names)."""
+
+    heartbeat: float
+    reconnect_delay: float
+    handshake_timeout: float
+    ack_timeout: float
+    retry_limit: int
+
+
+MEDIA: dict[str, Kind] = {"pty": "pty", "usb": "usb", "tcp": "tcp"}
+
+
 @contextlib.contextmanager
-def simulator(kind: str, plan: FaultPlan | None = None, **machine_args: object) -> Iterator[SimulatorThread]:
-    args: dict[str, object] = {"pace": 0, "power_outage": 0.15, "cable_outage": 0.15, **FAST}
-    args.update(machine_args)
-    machine = VirtualMachine(faults=plan, **args)  # type: ignore[arg-type]
-    with SimulatorThread(machine, kind) as sim:  # type: ignore[arg-type]
+def simulator(
+    kind: str, plan: FaultPlan | None = None, **machine_args: Unpack[MachineOptions]
+) -> Iterator[SimulatorThread]:
+    options = MachineOptions(
+        pace=0, power_outage=0.15, cable_outage=0.15, ack_timeout=FAST["ack_timeout"], retry_limit=FAST["retry_limit"]
+    )
+    options.update(machine_args)
+    machine = VirtualMachine(faults=plan, **options)
+    with SimulatorThread(machine, MEDIA[kind]) as sim:
         yield sim
 
 
-def transport_factory(sim: SimulatorThread):  # type: ignore[no-untyped-def]
+def transport_factory(sim: SimulatorThread) -> Callable[[], Transport]:
     if sim.kind == "usb":
         return lambda: open_transport("usb:1209:0001", usb_backend=sim.backend)
     if sim.kind == "tcp":
-        assert sim.tcp is not None
-        return lambda: TcpTransport("127.0.0.1", sim.tcp.port)  # type: ignore[union-attr]
+        tcp = sim.tcp
+        assert tcp is not None
+        return lambda: TcpTransport("127.0.0.1", tcp.port)
     return lambda: open_transport(sim.url)
 
 
 @contextlib.asynccontextmanager
-async def driver(sim: SimulatorThread, **kwargs: object) -> AsyncIterator[MachineDriver]:
-    args: dict[str, object] = {"heartbeat": 0.2, "reconnect_delay": 0.05, **FAST}
-    args.update(kwargs)
-    drv = MachineDriver(transport_factory(sim), **args)  # type: ignore[arg-type]
+async def driver(sim: SimulatorThread, **kwargs: Unpack[DriverOptions]) -> AsyncIterator[MachineDriver]:
+    options = DriverOptions(
+        heartbeat=0.2, reconnect_delay=0.05, ack_timeout=FAST["ack_timeout"], retry_limit=FAST["retry_limit"]
+    )
+    options.update(kwargs)
+    drv = MachineDriver(transport_factory(sim), **options)
     await drv.connect()
     try:
         yield drv
@@ -69,6 +111,12 @@ class Outcome:
     cards: list[CardSeen] = field(default_factory=list)
     events: list[DeviceEvent] = field(default_factory=list)
     end: DealEnded | DeviceFault | Disconnected | None = None
+
+
+def dealt(card: CardSeen) -> tuple[int, int]:
+    """(card, pocket) of a card the machine read and put in a pocket, as the simulator's record lists it."""
+    assert card.card is not None and card.pocket is not None, card
+    return int(card.card), int(card.pocket)
 
 
 async def run_deal(drv: MachineDriver, timeout: float = 10.0) -> Outcome:
@@ -94,8 +142,19 @@ async def wait_for(drv: MachineDriver, kind: type, timeout: float = 10.0) -> lis
             return seen
 
 
-def run(coro, timeout: float = 120):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, T], timeout: float = 120) -> T:
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
-__all__ = ["KINDS", "Outcome", "Reconnected", "driver", "run", "run_deal", "simulator", "wait_for"]
+__all__ = [
+    "KINDS",
+    "DriverOptions",
+    "Outcome",
+    "Reconnected",
+    "dealt",
+    "driver",
+    "run",
+    "run_deal",
+    "simulator",
+    "wait_for",
+]

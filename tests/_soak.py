@@ -62,7 +62,8 @@ class CountingAudience(asyncio.Protocol):
         return proto
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]
+        assert isinstance(transport, asyncio.Transport)  # a TCP connection
+        self._transport = transport
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():

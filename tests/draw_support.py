@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Set as AbstractSet
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,9 @@ def derive(bundle: dict[str, Any], drawn_before: set[int]) -> list[tuple[int, in
     return [(p, eligible[p - 1]) for p in rivest(seed, len(eligible), com["n"])]
 
 
-def forge(director: Director, bundle: dict[str, Any], value: str, before: set[int] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+def forge(
+    director: Director, bundle: dict[str, Any], value: str, before: AbstractSet[int] = frozenset()
+) -> dict[str, Any]:
     """What the holder of K, the database and the key can publish for another V: the genuine signed
     commitment and seal, V replaced, and the deals that V selects with their true openings and proofs."""
     bank = director.bank

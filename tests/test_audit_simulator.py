@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _proto_helpers import driver, run, run_deal, simulator
+from _proto_helpers import dealt, driver, run, run_deal, simulator
 
 from dealer.audit import AuditRecord, run_audit
 from dealer.audit.shufflers import simulator_shuffler
@@ -20,7 +20,7 @@ def machine_deals(spec: str, count: int) -> list[AuditRecord]:
                 for _ in range(count):
                     out = await run_deal(drv)
                     assert isinstance(out.end, DealEnded) and out.end.record is not None
-                    order = tuple(int(c.card) for c in sorted(out.cards, key=lambda c: c.position))  # type: ignore[arg-type]
+                    order = tuple(dealt(c)[0] for c in sorted(out.cards, key=lambda c: c.position))
                     records.append(AuditRecord(Deal.from_bytes(out.end.record), out.deal_id, "SIM", order=order))
 
     run(main())

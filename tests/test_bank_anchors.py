@@ -120,7 +120,8 @@ def test_an_erased_and_rerun_draw_is_found_with_the_head_and_with_the_bundle(sea
     with SqliteBank(sealed) as bank:
         bank.seal()
         first = _draw(bank, "S1", "12345612/65432165")
-        assert bank.latest_seal() is not None and bank.latest_seal().size == bank.ledger_size() - 1  # type: ignore[union-attr]
+        latest = bank.latest_seal()
+        assert latest is not None and latest.size == bank.ledger_size() - 1
         director = Director(bank)
         director.reveal("S1")
         bundle = tmp_path / "S1.json"

@@ -67,7 +67,7 @@ def test_sigkill_while_committing_loses_no_acknowledged_deal(bank_at: str, tmp_p
         report = verify_bank(bank)
         assert report.ok, report.problem
         assert bank.deal_count() >= len(acked)
-        for deal_id, canonical, com in acked:
-            stored = bank.get_deal(deal_id)
+        for acked_id, canonical, com in acked:
+            stored = bank.get_deal(acked_id)
             assert stored.deal == Deal.from_bytes(bytes.fromhex(canonical))
             assert stored.commitment.hex() == com

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ SAMPLE = SHARED / "data" / "pbn"
 
 
 @pytest.fixture
-def bank(tmp_path: Path) -> SqliteBank:
+def bank(tmp_path: Path) -> Iterator[SqliteBank]:
     b = SqliteBank(tmp_path / "bank.sqlite")
     yield b
     b.close()

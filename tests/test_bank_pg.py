@@ -215,10 +215,11 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
 
 def test_schema_is_versioned_and_a_newer_one_is_refused(tmp_path: Path) -> None:
     from dealer.bank.pg_schema import LATEST
+    from dealer.bank.pg_store import PostgresBank
 
     with pg_database() as url:
         with open_test_bank(url, tmp_path) as bank:
-            assert bank.schema_version() == LATEST  # type: ignore[attr-defined]
+            assert isinstance(bank, PostgresBank) and bank.schema_version() == LATEST
             bank.raw_connection().execute("INSERT INTO schema_version VALUES (?, 'future')", (LATEST + 1,))
         with pytest.raises(BankError, match=f"version {LATEST + 1}, newer than this program"):
             open_test_bank(url, tmp_path)

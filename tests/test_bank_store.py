@@ -6,6 +6,7 @@ import json
 import random
 import sqlite3
 import stat
+from collections.abc import Iterator
 from hashlib import sha256
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from dealer.draw.protocol import dice_spec
 
 
 @pytest.fixture
-def bank(bank_at: str, tmp_path: Path) -> SqliteBank:  # noqa: F811 (on SQLite and on PostgreSQL)
+def bank(bank_at: str, tmp_path: Path) -> Iterator[SqliteBank]:  # noqa: F811 (on SQLite and on PostgreSQL)
     b = open_test_bank(bank_at, tmp_path)
     yield b
     b.close()
@@ -108,9 +109,11 @@ def test_seal_is_signed_checkpoint_and_later_deals_wait_for_a_later_seal(bank: S
     assert verify_signature(seal.public_key, seal.signature, canonical_json(cp))
     assert not verify_signature(seal.public_key, seal.signature, canonical_json({**cp, "size": 30}))
     fill(bank, 10, seed=3)
-    assert bank.eligible_count(bank.latest_seal().last_deal) == 30
+    latest = bank.latest_seal()
+    assert latest is not None and bank.eligible_count(latest.last_deal) == 30
     assert bank.seal().last_deal == 40
-    assert bank.eligible_count(bank.latest_seal().last_deal) == 40
+    latest = bank.latest_seal()
+    assert latest is not None and bank.eligible_count(latest.last_deal) == 40
     key = tmp_path / "var" / "bank-ed25519.pem"
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert bank.public_key_pem().startswith(b"-----BEGIN PUBLIC KEY-----")
@@ -165,7 +168,8 @@ def _tamper_values(value: object) -> list[object]:
         return [value + 1, value - 1]
     if value is None:
         return ["x"]
-    raw = value.encode() if isinstance(value, str) else bytes(value)  # type: ignore[arg-type]
+    assert isinstance(value, str | bytes), f"unexpected stored value {value!r}"
+    raw = value.encode() if isinstance(value, str) else value
     positions = sorted(
         {0, len(raw) - 1, len(raw) // 2, *random.Random(len(raw)).sample(range(len(raw)), min(2, len(raw)))}
     )

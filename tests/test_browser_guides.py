@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ def shot(page: Any, name: str) -> Path:
     return path
 
 
-def wait_until(predicate: Any, timeout: float = 60.0) -> None:
+def wait_until(predicate: Callable[[], object], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out waiting"
@@ -137,7 +137,12 @@ def test_the_day_in_pictures(browser: Any, day: Running, lang: str) -> None:
     boss = ctx.new_page()
     errors += errors_of(boss)
     asked: list[str] = []  # every irreversible step asks first; the director says yes
-    boss.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+
+    def say_yes(dialog: Any) -> None:  # playwright's Dialog (the browser fixture is untyped)
+        asked.append(dialog.message)
+        dialog.accept()
+
+    boss.on("dialog", say_yes)
     boss.goto(f"{day.base}/director?token={day.director}")
     boss.wait_for_function("document.getElementById('d-deals').textContent.startsWith('4')")
     formed = int(boss.locator("#d-deals").inner_text().split("/")[0])

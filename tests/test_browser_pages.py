@@ -12,6 +12,8 @@ import pytest
 from _browser import launch_chromium, needs_chromium
 from _web_server import Running, press_start, regulation, running_service, service_config
 
+from dealer.bank.store import SqliteBank
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 pytestmark = [
     pytest.mark.browser,
@@ -91,10 +93,11 @@ def test_audience_page_shows_cards_live_and_hidden_ones_as_backs(browser: Any, d
 
 
 def test_audience_page_on_4k_and_phone(browser: Any, dealing: Running) -> None:
-    for name, kw in (
+    screens: list[tuple[str, dict[str, Any]]] = [  # keyword arguments of playwright's new_context
         ("4k", {"viewport": {"width": 1920, "height": 1080}, "device_scale_factor": 2}),
         ("phone", {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True}),
-    ):
+    ]
+    for name, kw in screens:
         ctx = browser.new_context(**kw)
         page = ctx.new_page()
         page.goto(dealing.base + "/?lang=ru")
@@ -224,7 +227,8 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         answer["accept"] = False
         page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
         assert "Reveal" in dialogs[-1] and "cannot be undone" in dialogs[-1]
-        assert server.service.bank.bank.get_draw("round-1").state == "drawn"  # "no" keeps K secret
+        bank = server.service.bank.bank
+        assert isinstance(bank, SqliteBank) and bank.get_draw("round-1").state == "drawn"  # "no" keeps K secret
         answer["accept"] = True
         page.locator(".draw[data-label='round-1']").get_by_role("button", name="Reveal after play").click()
         page.wait_for_selector(".draw[data-label='round-1'][data-state='revealed'] a[download]")

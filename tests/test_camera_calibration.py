@@ -102,7 +102,7 @@ def test_calibrate_from_a_folder_of_stills_then_read_a_video_file(tmp_path: Path
     video = tmp_path / "deal.avi"
     order = [Card.HQ, Card.C3, Card.SA]
     cam = VirtualCamera(named_deck(variant), list(order), LEVELS["mild"], seed=6, hold=6, slide=3, gap=2)
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, (1280, 720))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, (1280, 720))
     assert writer.isOpened()
     for frame in cam.frames():
         writer.write(frame.image)

@@ -8,7 +8,7 @@ from camera_support import VARIANTS, calibration_for
 
 from dealer.core.cards import ALL_CARDS, Card
 from drivers.camera import Recogniser, Seen
-from drivers.camera.virtual import LEVELS, Pose, VirtualCamera, named_deck
+from drivers.camera.virtual import LEVELS, Extra, Pose, VirtualCamera, named_deck
 
 DECKS_PER_VARIANT = 20
 
@@ -62,11 +62,11 @@ def test_scale_extremes_read(scale: float) -> None:
 
 
 @pytest.mark.parametrize("item", ["blank", "hand", "back", "joker"])
-def test_no_card_from_blank_hand_back_or_joker(item: str) -> None:
+def test_no_card_from_blank_hand_back_or_joker(item: Extra) -> None:
     variant = VARIANTS[0]
     rec = Recogniser(calibration_for(variant))
     cam = VirtualCamera(named_deck(variant), [], LEVELS["strong"], seed=11)
-    seen = [rec.read(cam.render(item)).seen for _ in range(40)]  # type: ignore[arg-type]
+    seen = [rec.read(cam.render(item)).seen for _ in range(40)]
     assert all(s in (Seen.NOTHING, Seen.OTHER) for s in seen), seen
 
 

@@ -104,5 +104,5 @@ def test_deal_constructor_validates_counts() -> None:
         Deal(bytes(13))
     deal = Deal.from_pbn(SAMPLE)
     with pytest.raises(AttributeError):
-        deal._seats = b""  # type: ignore[misc]
+        deal._seats = b""
     assert deal.rotated(1).hand(Seat.E) == deal.hand(Seat.N)

@@ -144,11 +144,11 @@ def crash_day(root: Path, target: int, formation_kills: int, board_kills: int, s
                 return p
 
         for _ in range(board_kills):
-            before = set(finished)
+            finished_before = set(finished)
             p = asyncio.run(board_run(kill_after=rng.randint(1, 2)))
             made = {tuple(x) for x in p["made"]}
-            remade += [c for c in made if c in before]
-            assert {tuple(x) for x in p["skipped"]} == before  # resumed where it stopped
+            remade += [c for c in made if c in finished_before]
+            assert {tuple(x) for x in p["skipped"]} == finished_before  # resumed where it stopped
             finished |= made
             if p["state"] != "running":
                 break  # finished before the kill

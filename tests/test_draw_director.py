@@ -8,7 +8,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from bank_support import random_deal, station_source
 from draw_support import DICE, derive, full_draw, make_bank, regulation
 
 from dealer.bank.ledger import canonical_json
-from dealer.bank.store import BankError
+from dealer.bank.store import BankError, SqliteBank
 from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
@@ -100,12 +100,14 @@ def test_bundle_verifies_and_an_independent_derivation_agrees(director: Director
 
 
 def _mutations(bundle: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    def edit(fn: Any) -> dict[str, Any]:
+    def edit(fn: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         b = copy.deepcopy(bundle)
         fn(b)
         return b
 
-    flip = lambda h: ("0" if h[0] != "0" else "1") + h[1:]  # noqa: E731
+    def flip(h: str) -> str:
+        return ("0" if h[0] != "0" else "1") + h[1:]
+
     return [
         ("secret", edit(lambda b: b.update(secret=flip(b["secret"])))),
         ("public value", edit(lambda b: b.update(public_value="1234561/65432165"))),
@@ -167,7 +169,7 @@ def test_chain_of_draws_verifies_and_excludes_earlier_deals(director: Director) 
     assert derive(b3, ids[0] | ids[1]) == [(d["position"], d["deal_id"]) for d in b3["drawn"]]
     assert all(c.ok for c in verify_bundle(b3, [b2, b1]))
     assert all(c.ok for c in verify_bundle(b3, [b1, b2, b3]))  # any order; the chain is followed by hashes
-    assert verify_bank(director.bank).ok
+    assert isinstance(director.bank, SqliteBank) and verify_bank(director.bank).ok
     # withheld / deleted earlier bundle
     for pool in ([], [b1], [b2]):
         checks = verify_bundle(b3, pool)
@@ -234,7 +236,7 @@ def test_void_is_public_chained_and_draws_nothing(director: Director) -> None:
     director.enter_public_value("S3", dice=["11111111/22222222"])
     with pytest.raises(BankError, match="'S3' is public-value; this step needs it committed"):
         director.void("S3", "we know K and V now: no throwing the draw away")
-    assert verify_bank(director.bank).ok
+    assert isinstance(director.bank, SqliteBank) and verify_bank(director.bank).ok
     status = director.status()["draws"][0]
     assert status["state"] == "void" and status["secret"] == void_bundle["secret"]
 

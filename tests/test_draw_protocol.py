@@ -59,9 +59,8 @@ def test_dice_bits_and_the_32_bit_floor() -> None:
 def test_named_bits_follow_the_committed_grammar() -> None:
     lotto = named_spec("Russian Lotto draw 1600, first 10 numbers as drawn", 10, 1, 90, order="as drawn")
     assert lotto.outcomes() == math.perm(90, 10) and lotto.width == 2
-    six = dict(count=6, minimum=1, maximum=49)
     with pytest.raises(DrawError, match=r"23\.7 bits"):  # C(49, 6) = 13,983,816
-        named_spec("6 of 49", **six)  # type: ignore[arg-type]
+        named_spec("6 of 49", count=6, minimum=1, maximum=49)
     assert named_spec("6 of 49, twice", 12, 1, 49, distinct=False, order="as drawn").outcomes() == 49**12
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -15,7 +16,7 @@ VECTORS = json.loads((Path(__file__).parent / "data" / "rivest_sampler_tests.jso
 
 
 @pytest.mark.parametrize("case", VECTORS, ids=lambda c: f"{c['data']['seed']}-{c['data']['total']}")
-def test_published_vectors(case: dict) -> None:  # type: ignore[type-arg]
+def test_published_vectors(case: dict[str, Any]) -> None:
     data = case["data"]
     assert sample_with_replacement(data["seed"], data["total"], data["count"]) == case["expected"]
 

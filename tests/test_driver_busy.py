@@ -14,7 +14,7 @@ class BusyOnce(VirtualMachine):
     """Refuses the first two START_DEALs with BUSY (its queue is "full"), then deals."""
 
     def __init__(self) -> None:
-        super().__init__(pace=0, **FAST)  # type: ignore[arg-type]
+        super().__init__(pace=0, **FAST)
         self.refused = 0
 
     def _judge(self, msg: Message) -> tuple[NakReason, str] | None:
@@ -29,7 +29,7 @@ def test_driver_retries_a_busy_command_as_a_new_message() -> None:
     with SimulatorThread(machine, "pty") as sim:
 
         async def go() -> None:
-            drv = MachineDriver(transport_factory(sim), heartbeat=0.3, **FAST)  # type: ignore[arg-type]
+            drv = MachineDriver(transport_factory(sim), heartbeat=0.3, **FAST)
             await drv.connect()
             try:
                 deal_id = await drv.start_deal()

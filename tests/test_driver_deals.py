@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _proto_helpers import KINDS, driver, run, run_deal, simulator
+from _proto_helpers import KINDS, dealt, driver, run, run_deal, simulator
 
 from dealer.core import Deal
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceFault, FaultKind
@@ -22,10 +22,10 @@ def check_complete(cards: list[CardSeen], end: object, truth: DealTruth) -> None
     per_pocket = [sum(1 for c in cards if c.pocket == p) for p in range(4)]
     assert per_pocket == [13, 13, 13, 13]
     # exactly what the machine physically dealt, and the record agrees
-    assert [(int(c.card), int(c.pocket)) for c in cards] == truth.dealt  # type: ignore[arg-type]
+    assert [dealt(c) for c in cards] == truth.dealt
     seats = [0] * 52
-    for c in cards:
-        seats[int(c.card)] = int(c.pocket)  # type: ignore[arg-type]
+    for card, pocket in map(dealt, cards):
+        seats[card] = pocket
     assert end.record == pack_seats(seats)
     assert Deal.from_bytes(end.record).seats == bytes(seats)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from _proto_helpers import EXPECTED, KINDS, driver, run, run_deal, simulator, wait_for
+from _proto_helpers import EXPECTED, KINDS, DriverOptions, driver, run, run_deal, simulator, wait_for
 
 from dealer.core.events import CardSeen, DealEnded, DeviceFault, Disconnected, Reconnected
+from drivers.machine import MachineDriver
 from drivers.simulator import FaultPlan, SimFault
 
 
@@ -17,7 +18,7 @@ def test_fault_is_typed_and_voids_the_deal(kind: str, fault: SimFault) -> None:
 
     async def main() -> None:
         # a power cut (0.15 s) must look like a restart, not a dead link: give retransmission a wider window
-        window = {"ack_timeout": 0.15} if fault is SimFault.POWER_LOSS else {}
+        window: DriverOptions = {"ack_timeout": 0.15} if fault is SimFault.POWER_LOSS else {}
         with simulator(kind, plan) as sim:
             async with driver(sim, **window) as drv:
                 good = await run_deal(drv)
@@ -40,7 +41,7 @@ def test_fault_is_typed_and_voids_the_deal(kind: str, fault: SimFault) -> None:
     run(main())
 
 
-async def wait_session(drv) -> None:  # type: ignore[no-untyped-def]
+async def wait_session(drv: MachineDriver) -> None:
     import asyncio
 
     for _ in range(200):

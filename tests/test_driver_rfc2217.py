@@ -20,7 +20,7 @@ from drivers.transport import open_transport
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning", "ignore:setName:DeprecationWarning")
 
 
-class PtySerial(serial.Serial):  # type: ignore[misc]
+class PtySerial(serial.Serial):  # type: ignore[misc]  # pyserial has no type stubs: its Serial is Any
     """A pseudo-terminal has no modem lines: report them idle instead of failing the ioctl."""
 
     cts = dsr = ri = cd = property(lambda self: False)

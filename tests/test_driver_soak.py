@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from _proto_helpers import EXPECTED, KINDS, driver, run, simulator
+from _proto_helpers import EXPECTED, KINDS, dealt, driver, run, simulator
 
 from dealer.core.events import (
     CardSeen,
@@ -71,11 +71,11 @@ async def _soak(kind: str, deals: int, rate: float, seed: int, noise: bool = Fal
                 cards = [e for e in events if isinstance(e, CardSeen) and e.card is not None]
                 for c in cards:  # never a false card
                     assert c.deal_id == deal_id
-                    assert (int(c.card), int(c.pocket)) in truth.dealt  # type: ignore[arg-type]
+                    assert dealt(c) in truth.dealt
                 assert len({c.card for c in cards}) == len(cards)
                 if truth.fault is None and not isinstance(end, Disconnected):
                     assert isinstance(end, DealEnded), (truth, end)
-                    assert [(int(c.card), int(c.pocket)) for c in cards] == truth.dealt  # type: ignore[arg-type]
+                    assert [dealt(c) for c in cards] == truth.dealt
                     tally["complete"] = tally.get("complete", 0) + 1
                 elif truth.fault is SimFault.CABLE_PULLED or isinstance(end, Disconnected):
                     assert isinstance(end, Disconnected) and end.deal_in_progress == deal_id, (truth, end)
@@ -83,7 +83,7 @@ async def _soak(kind: str, deals: int, rate: float, seed: int, noise: bool = Fal
                         pass
                     tally["cable_pulled"] = tally.get("cable_pulled", 0) + 1
                 else:
-                    assert isinstance(end, DeviceFault), (truth, end)
+                    assert isinstance(end, DeviceFault) and truth.fault is not None, (truth, end)
                     assert end.kind is EXPECTED[truth.fault], (truth, end)
                     tally[truth.fault.value] = tally.get(truth.fault.value, 0) + 1
                     await _until_connected(drv)

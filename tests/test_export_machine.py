@@ -10,14 +10,18 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from dealer.core import DEAL_COUNT, Card, Deal, Seat
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, FaultKind
-from dealer.export.boards import number_deals
+from dealer.export.boards import SessionBoard, number_deals
 from dealer.export.journal import JournalError
-from dealer.export.machine import BoardMaker, MachineError, Progress, Stage
+from dealer.export.machine import BoardMaker, MachineError, MakeReport, Progress, ProgressCallback, Stage
+
+if TYPE_CHECKING:  # the simulator is optional here (importorskip below)
+    from drivers.simulator import DealTruth, VirtualMachine
 
 
 class PowerCut(Exception):
@@ -66,12 +70,12 @@ class PocketMachine:
         yield DealEnded(board_number, 0.0, deal.to_bytes())
 
 
-def _boards(n: int = 4, copies: int = 2) -> list:  # type: ignore[type-arg]
+def _boards(n: int = 4, copies: int = 2) -> list[SessionBoard]:
     rng = random.Random(n * 31 + copies)
     return number_deals([Deal.from_rank(rng.randrange(DEAL_COUNT)) for _ in range(n)], first=5, copies=copies)
 
 
-def _correct(machine: PocketMachine, boards: list) -> None:  # type: ignore[type-arg]
+def _correct(machine: PocketMachine, boards: list[SessionBoard]) -> None:
     for b in boards:
         for c in range(1, b.copies + 1):
             pockets = machine.finished[(b.number, c)]
@@ -146,16 +150,16 @@ def test_interrupted_session_resumes_without_remaking(tmp_path: Path) -> None:
 sim = pytest.importorskip("drivers.simulator")
 
 
-def _sim_correct(machine: object, boards: list) -> None:  # type: ignore[type-arg]
-    last: dict[tuple[int, int], object] = {}
-    for truth in machine.history:  # type: ignore[attr-defined]
+def _sim_correct(machine: VirtualMachine, boards: list[SessionBoard]) -> None:
+    last: dict[tuple[int, int], DealTruth] = {}
+    for truth in machine.history:
         if truth.completed:
             last[(truth.board, truth.copy)] = truth
     for b in boards:
         for c in range(1, b.copies + 1):
             truth = last[(b.number, c)]
             seats = [0] * 52
-            for card, pocket in truth.dealt:  # type: ignore[attr-defined]
+            for card, pocket in truth.dealt:
                 seats[card] = pocket
             assert bytes(seats) == b.deal.seats
 
@@ -174,7 +178,7 @@ def test_simulator_wrong_pocket_and_jam_remade(tmp_path: Path) -> None:
     boards = _boards(2, 2)
     seen: list[Progress] = []
 
-    async def session(url: str) -> object:
+    async def session(url: str) -> MakeReport:
         driver = MachineDriver(lambda: SerialTransport(url), ack_timeout=0.5)
         await driver.connect()
         try:
@@ -187,12 +191,12 @@ def test_simulator_wrong_pocket_and_jam_remade(tmp_path: Path) -> None:
         import asyncio
 
         report = asyncio.run(session(thread.url))
-    fouls = [(f.board, f.copy, f.attempt) for f in report.fouls]  # type: ignore[attr-defined]
+    fouls = [(f.board, f.copy, f.attempt) for f in report.fouls]
     assert fouls[:3] == [(5, 2, 1), (6, 1, 1), (6, 2, 1)]
-    wrong, jam, power = report.fouls[:3]  # type: ignore[attr-defined]
+    wrong, jam, power = report.fouls[:3]
     assert wrong.card is not None and wrong.pocket is not None and wrong.pocket != wrong.expected
     assert "wrong_pocket" in wrong.reason and "jam" in jam.reason
-    assert report.made == [(5, 1), (5, 2), (6, 1), (6, 2)]  # type: ignore[attr-defined]
+    assert report.made == [(5, 1), (5, 2), (6, 1), (6, 2)]
     assert [p.stage for p in seen].count(Stage.FOUL) == len(fouls)
     assert any(w in power.reason for w in ("disconnected", "device error", "lost", "power"))
     _sim_correct(machine, boards)
@@ -216,11 +220,11 @@ def test_simulator_session_interrupted_and_resumed(tmp_path: Path) -> None:
         if p.stage is Stage.DONE and p.copies_done == 3:
             raise Stop  # the operator pressed Ctrl-C, or the console crashed
 
-    async def session(url: str, progress: object) -> object:
+    async def session(url: str, progress: ProgressCallback | None) -> MakeReport:
         driver = MachineDriver(lambda: SerialTransport(url), ack_timeout=0.5)
         await driver.connect()
         try:
-            maker = BoardMaker(DriverCopyMaker(driver), journal, on_progress=progress)  # type: ignore[arg-type]
+            maker = BoardMaker(DriverCopyMaker(driver), journal, on_progress=progress)
             return await maker.run_async(boards)
         finally:
             await driver.close()
@@ -231,7 +235,7 @@ def test_simulator_session_interrupted_and_resumed(tmp_path: Path) -> None:
             asyncio.run(session(thread.url, stop_after_three))
         assert len(machine.history) == 3
         report = asyncio.run(session(thread.url, None))
-    assert report.skipped == [(5, 1), (5, 2), (6, 1)]  # type: ignore[attr-defined]
-    assert report.made == [(6, 2), (7, 1), (7, 2)]  # type: ignore[attr-defined]
+    assert report.skipped == [(5, 1), (5, 2), (6, 1)]
+    assert report.made == [(6, 2), (7, 1), (7, 2)]
     assert [(t.board, t.copy) for t in machine.history] == [(5, 1), (5, 2), (6, 1), (6, 2), (7, 1), (7, 2)]
     _sim_correct(machine, boards)

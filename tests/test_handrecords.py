@@ -17,6 +17,7 @@ from endplay.types import Player, Vul
 from dealer.core import DEAL_COUNT, Deal, Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.formats import BoardRecord, ExportMeta
 from dealer.handrecords import analyse
+from dealer.handrecords.analysis import BoardAnalysis
 from dealer.handrecords.html import render_html
 from dealer.handrecords.pbn import double_dummy_tricks, handrecords_pbn
 from dealer.handrecords.pdf import render_pdf
@@ -33,22 +34,23 @@ def records() -> list[BoardRecord]:
 
 
 @pytest.fixture(scope="module")
-def analyses(records: list[BoardRecord]) -> list:  # type: ignore[type-arg]
+def analyses(records: list[BoardRecord]) -> list[BoardAnalysis]:
     seen: list[tuple[int, int]] = []
     result = analyse(records, batch=3, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(3, 4), (4, 4)]
     return result
 
 
-def test_dd_tables_equal_endplay_single_solver(records: list[BoardRecord], analyses: list) -> None:  # type: ignore[type-arg]
+def test_dd_tables_equal_endplay_single_solver(records: list[BoardRecord], analyses: list[BoardAnalysis]) -> None:
     for rec, a in zip(records, analyses, strict=True):
         ref = dds.calc_dd_table(EpDeal(rec.deal.to_pbn())).to_list()
         assert [list(row) for row in a.table.tricks] == [list(row) for row in ref]
+        assert rec.board is not None
         assert a.board == rec.board and a.dealer == board_dealer(rec.board)
         assert a.vulnerability == board_vulnerability(rec.board)
 
 
-def test_par_agrees_with_endplay_from_the_deal(records: list[BoardRecord], analyses: list) -> None:  # type: ignore[type-arg]
+def test_par_agrees_with_endplay_from_the_deal(records: list[BoardRecord], analyses: list[BoardAnalysis]) -> None:
     for rec, a in zip(records, analyses, strict=True):
         assert rec.board is not None
         ref = dds.par(
@@ -60,7 +62,7 @@ def test_par_agrees_with_endplay_from_the_deal(records: list[BoardRecord], analy
         assert ours == ref_contracts
 
 
-def test_pbn_read_back_by_endplay(analyses: list) -> None:  # type: ignore[type-arg]
+def test_pbn_read_back_by_endplay(analyses: list[BoardAnalysis]) -> None:
     text = handrecords_pbn(analyses, ExportMeta(event="Cup")).decode("latin-1")
     assert text.startswith("% PBN 2.1\r\n% EXPORT\r\n")
     boards = ep_pbn.loads(text)
@@ -81,7 +83,7 @@ def test_pbn_read_back_by_endplay(analyses: list) -> None:  # type: ignore[type-
     assert lines[i + 1] == f"N NT {dd.get(4, Seat.N)}" and lines[i + 20] == f"W C {dd.get(3, Seat.W)}"
 
 
-def test_html_is_self_contained_and_complete(analyses: list) -> None:  # type: ignore[type-arg]
+def test_html_is_self_contained_and_complete(analyses: list[BoardAnalysis]) -> None:
     html = render_html(document_view(analyses, title="Cup <1>", lang="ru"))
     assert "Cup &lt;1&gt;" in html
     assert "http://" not in html and "https://" not in html and "<link" not in html and "<script" not in html
@@ -90,7 +92,7 @@ def test_html_is_self_contained_and_complete(analyses: list) -> None:  # type: i
         assert f"Сдача {a.board}" in html
 
 
-def test_pdf_opens_and_lists_every_board(analyses: list, tmp_path: Path) -> None:  # type: ignore[type-arg]
+def test_pdf_opens_and_lists_every_board(analyses: list[BoardAnalysis], tmp_path: Path) -> None:
     data = render_pdf(document_view(analyses * 2, title="Кубок ♠♥♦♣"))
     assert data.startswith(b"%PDF-")
     if shutil.which("pdftotext") is None:
@@ -132,7 +134,9 @@ def test_publish_is_gated_on_reveal(records: list[BoardRecord], tmp_path: Path) 
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
-def test_pdf_centre_shows_every_seat_letter_as_the_html_does(analyses: list, tmp_path: Path, lang: str) -> None:  # type: ignore[type-arg]
+def test_pdf_centre_shows_every_seat_letter_as_the_html_does(
+    analyses: list[BoardAnalysis], tmp_path: Path, lang: str
+) -> None:
     import html as htmlmod
     import itertools
 

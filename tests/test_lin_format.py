@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from strategies import deals
 from test_pbn_format import BOARD1, DEAL1, DEAL2
 
-from dealer.core import Seat, Vulnerability
+from dealer.core import Deal, Seat, Vulnerability
 from dealer.formats import by_path, load_all
 from dealer.formats.base import BoardRecord
 from dealer.formats.lin import LIN, parse_md
@@ -62,7 +62,7 @@ def test_parse_md_errors_name_the_problem() -> None:
         max_size=6,
     )
 )
-def test_write_then_read_round_trip(boards: list[tuple]) -> None:  # type: ignore[type-arg]
+def test_write_then_read_round_trip(boards: list[tuple[Deal, int, Seat, Vulnerability]]) -> None:
     recs = [BoardRecord(d, b, s, v) for d, b, s, v in boards]
     back = LIN.read(LIN.write(recs))
     assert back.problems == []

@@ -160,6 +160,7 @@ def test_write_then_read_round_trip(
     assert len(result.records) == len(recs)
     for rec, back in zip(recs, result.records, strict=True):
         assert back.deal == rec.deal and back.board == rec.board
+        assert rec.board is not None
         assert back.dealer == (rec.dealer if rec.dealer is not None else Seat((rec.board - 1) % 4))
         for name, value in rec.tags.items():
             assert back.tags[name] == value

@@ -67,7 +67,8 @@ def test_no_common_version_refuses_the_session_and_the_device_stays_without_one(
     assert isinstance(hello_event, HelloReceived) and hello_event.version == 0
     events = host.receive(dev.data_to_send(), 0.0)
     assert [type(e) for e in events] == [Answered, SessionRefused]
-    assert "host 1..1, device 2..3" in events[1].detail  # type: ignore[union-attr]
+    refused = events[1]
+    assert isinstance(refused, SessionRefused) and "host 1..1, device 2..3" in refused.detail
     assert host.state is HostState.CLOSED and not dev.session
     dev.receive(encode(GetStatus(), 1), 0.1)
     ((_, _, nak),) = frames(dev.data_to_send())
@@ -126,7 +127,9 @@ def test_nak_rules_ranges_and_precedence() -> None:
         assert dev.data_to_send() == b""
     # wrong length field with a good CRC: NAK BAD_LENGTH (PROTOCOL.md §5.1 step 5d)
     body = bytes([1, 0x04, 4, 3])
-    from firmware_protocol.codec import CRC, cobs, crc32
+    from cobs import cobs
+
+    from firmware_protocol.codec import CRC, crc32
 
     dev.receive(cobs.encode(body + CRC.pack(crc32(body))) + b"\x00", 0.0)
     ((_, _, nak),) = frames(dev.data_to_send())

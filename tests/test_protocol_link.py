@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_protocol.codec import encode_raw
-from firmware_protocol.link import Acked, Delivered, GaveUp, Link, Refused
+from firmware_protocol.link import Acked, Delivered, GaveUp, Link, LinkEvent, Refused
 from firmware_protocol.messages import CardRead, Heartbeat, Hello, HelloReply, Message, Nak, NakReason, StartDeal
 
 
@@ -70,8 +70,8 @@ def test_exactly_once_in_order_over_a_bad_line(seed: int, loss: float, damage: f
     cards = [CardRead(1, i, i, i % 4, 200) for i in range(30)]
     for c in cmds:
         line.host.send(c, line.now)
-    for c in cards:
-        line.device.send(c, line.now)
+    for card in cards:
+        line.device.send(card, line.now)
     for _ in range(5000):
         line.step()
         if line.host.pending == 0 and line.device.pending == 0:
@@ -87,7 +87,7 @@ def test_gives_up_after_retry_limit() -> None:
     link = Link(ack_timeout=0.1, retry_limit=3)
     link.send(Heartbeat(1), 0.0)
     sent = [link.data_to_send()]
-    events = []
+    events: list[LinkEvent] = []
     t = 0.0
     while not events:
         t += 0.1

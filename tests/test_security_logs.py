@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -24,9 +25,9 @@ from _web_server import free_port
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def wait_until(predicate: object, timeout: float = 60.0) -> None:
+def wait_until(predicate: Callable[[], object], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
+    while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError("timed out waiting")
         time.sleep(0.1)

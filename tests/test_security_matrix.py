@@ -130,6 +130,7 @@ def _endpoints(routes: Any, prefix: str) -> list[Endpoint]:
         if isinstance(route, APIWebSocketRoute):
             out.append(Endpoint("ws", "WS", route.path, concrete(route.path), area_of(route.path)))
         elif isinstance(route, APIRoute):
+            assert route.methods is not None  # FastAPI fills in GET when a route names no method
             for method in sorted(route.methods - {"HEAD"}):
                 kind = "sse" if route.path.endswith("/events") else "http"
                 out.append(Endpoint(kind, method, route.path, concrete(route.path), area_of(route.path)))
@@ -155,7 +156,7 @@ def http_try(live: Live, ep: Endpoint, role: str) -> str:
                     first = next(r.iter_bytes())  # the stream opens with a snapshot
                     assert b'"type":"snapshot"' in first
                 return str(r.status_code)
-        body = {} if ep.method in STATE_CHANGING else None
+        body: dict[str, object] | None = {} if ep.method in STATE_CHANGING else None
         return str(client.request(ep.method, ep.path, headers=headers, json=body).status_code)
 
 
@@ -437,7 +438,7 @@ def test_bundle_downloads_for_a_russian_label(tmp_path: Path) -> None:
         for action, body in (("connect", {"device": "simulator"}), ("start", {})):
             assert httpx.post(f"{live.base}/api/judge/stations/A/{action}", json=body, headers=judge).is_success
         wait_for(lambda: live.service.stations["A"].status == "target_reached")
-        for path, body in [
+        for path, step in [
             ("/api/director/seal", {}),
             ("/api/director/draws", {"label": label, **LOTTO}),
             (f"/api/director/draws/{label}/publish", {}),
@@ -445,7 +446,7 @@ def test_bundle_downloads_for_a_russian_label(tmp_path: Path) -> None:
             (f"/api/director/draws/{label}/run", {}),
             (f"/api/director/draws/{label}/reveal", {}),
         ]:
-            assert httpx.post(live.base + path, json=body, headers=director, timeout=30).status_code == 200, path
+            assert httpx.post(live.base + path, json=step, headers=director, timeout=30).status_code == 200, path
         r = httpx.get(f"{live.base}/api/director/draws/{label}/bundle", headers=director)
     assert r.status_code == 200 and r.json()["commitment"]["label"] == label
     disposition = r.headers["content-disposition"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import fields
+from typing import TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -34,6 +36,8 @@ from dealer.session import (
     Step,
     VoidReason,
 )
+
+T = TypeVar("T")
 
 
 def dealt(seed: int) -> tuple[list[Card], list[Seat]]:
@@ -67,7 +71,7 @@ def expected_deal(order: list[Card], pockets: list[Seat]) -> Deal:
     return Deal.from_hands({seat: [c for c, p in zip(order, pockets, strict=True) if p == seat] for seat in Seat})
 
 
-def only(items: list[object], kind: type) -> list:  # type: ignore[type-arg]
+def only(items: Sequence[object], kind: type[T]) -> list[T]:
     return [x for x in items if isinstance(x, kind)]
 
 

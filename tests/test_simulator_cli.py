@@ -91,7 +91,7 @@ def test_devices_lists_serial_ports_and_usb_profiles() -> None:
 
 
 def test_devices_usb_listing_through_the_simulated_device() -> None:
-    from dealer.cli.device_cmds import usb_rows
+    from drivers.discovery import usb_rows
 
     with SimulatorThread(VirtualMachine(pace=0, serial="SIM-LIST-7", faults=FaultPlan()), "usb") as sim:
         rows, problem = usb_rows(sim.backend)

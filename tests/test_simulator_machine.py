@@ -10,7 +10,7 @@ import serial
 from _proto_helpers import driver, run, run_deal, simulator
 
 from dealer.core import Deal
-from dealer.core.events import CardSeen, DealEnded, DeviceFault, Disconnected, FaultKind, Reconnected
+from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, FaultKind, Reconnected
 from drivers.device import CommandRefused, DealingDevice, DeviceBusy
 from drivers.machine import MachineDriver
 from drivers.simulator import FaultPlan, SimFault, SimulatorThread, VirtualMachine
@@ -68,10 +68,11 @@ def test_state_machine_naks() -> None:
                 with pytest.raises(CommandRefused, match="BAD_STATE"):
                     await drv._command(StartDeal(999))
                 await drv.abort()
-                events = []
+                events: list[DeviceEvent] = []
                 while not any(isinstance(e, DeviceFault) for e in events):
                     events.append(await drv.next_event(5))
-                assert events[-1].kind is FaultKind.ABORTED  # type: ignore[union-attr]
+                last = events[-1]
+                assert isinstance(last, DeviceFault) and last.kind is FaultKind.ABORTED
                 status = await drv.status()
                 assert status.state == State.IDLE
                 truth = sim.machine.history[-1]

@@ -151,10 +151,10 @@ def test_a_camera_station_banks_deals_and_the_audience_sees_only_open_cards(tmp_
             state = judge(server, "connect", device=f"camera:{FAST}")  # calibrates on the virtual sorted pass
             assert state["device"]["kind"] == "camera" and state["device"]["calibration"] == "virtual sorted pass"
             judge(server, "start")
-            station = server.service.stations["A"]
+            live = server.service.stations["A"]
             wait_progress(
-                lambda: station.status == "target_reached",
-                lambda: (station.status, station.state()["device_status"].get("frames")),
+                lambda: live.status == "target_reached",
+                lambda: (live.status, live.state()["device_status"].get("frames")),
                 "the camera station to reach its target",
             )
             wait_progress(  # the audience stream carries the second commit too (it follows the station's state)

@@ -58,8 +58,8 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
         director = {"Authorization": f"Bearer {server.director}"}
         with httpx.Client(base_url=server.base, headers=director, timeout=60) as client:
             status = client.get("/api/director/status").json()
-            shown = [(b["board"], b["dealer"], b["vulnerability"], b["copies"]) for b in status["closed"]["boards"]]
-            assert shown == [(n + 1, d, v, 3) for n, (d, v) in enumerate(LAW2)]
+            listed = [(b["board"], b["dealer"], b["vulnerability"], b["copies"]) for b in status["closed"]["boards"]]
+            assert listed == [(n + 1, d, v, 3) for n, (d, v) in enumerate(LAW2)]
             assert all("pbn" not in b for b in status["closed"]["boards"])
             files = client.post("/api/director/draws/closed/files", json={"formats": ["pbn"]})
             assert files.status_code == 200 and files.json()["boards"] == BOARDS, files.text

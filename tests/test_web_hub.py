@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncGenerator
 
 from dealer.core import Card, Seat
 from dealer.session import PublicCardHidden, PublicCardOpen, PublicDealStarted
@@ -28,6 +29,7 @@ def test_fast_clients_get_everything_while_a_stalled_one_is_resynced() -> None:
         hub = PublicHub(client_buffer=10, coalesce=0.0)
         fast = hub.stream(None)
         slow = hub.stream(None)
+        assert isinstance(fast, AsyncGenerator) and isinstance(slow, AsyncGenerator)  # closed below
         assert datas(await anext(fast))[0]["type"] == "snapshot"
         assert datas(await anext(slow))[0]["type"] == "snapshot"
         got: list[int] = []

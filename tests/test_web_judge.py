@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,11 @@ class Console:
         await self.ws.send(json.dumps({"cmd": cmd, "station": "A", **extra}))
         return await self.until(lambda m: m["type"] in ("ok", "error") and m.get("cmd") == cmd)
 
-    async def until(self, predicate: Any, timeout: float = 20.0) -> dict[str, Any]:
+    async def until(self, predicate: Callable[[dict[str, Any]], object], timeout: float = 20.0) -> dict[str, Any]:
         try:
             async with asyncio.timeout(timeout):
                 while True:
-                    msg = json.loads(await self.ws.recv())
+                    msg: dict[str, Any] = json.loads(await self.ws.recv())
                     self.seen.append(msg)
                     if predicate(msg):
                         return msg

@@ -106,7 +106,7 @@ def test_a_100_mb_body_is_refused_from_its_header_unread(server: Running) -> Non
 
 
 # -- typed bodies: the attack run's and issue #15's inputs ---------------------------------------------------------
-BAD_FIELDS = [
+BAD_FIELDS: list[tuple[str, dict[str, Any], list[str | int]]] = [
     ("/api/director/draws", {"label": "R1", "share": 5}, ["body", "share"]),  # the regulation decides now
     ("/api/director/draws", {"label": "R1", "numbers": [1]}, ["body", "numbers"]),
     ("/api/director/draws", {"label": "R1", "max": "abc"}, ["body", "max"]),
@@ -127,7 +127,7 @@ BAD_FIELDS = [
 
 
 @pytest.mark.parametrize(("path", "body", "loc"), BAD_FIELDS, ids=[f"{p}:{sorted(b)}" for p, b, _ in BAD_FIELDS])
-def test_a_bad_field_is_422_naming_it(server: Running, path: str, body: dict[str, Any], loc: list[Any]) -> None:
+def test_a_bad_field_is_422_naming_it(server: Running, path: str, body: dict[str, Any], loc: list[str | int]) -> None:
     r = post(server, path, json.dumps(body))
     assert r.status_code == 422, r.text
     assert any(where[: len(loc)] == loc for where in locs(r)), locs(r)

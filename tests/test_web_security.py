@@ -36,10 +36,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 
 def call(
-    server: Running, method: str, path: str, cookies: dict[str, str] | None = None, **kw: object
+    server: Running,
+    method: str,
+    path: str,
+    cookies: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+    json: object = None,
 ) -> httpx.Response:
     with httpx.Client(base_url=server.base, follow_redirects=False, cookies=cookies) as client:
-        return client.request(method, path, **kw)  # type: ignore[arg-type]
+        return client.request(method, path, headers=headers, json=json)
 
 
 @pytest.mark.parametrize("path", JUDGE_GET + DIRECTOR_GET)

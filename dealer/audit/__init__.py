@@ -32,7 +32,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # Any: a lazily imported function or class (typed under TYPE_CHECKING)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'dealer.audit' has no attribute {name!r}")

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
+from dealer.core.json_types import JsonObject
 from dealer.core.numbering import DEAL_COUNT
 
 from . import exact
@@ -38,14 +38,14 @@ class Check:
     sample: int  # deals, hands or pairs of deals the test used
     reason_en: str = ""
     reason_ru: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
+    details: JsonObject = field(default_factory=dict)
     p_holm: float | None = None
     status: str = "skipped"  # pass, fail or skipped, set by the engine
     verdict_en: str = ""
     verdict_ru: str = ""
 
 
-def skipped(check_id: str, sample: int, en: str, ru: str, details: dict[str, Any] | None = None) -> Check:
+def skipped(check_id: str, sample: int, en: str, ru: str, details: JsonObject | None = None) -> Check:
     return Check(check_id, None, "", None, None, "", sample, en, ru, details=dict(details or {}))
 
 
@@ -141,7 +141,7 @@ def check_hcp(ds: DealSet, seat: int) -> Check:
     observed = np.bincount(hcp, minlength=38).astype(np.float64)
     expected = n * probs
     groups = pool_ordered(expected)
-    details: dict[str, Any] = {
+    details: JsonObject = {
         "seat": "NESW"[seat],
         "mean": float(hcp.mean()) if n else None,
         "observed": observed.astype(int).tolist(),
@@ -196,7 +196,7 @@ def check_card_seat(ds: DealSet) -> Check:
 
 def check_duplicates(ds: DealSet) -> Check:
     """Identical deals, reported by id. By chance two equal deals among n have probability ≤ C(n,2)/D."""
-    seen: dict[bytes, list[Any]] = {}
+    seen: dict[bytes, list[int | str]] = {}
     for row, deal_id in zip(ds.seats, ds.ids, strict=True):
         seen.setdefault(row.tobytes(), []).append(deal_id)
     groups = [ids for ids in seen.values() if len(ids) > 1]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
+
+from dealer.core.json_types import JsonObject
 
 from .checks import ALL_CHECKS, Check
 from .records import AuditRecord, DealSet
@@ -94,7 +95,7 @@ class AuditResult:
     verdict_en: str
     verdict_ru: str
     stations: list[StationSummary] = field(default_factory=list)
-    scope: dict[str, Any] = field(default_factory=dict)
+    scope: JsonObject = field(default_factory=dict)
     dealset: DealSet | None = None
 
     def check(self, check_id: str) -> Check:
@@ -164,7 +165,7 @@ def audit_dealset(ds: DealSet, alpha: float = DEFAULT_ALPHA) -> AuditResult:
 
 
 def run_audit(
-    records: Sequence[AuditRecord], alpha: float = DEFAULT_ALPHA, scope: dict[str, Any] | None = None
+    records: Sequence[AuditRecord], alpha: float = DEFAULT_ALPHA, scope: JsonObject | None = None
 ) -> AuditResult:
     """Audit all the records together and, when they come from several stations, each station alone.
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from dealer.core import Deal
 from dealer.core.errors import DealError
@@ -53,7 +52,7 @@ def parse_audit_json(data: bytes, source: str = "<input>") -> list[AuditRecord]:
     return [_record(item, i, source) for i, item in enumerate(items)]
 
 
-def _record(item: Any, index: int, source: str) -> AuditRecord:
+def _record(item: object, index: int, source: str) -> AuditRecord:
     where = f"{source}: deal #{index + 1}"
     if isinstance(item, str):
         return AuditRecord(_deal(item, where), index + 1)
@@ -88,7 +87,7 @@ def _deal(text: str, where: str) -> Deal:
         raise AuditInputError(f"{where}: {exc}") from None
 
 
-def _order(value: Any, deal: Deal, where: str) -> tuple[int, ...]:
+def _order(value: object, deal: Deal, where: str) -> tuple[int, ...]:
     if not isinstance(value, list) or len(value) != 52:
         raise AuditInputError(f"{where}: field 'order' must list 52 card indices, got {value!r:.60}")
     for pos, card in enumerate(value):
@@ -104,7 +103,7 @@ def records_to_json(records: Iterable[AuditRecord]) -> bytes:
     """The audit JSON of ``records`` (what ``parse_audit_json`` reads)."""
     out = []
     for r in records:
-        item: dict[str, Any] = {"id": r.deal_id, "deal": r.deal.to_pbn()}
+        item: dict[str, object] = {"id": r.deal_id, "deal": r.deal.to_pbn()}
         if r.station is not None:
             item["station"] = r.station
         if r.timestamp is not None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,7 +52,8 @@ class DealSet:
     order: NDArray[np.int8]  # (n, 52) card dealt at each position, -1 rows where unknown
     has_order: NDArray[np.bool_]  # (n,)
     pairs: NDArray[np.int64]  # (m, 2) indices (k, k') of consecutive deals of the same station
-    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # arrays several checks share
+    # arrays several checks share
+    cache: dict[str, NDArray[np.int64]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def n(self) -> int:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import jinja2
+
+from dealer.core.json_types import JsonObject
 
 from .engine import AuditResult
 from .plots import all_plots
@@ -94,7 +94,7 @@ def _fmt_p(p: float | None) -> str:
     return "< 1e-12" if p < 1e-12 else f"{p:.3g}"
 
 
-def render_html(result: AuditResult, lang: str = "en", doc: dict[str, Any] | None = None) -> str:
+def render_html(result: AuditResult, lang: str = "en", doc: JsonObject | None = None) -> str:
     if lang not in TEXT:
         raise ValueError(f"unknown language {lang!r}: expected en or ru")
     data = doc if doc is not None else to_json(result)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
+
+from dealer.core.json_types import JsonObject
 
 from .checks import Check
 from .engine import TITLES, AuditResult
@@ -44,7 +45,7 @@ TEST_KEYS = (
 )
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: object) -> object:
     """Plain JSON values: numpy scalars to Python, non-finite floats to None."""
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
@@ -57,7 +58,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def check_to_json(check: Check) -> dict[str, Any]:
+def check_to_json(check: Check) -> JsonObject:
     en, ru = TITLES[check.id]
     return {
         "id": check.id,
@@ -75,7 +76,7 @@ def check_to_json(check: Check) -> dict[str, Any]:
     }
 
 
-def to_json(result: AuditResult, generated_at: datetime | None = None) -> dict[str, Any]:
+def to_json(result: AuditResult, generated_at: datetime | None = None) -> JsonObject:
     when = (generated_at or datetime.now(UTC)).isoformat(timespec="seconds")
     doc = {
         "schema": SCHEMA,
@@ -103,5 +104,6 @@ def to_json(result: AuditResult, generated_at: datetime | None = None) -> dict[s
             for s in result.stations
         ],
     }
-    cleaned: dict[str, Any] = _clean(doc)
+    cleaned = _clean(doc)
+    assert isinstance(cleaned, dict)  # _clean keeps an object an object
     return cleaned

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -21,6 +21,7 @@ from .options import BankOption
 if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the command runs, not at CLI start-up
     from dealer.audit import AuditRecord
     from dealer.audit.engine import AuditResult
+    from dealer.core.json_types import JsonObject
 
 DEFAULT_ALPHA = 0.01  # dealer.audit.engine.DEFAULT_ALPHA (checked by a test)
 
@@ -87,7 +88,7 @@ def print_result(result: AuditResult, lang: str) -> None:
 
 def audit_and_report(
     records: list[AuditRecord],
-    scope: dict[str, Any],
+    scope: JsonObject,
     alpha: float,
     html: Path | None,
     json_path: Path | None,

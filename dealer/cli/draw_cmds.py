@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -20,6 +20,9 @@ from dealer.draw.protocol import DrawError, dice_spec, named_spec
 from .app import app, fail
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
+
+if TYPE_CHECKING:
+    from dealer.core.json_types import JsonObject
 
 out = Console(highlight=False, markup=False)
 note = Console(highlight=False, markup=False, stderr=True)
@@ -207,7 +210,7 @@ def verify_cmd(
     print_line(f"{bundle_path}: all {len(checks)} checks passed: {what}")
 
 
-def _read_bundle(path: Path) -> dict[str, Any]:
+def _read_bundle(path: Path) -> JsonObject:
     try:
         return load_bundle(path.read_bytes())
     except OSError as exc:

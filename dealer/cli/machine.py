@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 
-def print_json(value: Any, sort_keys: bool = True) -> None:
+def print_json(value: object, sort_keys: bool = True) -> None:
     """JSON, indented, UTF-8, one trailing newline; never wrapped, never coloured."""
     print_line(json.dumps(value, indent=2, sort_keys=sort_keys))
 

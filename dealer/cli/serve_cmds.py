@@ -59,13 +59,10 @@ def serve(
     from dealer.web.config import load_config
 
     cfg = load_config(config)
-    changes: dict[str, object] = {}
     if host is not None:
-        changes["host"] = host
+        cfg = dataclasses.replace(cfg, host=host)
     if port is not None:
-        changes["port"] = port
-    if changes:
-        cfg = dataclasses.replace(cfg, **changes)  # type: ignore[arg-type]
+        cfg = dataclasses.replace(cfg, port=port)
     reg = load_regulation(regulation or cfg.regulation)
     if variant is not None:
         v = DealingVariant(variant)

@@ -14,13 +14,14 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
-from typing import Any
+from typing import NoReturn
 
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
 from dealer.bank.merkle import leaf_hash, verify_inclusion
 from dealer.core import Deal
 from dealer.core.errors import DealError
+from dealer.core.json_types import JsonObject
 
 from .protocol import (
     COMMIT_FORMAT,
@@ -54,8 +55,8 @@ class BundleError(DrawError):
 
 
 # -- strict reading ---------------------------------------------------------------------------------
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in pairs:
         if key in out:
             raise BundleError(f"member {key!r} appears twice in one object")
@@ -63,15 +64,15 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _no_float(text: str) -> Any:
+def _no_float(text: str) -> NoReturn:
     raise BundleError(f"number {text} is not a whole number: the bundle holds integers only")
 
 
-def _no_constant(text: str) -> Any:
+def _no_constant(text: str) -> NoReturn:
     raise BundleError(f"{text} is not JSON")
 
 
-def strict_json(data: bytes | str) -> Any:
+def strict_json(data: bytes | str) -> object:
     """JSON with duplicate members, floats, NaN and Infinity refused."""
     if isinstance(data, bytes):
         try:
@@ -86,7 +87,7 @@ def strict_json(data: bytes | str) -> Any:
         raise BundleError(f"not JSON: {exc}") from exc
 
 
-def load_bundle(data: bytes) -> dict[str, Any]:
+def load_bundle(data: bytes) -> JsonObject:
     """Read a bundle file strictly, then check every member's type and form (``check_shape``)."""
     obj = strict_json(data)
     if not isinstance(obj, dict):
@@ -98,7 +99,7 @@ def load_bundle(data: bytes) -> dict[str, Any]:
 _HEX = re.compile(r"[0-9a-f]*")
 
 
-def _hex(value: Any, where: str, size: int | None) -> bytes:
+def _hex(value: object, where: str, size: int | None) -> bytes:
     if not isinstance(value, str) or not _HEX.fullmatch(value) or len(value) % 2:
         raise BundleError(f"{where} = {_short(value)} is not lower-case hexadecimal (digits 0-9, a-f, nothing else)")
     if size is not None and len(value) != 2 * size:
@@ -106,24 +107,24 @@ def _hex(value: Any, where: str, size: int | None) -> bytes:
     return bytes.fromhex(value)
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "…"
 
 
-def _intv(value: Any, where: str, lo: int = 0) -> int:
+def _intv(value: object, where: str, lo: int = 0) -> int:
     if type(value) is not int or value < lo:
         raise BundleError(f"{where} = {_short(value)} is not a whole number ≥ {lo}")
     return value
 
 
-def _text(value: Any, where: str) -> str:
+def _text(value: object, where: str) -> str:
     if not isinstance(value, str) or not value or value != value.strip() or not value.isprintable():
         raise BundleError(f"{where} = {_short(value)} is not printable text without surrounding space")
     return value
 
 
-def _members(obj: Any, where: str, names: Sequence[str]) -> dict[str, Any]:
+def _members(obj: object, where: str, names: Sequence[str]) -> JsonObject:
     if not isinstance(obj, dict):
         raise BundleError(f"{where} is not an object")
     missing = [n for n in names if n not in obj]
@@ -148,7 +149,7 @@ OPENING_MEMBERS = ("deal_id", "position", "deal", "salt", "pbn", "ledger_index",
 VOID_MEMBERS = ("format", "label", "commitment", "reason", "secret", "ts")
 
 
-def check_shape(b: dict[str, Any]) -> None:
+def check_shape(b: JsonObject) -> None:
     """Every member present, known, of its type and form; hex lower-case of its exact length."""
     fmt = b.get("format")
     if fmt in OLD_FORMATS:
@@ -244,7 +245,7 @@ def check_shape(b: dict[str, Any]) -> None:
 
 
 # -- verification -----------------------------------------------------------------------------------
-def verify_bundle(bundle: dict[str, Any], chain: Sequence[dict[str, Any]] = ()) -> list[Check]:
+def verify_bundle(bundle: JsonObject, chain: Sequence[JsonObject] = ()) -> list[Check]:
     """All checks passed, or those passed followed by the first one failed (``ok`` False).
 
     ``chain`` holds bundles of earlier draws of the same bank (any order; others are ignored); every draw
@@ -253,7 +254,7 @@ def verify_bundle(bundle: dict[str, Any], chain: Sequence[dict[str, Any]] = ()) 
     return _run(bundle, None, list(chain))
 
 
-def _run(bundle: dict[str, Any], known: list[int] | None, pool: Sequence[dict[str, Any]] = ()) -> list[Check]:
+def _run(bundle: JsonObject, known: list[int] | None, pool: Sequence[JsonObject] = ()) -> list[Check]:
     results: list[Check] = []
     try:
         for check in _checks(bundle, list(pool), known):
@@ -274,7 +275,7 @@ def _fail_or(ok: bool, name: str, good: str, bad: str) -> Check:
     return Check(name, ok, good if ok else bad)
 
 
-def _checks(b: dict[str, Any], pool: list[dict[str, Any]], known: list[int] | None = None) -> Iterator[Check]:
+def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = None) -> Iterator[Check]:
     """``known``: the deals drawn before ``b``, when the chain is being checked by a later draw."""
     fmt = b.get("format")
     yield _fail_or(
@@ -417,7 +418,7 @@ def _checks(b: dict[str, Any], pool: list[dict[str, Any]], known: list[int] | No
     )
 
 
-def _void_check(b: dict[str, Any], pub: str) -> Check:
+def _void_check(b: JsonObject, pub: str) -> Check:
     v = b["void"]
     com = b["commitment"]
     problems = []
@@ -439,16 +440,16 @@ def _void_check(b: dict[str, Any], pub: str) -> Check:
     )
 
 
-def _chain(b: dict[str, Any], pool: list[dict[str, Any]]) -> tuple[bool, str, list[int]]:
+def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, str, list[int]]:
     """Follow ``previous`` back through ``pool``; every earlier draw must be there and verify. Returns the
     deals drawn before this draw."""
     com = b["commitment"]
-    by_hash: dict[str, dict[str, Any]] = {}
+    by_hash: dict[str, JsonObject] = {}
     for other in pool:
         if isinstance(other, dict) and isinstance(other.get("commitment"), dict):
             by_hash[commitment_hash(other["commitment"])] = other
     me = commitment_hash(com)
-    links: list[dict[str, Any]] = []
+    links: list[JsonObject] = []
     cur = b
     while cur["commitment"]["previous"] is not None:
         prev_hash = cur["commitment"]["previous"]
@@ -476,7 +477,7 @@ def _chain(b: dict[str, Any], pool: list[dict[str, Any]]) -> tuple[bool, str, li
         if forks:
             return False, f"draw {forks[0]!r} also follows {follows or 'nothing'}: two chains of one bank", []
     drawn: list[int] = []
-    prev_doc: dict[str, Any] | None = None
+    prev_doc: JsonObject | None = None
     for earlier in [*links, b]:
         doc = earlier["commitment"]
         label = doc["label"]
@@ -515,7 +516,7 @@ def _list(ids: list[int]) -> str:
     return ", ".join(map(str, ids[:20])) + (f", … ({len(ids)} deals)" if len(ids) > 20 else "")
 
 
-def _each(drawn: list[dict[str, Any]], name: str, test: Callable[[dict[str, Any]], str | None], ok_text: str) -> Check:
+def _each(drawn: list[JsonObject], name: str, test: Callable[[JsonObject], str | None], ok_text: str) -> Check:
     for d in drawn:
         problem = test(d)
         if problem is not None:
@@ -523,7 +524,7 @@ def _each(drawn: list[dict[str, Any]], name: str, test: Callable[[dict[str, Any]
     return Check(name, True, ok_text)
 
 
-def _opening(d: dict[str, Any]) -> str | None:
+def _opening(d: JsonObject) -> str | None:
     body = d["entry"]
     try:
         entry = strict_json(body)
@@ -549,7 +550,7 @@ def _opening(d: dict[str, Any]) -> str | None:
     return None
 
 
-def _inclusion(d: dict[str, Any], size: int, root: bytes) -> str | None:
+def _inclusion(d: JsonObject, size: int, root: bytes) -> str | None:
     body = d["entry"].encode()
     path = [bytes.fromhex(h) for h in d["proof"]]
     if not verify_inclusion(leaf_hash(body), d["ledger_index"], size, path, root):

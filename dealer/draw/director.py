@@ -11,13 +11,14 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from hashlib import sha256
-from typing import Any
+from typing import TypedDict
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
 from dealer.bank.repository import BankRepository
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat
+from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
 from .bundle import BUNDLE_FORMAT
@@ -45,12 +46,38 @@ class DrawnDeal:
     deal: StoredDeal
 
 
+class SealView(TypedDict):
+    """A seal as the status lists it."""
+
+    index: int
+    last_deal: int
+    root: str
+    size: int
+    ts: str
+
+
+class DrawPlan(TypedDict):
+    """Where the bank stands against the regulation's quota (``Director.plan``)."""
+
+    share: str
+    sessions: int
+    boards: int
+    spare: int
+    target: int
+    sealed: int
+    below_target: bool
+    quota: int
+    drawn: int
+    left: int
+    session_draws: int
+
+
 class Director:
     def __init__(self, bank: BankRepository) -> None:
         self.bank = bank
 
     # -- public ------------------------------------------------------------------------------------
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonObject:
         """The bank's public status: counts, sealed roots, draws (no K, no drawn deals before reveal)."""
         bank = self.bank
         counts = bank.state_counts()
@@ -75,12 +102,12 @@ class Director:
             "draws": [self._draw_public(r) for r in draws],
         }
 
-    def commitment(self, label: str) -> dict[str, Any]:
+    def commitment(self, label: str) -> JsonObject:
         """The published commitment of a draw (and its signature) for the audience display."""
         entry = self.bank.entry(self.bank.get_draw(label).commit_index)
         return {"commitment": entry.data["commitment"], "signature": entry.data["signature"]}
 
-    def hall_view(self, label: str) -> dict[str, Any]:
+    def hall_view(self, label: str) -> JsonObject:
         """What the hall is shown of a prepared draw: its hash, the witnesses and the format of V."""
         rec = self.bank.get_draw(label)
         doc = self.commitment(label)["commitment"]
@@ -102,7 +129,7 @@ class Director:
             **self._after_reveal(rec),
         }
 
-    def _after_reveal(self, rec: DrawRecord) -> dict[str, Any]:
+    def _after_reveal(self, rec: DrawRecord) -> JsonObject:
         """K and the drawn ids once revealed; K and the reason once voided; nothing before."""
         if rec.state == "revealed":
             return {"secret": rec.secret.hex(), "drawn": list(rec.drawn or ())}
@@ -111,9 +138,9 @@ class Director:
             return {"secret": rec.secret.hex(), "reason": void.data["void"]["reason"]}
         return {}
 
-    def _draw_public(self, rec: DrawRecord) -> dict[str, Any]:
+    def _draw_public(self, rec: DrawRecord) -> JsonObject:
         doc = self.bank.entry(rec.commit_index).data["commitment"]
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "label": rec.label,
             "state": rec.state,
             "kind": doc.get("kind", "session"),
@@ -133,7 +160,7 @@ class Director:
     def seal(self) -> Seal:
         return self.bank.seal()
 
-    def plan(self, regulation: Regulation) -> dict[str, Any]:
+    def plan(self, regulation: Regulation) -> DrawPlan:
         """Where the bank stands against the regulation's quota (public figures only)."""
         seal = self.bank.latest_seal()
         sealed = seal.last_deal if seal else 0
@@ -164,7 +191,7 @@ class Director:
         regulation: Regulation,
         replacement: bool = False,
         override: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         """Commit to a draw: the sealed root, the chain (previous draw, running total), n from the
         regulation's schedule, the label, SHA-256(K) and the committed format of V. No eligible list."""
         label = label.strip()
@@ -222,14 +249,14 @@ class Director:
         bank.draw_commit(label, secret, {"commitment": doc, "signature": signature})
         return {"commitment": doc, "signature": signature}
 
-    def publish(self, label: str) -> dict[str, Any]:
+    def publish(self, label: str) -> JsonObject:
         """Record that the commitment is shown to the hall (before V); returns what the hall shows."""
         view = self.hall_view(label)
         if not self.bank.draw_published(label):
             self.bank.draw_publish(label, {"commitment": view["commitment"], "label": label})
         return view
 
-    def void(self, label: str, reason: str) -> dict[str, Any]:
+    def void(self, label: str, reason: str) -> JsonObject:
         """Abandon a prepared (not run) draw publicly: a signed void with the reason and K, in the ledger."""
         reason = reason.strip()
         if not reason or not reason.isprintable():
@@ -294,7 +321,7 @@ class Director:
         deals = self.bank.get_deals([i for _, i in picks])
         return [DrawnDeal(p, d) for (p, _), d in zip(picks, deals, strict=True)]
 
-    def reveal(self, label: str) -> dict[str, Any]:
+    def reveal(self, label: str) -> JsonObject:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
         rec = self.bank.get_draw(label)
         if rec.drawn is None:
@@ -303,7 +330,7 @@ class Director:
         self.bank.draw_reveal(label, data)
         return data
 
-    def bundle(self, label: str) -> dict[str, Any]:
+    def bundle(self, label: str) -> JsonObject:
         """The verification bundle (docs/bundle.md); only after the reveal, or of a voided draw."""
         bank = self.bank
         rec = bank.get_draw(label)
@@ -312,7 +339,7 @@ class Director:
         published = self.commitment(label)
         doc = published["commitment"]
         seal_entry = bank.entry(doc["seal"]["index"])
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "commitment": doc,
             "commitment_signature": published["signature"],
             "format": BUNDLE_FORMAT,
@@ -349,7 +376,7 @@ class Director:
         return out
 
 
-def _seal_dict(seal: Seal) -> dict[str, Any]:
+def _seal_dict(seal: Seal) -> SealView:
     return {
         "index": seal.ledger_index,
         "last_deal": seal.last_deal,

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from hashlib import sha256
-from typing import Any
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 from .sampler import sample_without_replacement
 
@@ -84,7 +84,7 @@ NAMED_ORDERS = ("ascending", "as drawn")
 _ENTRY_SEPARATORS = set(",;/-_.:|")
 
 
-def _exact(d: Any, keys: Iterable[str], what: str) -> dict[str, Any]:
+def _exact(d: object, keys: Iterable[str], what: str) -> JsonObject:
     if not isinstance(d, dict):
         raise DrawError(f"{what} must be an object")
     want = set(keys)
@@ -95,14 +95,14 @@ def _exact(d: Any, keys: Iterable[str], what: str) -> dict[str, Any]:
     return d
 
 
-def _int_field(d: dict[str, Any], key: str, lo: int, hi: int, what: str) -> int:
+def _int_field(d: Mapping[str, object], key: str, lo: int, hi: int, what: str) -> int:
     v = d[key]
     if type(v) is not int or not lo <= v <= hi:
         raise DrawError(f"{what}.{key} = {v!r} must be a whole number in {lo}..{hi}")
     return v
 
 
-def _text_field(d: dict[str, Any], key: str, what: str) -> str:
+def _text_field(d: Mapping[str, object], key: str, what: str) -> str:
     v = d[key]
     if not isinstance(v, str) or not v or v != v.strip() or not v.isprintable():
         raise DrawError(f"{what}.{key} = {v!r} must be printable text without surrounding space")
@@ -133,7 +133,7 @@ class PublicValueSpec:
     distinct: bool = False
     separator: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         if self.kind == "dice":
             return {
                 "description": self.description,
@@ -155,7 +155,7 @@ class PublicValueSpec:
         }
 
     @classmethod
-    def from_dict(cls, d: Any) -> PublicValueSpec:
+    def from_dict(cls, d: object) -> PublicValueSpec:
         """Strict: exactly the members of the kind, with exact types; then the same checks as at prepare."""
         what = "public value spec"
         if not isinstance(d, dict):
@@ -388,7 +388,7 @@ def public_value(spec: PublicValueSpec, dice: Sequence[str] | None = None, named
     return value
 
 
-def check_public_value(spec: PublicValueSpec, value: Any) -> None:
+def check_public_value(spec: PublicValueSpec, value: object) -> None:
     """Strict: ``value`` must be exactly the canonical V of some outcome; refuse any other form."""
     if not isinstance(value, str):
         raise DrawError(f"V = {value!r} is not a string")
@@ -423,7 +423,7 @@ def draw_seed(secret: bytes, value: str, root: bytes, label: str) -> bytes:
     return sha256(secret + value.encode() + root + label.encode()).digest()
 
 
-def commitment_hash(doc: dict[str, Any]) -> str:
+def commitment_hash(doc: JsonObject) -> str:
     """hex SHA-256 of a commitment's canonical JSON: how the next draw names it."""
     from dealer.bank.ledger import canonical_json
 
@@ -485,7 +485,7 @@ def drawn_ids(seed: bytes, ranges: Sequence[Sequence[int]], eligible: int, n: in
 
 
 def commitment_picks(
-    doc: dict[str, Any], secret: bytes, value: str, drawn_before: Iterable[int]
+    doc: JsonObject, secret: bytes, value: str, drawn_before: Iterable[int]
 ) -> tuple[bytes, list[tuple[int, int]]]:
     """The seed and the (position, deal id) picks a commitment selects with K and V, given the deals the
     earlier draws of its chain drew."""

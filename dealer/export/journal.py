@@ -12,7 +12,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from dealer.core.errors import DealerError
 from dealer.fsutil import write_atomic
@@ -59,7 +58,9 @@ class Journal:
         if not path.exists():
             return cls(path, digest)
         try:
-            doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(doc, dict):
+                raise TypeError("not a JSON object")
             if doc.get("version") != VERSION:
                 raise JournalError(f"{path}: journal version {doc.get('version')!r}, expected {VERSION}")
             done = {(int(b), int(c)) for b, c in doc["done"]}

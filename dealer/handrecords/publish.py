@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, TypedDict, Unpack
 
 from dealer.core import Deal
 from dealer.core.errors import DealerError
@@ -45,6 +45,18 @@ def render(analyses: Sequence[BoardAnalysis], kind: str, *, title: str, subtitle
     if kind == "pdf":
         return render_pdf(doc)
     raise DealerError(f"unknown hand-record output {kind!r}: expected one of {', '.join(OUTPUTS)}")
+
+
+class PublishOptions(TypedDict, total=False):
+    """``publish``'s optional keywords, passed on by ``publish_session``."""
+
+    kinds: Sequence[str]
+    title: str
+    subtitle: str
+    lang: str
+    meta: ExportMeta
+    batch: int
+    progress: Callable[[int, int], None] | None
 
 
 def publish(
@@ -87,7 +99,7 @@ def publish_session(
     *,
     gate: RevealGate,
     session: str,
-    **options: Any,
+    **options: Unpack[PublishOptions],
 ) -> list[Path]:
     """Hand records of a drawn session given as (board number, deal) pairs; always behind the reveal gate."""
     from dealer.export.boards import boards_from_pairs

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -78,7 +77,7 @@ def create_app(service: Service) -> FastAPI:
         asked = request.query_params.get("lang") or request.cookies.get("dealer_lang")
         return asked if asked in LANGUAGES else service.config.language
 
-    def page(request: Request, name: str, **extra: Any) -> HTMLResponse:
+    def page(request: Request, name: str, **extra: object) -> HTMLResponse:
         lang = lang_of(request)
         context = {
             "lang": lang,
@@ -144,7 +143,7 @@ def create_app(service: Service) -> FastAPI:
         return JSONResponse(catalogue(lang))
 
     # -- role pages -----------------------------------------------------------------------------------------
-    def role_page(role: str, template: str) -> Any:
+    def role_page(role: str, template: str) -> Callable[[Request], Awaitable[Response]]:
         async def handler(request: Request) -> Response:
             token = request.query_params.get("token")
             if token is not None:

@@ -4,13 +4,15 @@ never blocks the event loop."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 from dealer.bank.api import BankApi
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class BankWorker:
@@ -18,11 +20,12 @@ class BankWorker:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bank")
         self.bank: BankApi = self._executor.submit(factory).result()
 
-    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run ``fn(*args, **kwargs)`` on the bank's thread; the arguments are checked against ``fn``."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
-    def call_sync(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def call_sync(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         return self._executor.submit(fn, *args, **kwargs).result()
 
     def close(self) -> None:

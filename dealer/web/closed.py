@@ -15,12 +15,24 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from dealer.core import Deal, board_dealer, board_vulnerability
 from dealer.export.boards import SessionBoard
 
 CLOSED_LABEL = "closed"  # the session label the director's console uses for the variant 1 boards
+
+
+class ClosedBoardView(TypedDict):
+    """A closed board as the director's console lists it (``pbn`` only where the deal may be shown)."""
+
+    board: int
+    dealer: str
+    vulnerability: str
+    copies: int
+    station: str
+    time: float
+    pbn: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +43,8 @@ class ClosedBoard:
     station: str
     time: float
 
-    def view(self, with_deal: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def view(self, with_deal: bool) -> ClosedBoardView:
+        out: ClosedBoardView = {
             "board": self.number,
             "dealer": board_dealer(self.number).letter,
             "vulnerability": board_vulnerability(self.number).pbn,

@@ -6,10 +6,10 @@ Unknown keys and bad values are refused with the file, the key, the value and wh
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
@@ -85,25 +85,39 @@ _STATION = {
 }  # fmt: skip
 
 
-def _unknown(table: dict[str, Any], allowed: set[str], where: str, source: str) -> None:
+def _unknown(table: Mapping[str, object], allowed: set[str], where: str, source: str) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
         raise ConfigError(f"unknown key {where}{extra[0]!r} (allowed: {', '.join(sorted(allowed))})", source)
 
 
-def _num(value: Any, key: str, lo: float, hi: float, source: str) -> float:
+def _table(value: object, name: str, allowed: set[str], source: str) -> dict[str, object]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"[{name}] must be a table", source)
+    _unknown(value, allowed, f"{name}.", source)
+    return value
+
+
+def _secret(secrets: Mapping[str, object], role: str, source: str) -> str | None:
+    value = secrets.get(role)
+    if role in secrets and (not isinstance(value, str) or len(value) < 16):
+        raise ConfigError(f"secrets.{role} must be a string of at least 16 characters", source)
+    return value if isinstance(value, str) else None
+
+
+def _num(value: object, key: str, lo: float, hi: float, source: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
         raise ConfigError(f"{key} = {value!r} must be a number in {lo:g}..{hi:g}", source)
     return float(value)
 
 
-def _str(value: Any, key: str, source: str) -> str:
+def _str(value: object, key: str, source: str) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{key} = {value!r} must be a non-empty string", source)
     return value
 
 
-def _station(data: Any, i: int, source: str) -> StationConfig:
+def _station(data: object, i: int, source: str) -> StationConfig:
     where = f"stations[{i}]"
     if not isinstance(data, dict):
         raise ConfigError(f"{where} must be a table", source)
@@ -154,29 +168,23 @@ def _station(data: Any, i: int, source: str) -> StationConfig:
     )
 
 
-def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceConfig:
+def config_from_dict(data: Mapping[str, object], source: str = "config") -> ServiceConfig:
     _unknown(data, _TOP, "", source)
     language = data.get("language")
     if language is None:  # not in the file: LANG when it names ru or en, else Russian
         from dealer.i18n import DEFAULT_LANGUAGE, language_from_env
 
         language = language_from_env() or DEFAULT_LANGUAGE
-    if language not in LANGUAGES:
+    if not isinstance(language, str) or language not in LANGUAGES:
         raise ConfigError(f"language = {language!r}: allowed {', '.join(LANGUAGES)}", source)
     port = data.get("port", 8000)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
-    bank = data.get("bank", {})
-    secrets = data.get("secrets", {})
     bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
-    for name, table, allowed in (("bank", bank, bank_keys), ("secrets", secrets, {"judge", "director"})):
-        if not isinstance(table, dict):
-            raise ConfigError(f"[{name}] must be a table", source)
-        _unknown(table, allowed, f"{name}.", source)
-    for role in ("judge", "director"):
-        if role in secrets and (not isinstance(secrets[role], str) or len(secrets[role]) < 16):
-            raise ConfigError(f"secrets.{role} must be a string of at least 16 characters", source)
-    if secrets.get("judge") is not None and secrets.get("judge") == secrets.get("director"):
+    bank = _table(data.get("bank", {}), "bank", bank_keys, source)
+    secrets = _table(data.get("secrets", {}), "secrets", {"judge", "director"}, source)
+    judge_secret, director_secret = (_secret(secrets, role, source) for role in ("judge", "director"))
+    if judge_secret is not None and judge_secret == director_secret:
         raise ConfigError("secrets.judge and secrets.director must differ (separate roles)", source)
     stations_raw = data.get("stations", [{"name": "A"}])
     if not isinstance(stations_raw, list) or not stations_raw:
@@ -198,14 +206,17 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     seal_deals = bank.get("seal_every_deals", 50)
     if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
         raise ConfigError(f"bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source)
-    limits = data.get("limits", {})
-    if not isinstance(limits, dict):
+    limits_table = data.get("limits", {})
+    if not isinstance(limits_table, dict):
         raise ConfigError("[limits] must be a table", source)
-    _unknown(limits, set(_LIMITS), "limits.", source)
+    _unknown(limits_table, set(_LIMITS), "limits.", source)
+    limits: dict[str, int] = {}
     for key, (lo, hi) in _LIMITS.items():
-        value = limits.get(key, getattr(Limits(), key))
+        value = limits_table.get(key, getattr(Limits(), key))
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ConfigError(f"limits.{key} = {value!r} must be a whole number in {lo}..{hi}", source)
+        if key in limits_table:
+            limits[key] = value
     return ServiceConfig(
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
@@ -217,10 +228,10 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
         bank_busy_timeout=_num(bank.get("busy_timeout", 2.0), "bank.busy_timeout", 0.0, 600.0, source),
         seal_every_deals=seal_deals,
         seal_every_minutes=_num(bank.get("seal_every_minutes", 10.0), "bank.seal_every_minutes", 0.0, 1440.0, source),
-        judge_secret=secrets.get("judge"),
-        director_secret=secrets.get("director"),
+        judge_secret=judge_secret,
+        director_secret=director_secret,
         stations=stations,
-        limits=Limits(**{k: limits[k] for k in _LIMITS if k in limits}),
+        limits=Limits(**limits),
         source=source,
         relay_nats=relay_nats,
         relay_event=relay_event,
@@ -228,7 +239,7 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> ServiceCon
     )
 
 
-def _relay(table: Any, source: str) -> tuple[str | None, str]:
+def _relay(table: object, source: str) -> tuple[str | None, str]:
     if not isinstance(table, dict):
         raise ConfigError("[relay] must be a table", source)
     _unknown(table, {"nats", "event"}, "relay.", source)

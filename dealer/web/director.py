@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from hashlib import sha256
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import Response
@@ -43,6 +43,7 @@ from .models import (
 from .service import Service
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
@@ -103,14 +104,14 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     def commitment_digest(label: str) -> str:
         return sha256(canonical_json(director.commitment(label)["commitment"])).hexdigest()
 
-    async def act(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
     async def to_hall(label: str) -> None:
-        view: dict[str, Any] = await act(director.hall_view, label)
+        view = await act(director.hall_view, label)
         service.publish_commitment(view)
         await service.publish_ledger_head()  # every draw step is a ledger entry: the consoles and the hall follow
 
@@ -168,7 +169,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
     @app.post("/api/director/draws/{label}/publish", response_model=HallView, dependencies=write)
     async def director_publish(label: LabelParam) -> HallView:
-        view: dict[str, Any] = await act(director.publish, label)
+        view = await act(director.publish, label)
         service.publish_commitment(view)  # recorded in the ledger first, then on the audience display
         return HallView.model_validate(view)
 
@@ -201,7 +202,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
     @app.post("/api/director/draws/{label}/void", response_model=Voided, dependencies=write)
     async def director_void(label: LabelParam, body: VoidDraw) -> Voided:
-        data: dict[str, Any] = await act(director.void, label, body.reason)
+        data = await act(director.void, label, body.reason)
         await to_hall(label)
         return Voided(label=label, reason=data["void"]["reason"])
 

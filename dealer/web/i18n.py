@@ -15,11 +15,11 @@ from .config import LANGUAGES
 
 
 @cache
-def catalogue(lang: str) -> dict[str, Any]:
+def catalogue(lang: str) -> dict[str, Any]:  # Any: json.loads; entries are texts or plural-form tables
     if lang not in LANGUAGES:
         raise KeyError(f"no catalogue for language {lang!r}")
     text = resources.files("dealer.web").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(text)  # Any: json.loads of the catalogue
     return data
 
 

@@ -44,12 +44,13 @@ class Job(Generic[P]):
 
 class JobRunner:
     def __init__(self) -> None:
+        # Any: jobs of different progress types share one table; start() hands each caller its own Job[P]
         self._jobs: dict[tuple[str, str], Job[Any]] = {}
 
-    def get(self, kind: str, key: str) -> Job[Any] | None:
+    def get(self, kind: str, key: str) -> Job[Any] | None:  # Any: one table for every progress type
         return self._jobs.get((kind, key))
 
-    def running(self, kind: str, key: str) -> Job[Any] | None:
+    def running(self, kind: str, key: str) -> Job[Any] | None:  # Any: one table for every progress type
         job = self.get(kind, key)
         return job if job is not None and job.state is JobState.RUNNING else None
 

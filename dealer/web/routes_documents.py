@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 from .auth import role_check
 from .models import (
@@ -28,10 +30,13 @@ from .models import (
 )
 from .service import Service
 
+T = TypeVar("T")
+P = ParamSpec("P")
+
 DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
 
 
-def _calibration(path: Path | None) -> dict[str, Any] | None:
+def _calibration(path: Path | None) -> dict[str, str] | None:
     """A camera station's calibration file and the date it was made (its own ``created``, else the file's)."""
     if path is None:
         return None
@@ -90,19 +95,19 @@ def make_router(service: Service) -> APIRouter:
             url=f"/api/{role}/documents/{issued.path.name}",
         )
 
-    async def act(fn: Any, *args: Any) -> Any:
+    async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
-            return await run(fn, *args)
+            return await run(fn, *args, **kwargs)
         except DealerError as exc:
             raise HTTPException(400, str(exc)) from exc
 
-    async def issuing(fn: Any, *args: Any) -> Any:
+    async def issuing(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
         committed; the bank's connection is shared under its own lock, each read and the final record atomic."""
 
-        def locked() -> Any:
+        def locked() -> T:
             with numbering:  # one document at a time: each takes the next number
-                return fn(*args)
+                return fn(*args, **kwargs)
 
         try:
             return await asyncio.to_thread(locked)
@@ -145,7 +150,7 @@ def make_router(service: Service) -> APIRouter:
         return CheckRecorded(ledger_index=index, **payload)
 
     @router.get("/api/judge/checks", dependencies=judge_read)
-    async def list_checks(session: Label) -> list[dict[str, Any]]:
+    async def list_checks(session: Label) -> list[JsonObject]:
         entries = await act(check_entries, bank(), session)
         return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
 

@@ -8,9 +8,10 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from dealer.bank.api import BankApi
+from dealer.core.json_types import JsonObject
 from dealer.regulation import DealingVariant, Regulation, load_regulation
 from dealer.web.nats_publisher import RelayPublisher
 
@@ -35,6 +36,25 @@ from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
 from .streams import PublicStreams
+
+if TYPE_CHECKING:
+    from dealer.bank.store import Seal
+
+
+@runtime_checkable
+class _Sealing(Protocol):
+    """A bank that seals itself (the SQLite and PostgreSQL banks; a test's stand-in bank may not)."""
+
+    def unsealed(self) -> tuple[int, int]: ...
+    def seal(self) -> Seal: ...
+
+
+@runtime_checkable
+class _Anchored(Protocol):
+    """A bank that reads its ledger's size and head together (the SQLite and PostgreSQL banks)."""
+
+    def anchor(self) -> tuple[int, str]: ...
+
 
 log = logging.getLogger("dealer.service")
 SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank get this long
@@ -142,8 +162,10 @@ class Service:
     async def watch_bank(self) -> None:
         """Publish the ledger's anchor (size, head) whenever it moved — by this service or any other writer."""
         bank = self.bank.bank
-        anchor = getattr(bank, "anchor", None)
-        size, head = await self.bank.call(anchor) if callable(anchor) else (0, await self.bank.call(bank.ledger_head))
+        if isinstance(bank, _Anchored):
+            size, head = await self.bank.call(bank.anchor)
+        else:
+            size, head = 0, await self.bank.call(bank.ledger_head)
         if (size, head) == self._anchor:
             return
         self._anchor = (size, head)
@@ -151,13 +173,12 @@ class Service:
         self.streams.publish(msg)
         self.operator.send(OperatorBank.model_validate(msg))
 
-    async def auto_seal(self) -> Any:
+    async def auto_seal(self) -> Seal | None:
         """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
         bank = self.bank.bank
-        unsealed = getattr(bank, "unsealed", None)
-        if not callable(unsealed):
+        if not isinstance(bank, _Sealing):
             return None
-        entries, deals = await self.bank.call(unsealed)
+        entries, deals = await self.bank.call(bank.unsealed)
         every_deals, every_min = self.config.seal_every_deals, self.config.seal_every_minutes
         due = (every_deals and deals >= every_deals) or (
             every_min and entries and time.monotonic() - self._seal_clock >= every_min * 60
@@ -167,7 +188,7 @@ class Service:
         self._seal_clock = time.monotonic()
         self._seal_retry = 0.0
         try:
-            seal = await self.bank.call(bank.seal)  # type: ignore[attr-defined]
+            seal = await self.bank.call(bank.seal)
         except Exception as exc:
             self._seal_retry = time.monotonic() + SEAL_RETRY_S
             log.error("automatic seal failed (tried again in %g s): %s", SEAL_RETRY_S, exc)
@@ -246,6 +267,6 @@ class Service:
         return [DeviceEntry.model_validate(d) for d in available_devices()]
 
     # -- director ------------------------------------------------------------------------------------------
-    def publish_commitment(self, view: dict[str, Any]) -> None:
+    def publish_commitment(self, view: JsonObject) -> None:
         """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
         self.streams.publish(commitment_message(view))

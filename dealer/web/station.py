@@ -23,13 +23,13 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.store import BankError, BankUnavailableError
 from dealer.core import Deal
 from dealer.core.cards import Card, Seat
 from dealer.core.events import FaultKind
+from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 from dealer.session import (
     CardAccepted,
@@ -102,12 +102,12 @@ class LedgerWrite:
     deal: Deal | None = None  # commit: the cards (kept in memory until the bank has them)
     source: DealSource | None = None
     reason: str = ""  # void: the reason and its detail
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: JsonObject = field(default_factory=dict)
     tries: int = 0
     error: str = ""
     since: float = field(default_factory=time.time)
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> JsonObject:
         return {"kind": self.kind, "attempt": self.attempt, "reason": self.reason or None, "tries": self.tries,
                 "error": self.error, "since": self.since}  # fmt: skip
 
@@ -137,8 +137,8 @@ class Station:
         self.cards_read = 0
         self.fault_counts: Counter[str] = Counter()
         self.errors = 0
-        self.faults: deque[dict[str, Any]] = deque(maxlen=100)
-        self.voided: deque[dict[str, Any]] = deque(maxlen=500)
+        self.faults: deque[JsonObject] = deque(maxlen=100)
+        self.voided: deque[JsonObject] = deque(maxlen=500)
         self.committed = 0
         self.last_bank_deal: int | None = None
         self._current: list[tuple[int, Seat, Card]] = []  # the deal in progress (operator memory only)
@@ -167,14 +167,15 @@ class Station:
         if self.marker is not None:
             self.marker.unlink(missing_ok=True)
 
-    async def recover(self) -> dict[str, Any] | None:
+    async def recover(self) -> JsonObject | None:
         """At start-up: a deal the previous run was dealing when it died is voided in the ledger (re-dealt next)."""
         if self.marker is None or not self.marker.exists():
             return None
         try:
-            mark: dict[str, Any] = json.loads(self.marker.read_text())
+            loaded = json.loads(self.marker.read_text())
         except (OSError, ValueError):
-            mark = {}
+            loaded = {}
+        mark: JsonObject = loaded if isinstance(loaded, dict) else {}
         since = int(mark.get("ledger_size", 0))
         if await self.bank.call(self._committed_since, since):  # died between the commit and clearing the mark
             self._unmark()
@@ -404,7 +405,7 @@ class Station:
                 else:
                     await self._complete(op)
 
-    def _fault(self, key: str, params: dict[str, Any], kind: str) -> None:
+    def _fault(self, key: str, params: JsonObject, kind: str) -> None:
         entry = {"time": time.time(), "station": self.name, "key": key, "params": params, "kind": kind}
         self.faults.appendleft(entry)
         self.operator.send(OperatorFault.model_validate(entry))
@@ -421,7 +422,7 @@ class Station:
         if op.position is not None:
             detail["position"] = op.position + 1
         await self._write(LedgerWrite("void", op.attempt, reason=op.reason.value, detail=detail))
-        params: dict[str, Any] = {
+        params: JsonObject = {
             "pos": (op.position + 1) if op.position is not None else op.cards_dealt + 1,
             "n": op.cards_dealt,
             "card": int(op.card) if op.card is not None else None,
@@ -641,7 +642,7 @@ class Station:
             self._set_status("paused" if self.status == "dealing" else self.status)
 
     # -- the judge's view ----------------------------------------------------------------------------------
-    def health(self) -> dict[str, Any]:
+    def health(self) -> JsonObject:
         boards = self.session.attempts
         rate = 100.0 * self.errors / boards if boards else 0.0
         return {
@@ -660,9 +661,9 @@ class Station:
         t = self._done_times
         return (t[-1] - t[0]) / (len(t) - 1) if len(t) >= 2 else None
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> JsonObject:
         link = self.link
-        st: dict[str, Any] = {
+        st: JsonObject = {
             "type": "station",
             "station": self.name,
             "status": self.status,
