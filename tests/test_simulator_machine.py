@@ -11,7 +11,7 @@ from _proto_helpers import driver, run, run_deal, simulator
 
 from dealer.core import Deal
 from dealer.core.events import CardSeen, DealEnded, DeviceEvent, DeviceFault, Disconnected, FaultKind, Reconnected
-from drivers.device import CommandRefused, DealingDevice, DeviceBusy
+from drivers.device import BoardMachine, CommandRefused, DeviceBusy
 from drivers.machine import MachineDriver
 from drivers.simulator import FaultPlan, SimFault, SimulatorThread, VirtualMachine
 from firmware_protocol.codec import Decoder, Received, encode
@@ -143,11 +143,11 @@ def test_silent_device_is_detected_by_heartbeat_and_deal_reported_lost() -> None
     run(main())
 
 
-def test_driver_is_a_dealing_device() -> None:
+def test_driver_is_a_board_machine() -> None:
     async def main() -> None:
         with simulator("usb") as sim:
             async with driver(sim) as drv:
-                device: DealingDevice = drv
+                device: BoardMachine = drv
                 assert device.info is not None and device.info.transport.startswith("usb 1209:0001")
                 deal = Deal.from_rank(10**20)
                 result = await device.make_board(1, deal, 1)
