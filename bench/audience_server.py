@@ -24,6 +24,7 @@ def main() -> None:
     parser.add_argument("--loop", default="asyncio", choices=("asyncio", "uvloop"))
     parser.add_argument("--nats", default=None)
     parser.add_argument("--event", default="bench")
+    parser.add_argument("--max-viewers", type=int, default=20_000)
     args = parser.parse_args()
 
     import uvicorn
@@ -35,6 +36,7 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="dealer-bench-"))
     data: dict[str, Any] = {"var_dir": str(tmp), "bank": {"path": str(tmp / "bank.sqlite")}}
+    data["limits"] = {"max_public_connections": args.max_viewers}
     if args.nats:
         data["relay"] = {"nats": args.nats, "event": args.event}
     cfg = config_from_dict(data, "bench")

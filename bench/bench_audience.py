@@ -2,8 +2,10 @@
 
 Every figure is commit -> receipt: the wall-clock time the hall's hub was handed a public message (what a station
 does right after a card is read and, at a deal's end, committed) to the wall-clock time a viewer process read the
-bytes from its socket. Viewers are ``bench.sse_viewers`` processes (asyncio raw sockets, uvloop where installed),
-the servers are processes of their own; all on loopback on this machine, sharing its cores with the viewers.
+bytes from its socket. Viewers are processes of ``bench/sse_viewers.c`` (epoll; compiled into a temporary
+directory with the system's C compiler, ~5 µs of CPU per message received) or, without a compiler, of
+``bench.sse_viewers`` (asyncio, ~20 µs per message: on 2 cores the clients' own time then shows in the tail); the
+servers are processes of their own; all on loopback on this machine, sharing its cores with the viewers.
 
 1. Hall service, 1,000 viewers: uvicorn on h11 + asyncio (the anchor: the stack measured in issue #17) against
    httptools + uvloop (``uvicorn[standard]``, where installed), same run, same load; then 5,000 viewers.
@@ -17,11 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -78,17 +83,39 @@ def _procs(cmds: list[list[str]]) -> Iterator[list[subprocess.Popen[bytes]]]:
                 p.wait(10)
 
 
+@functools.cache
+def viewer_command() -> tuple[str, ...]:
+    """The viewer program: the C one where a compiler builds it, else the Python one."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is not None:
+        out = Path(tempfile.mkdtemp(prefix="dealer-viewers-")) / "sse_viewers"
+        built = subprocess.run([cc, "-O2", "-o", str(out), str(ROOT / "bench" / "sse_viewers.c")], capture_output=True)
+        if built.returncode == 0:
+            return (str(out),)
+    return (sys.executable, "-m", "bench.sse_viewers")
+
+
+def viewer_kind() -> str:
+    return "C epoll viewers" if len(viewer_command()) == 1 else "Python asyncio viewers"
+
+
 class _ViewerProcs:
     def __init__(self, urls: list[str], clients: int, procs: int) -> None:
         self.procs: list[subprocess.Popen[str]] = []
         per = [clients // procs + (1 if i < clients % procs else 0) for i in range(procs)]
         offset = 0
         for n in per:
-            args = [sys.executable, "-m", "bench.sse_viewers", "--clients", str(n), "--offset", str(offset)]
+            args = [*viewer_command(), "--clients", str(n), "--offset", str(offset)]
             args += ["--timeout", "180"] + [a for u in urls for a in ("--url", u)]
             self.procs.append(
                 subprocess.Popen(
-                    args, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+                    args,
+                    cwd=ROOT,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)},
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
                 )
             )
             offset += n
@@ -271,7 +298,7 @@ def _nats_up() -> bool:
 def _rows(label: str, m: dict[str, Any], clients: int, target_p99: str | None) -> list[dict[str, Any]]:
     note = (
         f"{m['messages']} msgs, {m['received']:,} deliveries, {m['ready']}/{clients} connected, "
-        f"{m['complete']}/{clients} complete, gaps {m['gaps']}"
+        f"{m['complete']}/{clients} complete, gaps {m['gaps']}; {viewer_kind()}"
     )
     return [
         {"name": f"{label}: p50", "value": round(m["p50"], 2), "unit": "ms", "note": note},
