@@ -11,7 +11,8 @@ snapshot. An optional broadcast delay holds every message back (and the snapshot
 Two kinds of client. A real connection is *attached* (``attach``): the hub writes to its transport itself, in one
 fan-out loop per wake-up, the same pre-framed bytes to every viewer at the same cursor (one ``write`` per viewer
 per wake-up, no coroutine of its own woken per message). A viewer whose socket buffer holds more than
-``write_limit`` bytes (it does not read) is skipped and, once it has drained, gets a snapshot. ``stream`` is the
+``write_limit`` bytes (it does not read) is skipped; once drained, it gets what it missed, or a snapshot when that
+is more than ``client_buffer`` messages. ``stream`` is the
 same stream as an async generator, for tests, benchmarks and servers that expose no transport.
 """
 
@@ -153,7 +154,7 @@ class PublicHub:
                     transport.write(chunk(KEEPALIVE) if viewer.framed else KEEPALIVE)
                 continue
             if transport.get_write_buffer_size() > limit or transport.is_closing():
-                continue  # not reading: skipped; once drained, it gets a snapshot
+                continue  # not reading: skipped; once drained, it gets what it missed (or a snapshot)
             pair = built.get(cursor)
             if pair is None:
                 data = None if last - cursor > self.client_buffer else self._since(cursor)
