@@ -29,6 +29,7 @@ def main() -> None:
 
     import uvicorn
 
+    from dealer.cli.serve_cmds import bind
     from dealer.regulation import regulation_from_dict
     from dealer.web.app import create_app
     from dealer.web.config import config_from_dict
@@ -73,7 +74,8 @@ def main() -> None:
         return await publish(count, rate)
 
     app.add_api_route("/bench/publish", bench_publish, methods=["POST"])
-    uvicorn.run(app, host="127.0.0.1", port=args.port, http=args.http, loop=args.loop, log_level="warning")
+    sock = bind("127.0.0.1", args.port)  # the listening socket `dealer serve` makes
+    uvicorn.Server(uvicorn.Config(app, http=args.http, loop=args.loop, log_level="warning")).run(sockets=[sock])
 
 
 if __name__ == "__main__":

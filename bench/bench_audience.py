@@ -95,8 +95,18 @@ def viewer_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "bench.sse_viewers")
 
 
+VIEWER_NICE = int(os.environ.get("DEALER_BENCH_VIEWER_NICE", "10"))
+
+
+def _viewer_priority() -> None:
+    """Viewers stand in for browsers on other machines: at a lower priority, a viewer woken by a message does
+    not preempt the server in the middle of its fan-out (on loopback every write wakes a reader at once)."""
+    os.nice(VIEWER_NICE)
+
+
 def viewer_kind() -> str:
-    return "C epoll viewers" if len(viewer_command()) == 1 else "Python asyncio viewers"
+    kind = "C epoll viewers" if len(viewer_command()) == 1 else "Python asyncio viewers"
+    return f"{kind} at nice {VIEWER_NICE}"
 
 
 class _ViewerProcs:
@@ -116,6 +126,7 @@ class _ViewerProcs:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                     text=True,
+                    preexec_fn=_viewer_priority,
                 )
             )
             offset += n

@@ -86,7 +86,14 @@ def create_relay_app(
     @app.get("/api/public/health")
     async def health() -> JSONResponse:
         """For a reverse proxy's health check: 200 while this relay reads the stream, 503 otherwise."""
-        body = {"nats": feed.connected, "last_id": hub.last_id, "viewers": hub.clients, "delay": delay}
+        body = {
+            "nats": feed.connected,
+            "last_id": hub.last_id,
+            "viewers": hub.clients,
+            "delay": delay,
+            "lag_s": round(feed.lag, 4),  # stream stored -> this relay read it, for the last message
+            "max_lag_s": round(feed.max_lag, 4),
+        }
         return JSONResponse(body, status_code=200 if feed.connected else 503)
 
     return app
