@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
 from .public import Message, PublicState
 
 KEEPALIVE = b": keepalive\n\n"
+# After a fan-out that took t seconds, the next waits at least FANOUT_GAP x t: writing to the viewers takes at
+# most a quarter of the loop whatever their number and the message rate (at full dealing speed a fan-out carries
+# many messages; at a real machine's pace each message still goes out at once).
+FANOUT_GAP = 3.0
 HEAD = b"retry: 1000\n\n"
 
 
@@ -84,6 +89,7 @@ class PublicHub:
         self._waiters: list[asyncio.Future[bool]] = []
         self._flush_at: float | None = None
         self._last_flush = -1e9
+        self._quiet_until = -1e9  # no fan-out before this: the last one's time x FANOUT_SHARE_GAP after its end
         self._keepalive_task: asyncio.Task[None] | None = None
         self.clients = 0
         self.resyncs = 0
@@ -126,7 +132,7 @@ class PublicHub:
             self.on_emit(self.last_id, data)
         if (self._waiters or self._viewers) and self._flush_at is None:
             loop = asyncio.get_running_loop()
-            at = max(loop.time(), self._last_flush + self.coalesce)
+            at = max(loop.time(), self._last_flush + self.coalesce, self._quiet_until)
             self._flush_at = at
             loop.call_at(at, self._flush)
 
@@ -138,7 +144,10 @@ class PublicHub:
             if not fut.done():
                 fut.set_result(keepalive)
         if self._viewers:
+            started = time.perf_counter()
             self._fan_out(keepalive)
+            spent = time.perf_counter() - started
+            self._quiet_until = asyncio.get_running_loop().time() + spent * FANOUT_GAP
 
     def _fan_out(self, keepalive: bool) -> None:
         """Write what each attached viewer has not had yet: one write per viewer, the bytes built once per
