@@ -369,7 +369,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         add(label, _guarded(label, _hall, 5000, 4, count, rate / 2, http, loop), 5000, None)
     deals = 20 if quick else 100
     label = f"pipeline: pty simulator process -> driver -> session -> SQLite bank -> {1000:,} viewers"
-    p = _guarded(label, _pipeline, 1000, 2, deals)
+    p: dict[str, Any] = _guarded(label, _pipeline, 1000, 2, deals)
     if "failed" in p:
         rows.append({"name": f"{label}: FAILED", "value": None, "unit": "", "note": p["failed"]})
     else:
