@@ -8,6 +8,9 @@ viewers against the default cap (``limits.max_public_connections`` = 1,000: the 
 with the cap raised above their number (what the cap prevents). Rows give p50/p95/max latency and how many
 viewers were served or refused.
 
+The service listens as ``dealer serve`` does (``dealer.web.accept``: a few new connections per event-loop turn);
+the last scenario takes asyncio's own accept (the whole backlog at once) as the anchor.
+
 Run alone: ``python -m bench --only viewers`` (``--quick``: 400 idle + 100 active).
 """
 
@@ -27,16 +30,20 @@ from typing import Any
 import httpx
 import numpy as np
 
+from dealer.web.accept import ACCEPT_BATCH
+
 JUDGE = "j" * 32
 DIRECTOR = "d" * 32
 
 
-def _serve(config_path: str) -> None:
-    """In the server process: the real service on a free port; prints the port, runs until killed."""
-    import socket
-
+def _serve(config_path: str, batch: int = ACCEPT_BATCH) -> None:
+    """In the server process: the real service on a free port, on the listening socket ``dealer serve`` makes
+    (``--batch``: connections taken per loop turn; 0: asyncio's own, the whole backlog at once); prints the port,
+    runs until killed."""
     import uvicorn
 
+    from dealer.cli.serve_cmds import bind
+    from dealer.web.accept import paced
     from dealer.web.app import create_app
     from dealer.web.config import load_config
     from dealer.web.service import Service
@@ -44,11 +51,11 @@ def _serve(config_path: str) -> None:
     cfg = load_config(config_path)
     service = Service(cfg)
     app = create_app(service)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    print(port, flush=True)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=8192)
+    sock = bind("127.0.0.1", 0)
+    if batch != ACCEPT_BATCH:
+        sock = paced(sock, batch or 1_000_000)
+    print(sock.getsockname()[1], flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="error")).run(sockets=[sock])
 
 
 def _viewers(port: int, idle: int, active: int) -> None:
@@ -82,8 +89,8 @@ def _viewers(port: int, idle: int, active: int) -> None:
         tasks = []
         for i in range(idle + active):
             tasks.append(asyncio.create_task(one(i >= idle, served, refused)))
-            if i % 200 == 199:
-                await asyncio.sleep(0.05)  # do not flood the listen backlog
+            if i % 500 == 499:
+                await asyncio.sleep(0.01)  # a burst: 5,000 viewers in about a second, as fast as this client goes
         deadline = time.monotonic() + 120
         while len(served) + len(refused) < idle + active and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
@@ -128,10 +135,10 @@ def _latencies(c: httpx.Client, n: int) -> list[float]:
     return out
 
 
-def _scenario(tmp: Path, cap: int, idle: int, active: int, samples: int) -> dict[str, Any]:
+def _scenario(tmp: Path, cap: int, idle: int, active: int, samples: int, batch: int = ACCEPT_BATCH) -> dict[str, Any]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "bench.bench_viewers", "serve", str(_config(tmp, cap))],
+        [sys.executable, "-m", "bench.bench_viewers", "serve", str(_config(tmp, cap)), str(batch)],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
@@ -150,7 +157,7 @@ def _scenario(tmp: Path, cap: int, idle: int, active: int, samples: int) -> dict
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-        counts = {"served": 0, "refused": 0}
+        counts: dict[str, Any] = {"served": 0, "refused": 0, "connect_s": 0.0}
         burst: list[float] = []
         console = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {JUDGE}"}, timeout=60)
         console.get("/api/judge/state").raise_for_status()
@@ -165,11 +172,13 @@ def _scenario(tmp: Path, cap: int, idle: int, active: int, samples: int) -> dict
             out = viewers.stdout
             assert out is not None
             ready: list[str] = []
+            t0 = time.monotonic()
             reader = threading.Thread(target=lambda: ready.append(out.readline()), daemon=True)
             reader.start()
             while not ready:  # the judge's console while the viewers connect
                 burst += _latencies(console, 5)
             counts = json.loads(ready[0])
+            counts["connect_s"] = time.monotonic() - t0
         lat = np.array(_latencies(console, samples)) * 1000
         console.close()
         during = np.array(burst or [float("nan")]) * 1000
@@ -192,22 +201,24 @@ def _scenario(tmp: Path, cap: int, idle: int, active: int, samples: int) -> dict
 def run(quick: bool = False) -> list[dict[str, Any]]:
     idle, active, samples = (400, 100, 50) if quick else (4000, 1000, 200)
     rows: list[dict[str, Any]] = []
+    paced = f"{ACCEPT_BATCH} accepts per loop turn"
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        for name, cap, i, a in (
-            ("no viewers (anchor)", 1000, 0, 0),
-            (f"{idle} idle + {active} active, cap 1000", 1000, idle, active),
-            (f"{idle} idle + {active} active, no cap", idle + active + 100, idle, active),
+        for name, cap, i, a, batch in (
+            ("no viewers (anchor)", 1000, 0, 0, ACCEPT_BATCH),
+            (f"{idle} idle + {active} active, cap 1000, {paced}", 1000, idle, active, ACCEPT_BATCH),
+            (f"{idle} idle + {active} active, no cap, {paced}", idle + active + 100, idle, active, ACCEPT_BATCH),
+            (f"{idle} idle + {active} active, no cap, asyncio's accept (anchor)", idle + active + 100, idle, active, 0),
         ):
-            r = _scenario(tmp, cap, i, a, samples)
+            r = _scenario(tmp, cap, i, a, samples, batch)
             note = f"viewers served {r['served']}, refused {r['refused']}; max {r['max']:.0f} ms"
             rows.append({"name": f"judge API p50, {name}", "value": round(r["p50"], 1), "unit": "ms", "note": note})
             rows.append({"name": f"judge API p95, {name}", "value": round(r["p95"], 1), "unit": "ms"})
             if i + a:
-                burst = f"max {r['burst_max']:.0f} ms, while the viewers connect"
+                burst = f"max {r['burst_max']:.0f} ms; the {i + a} viewers connected in {r['connect_s']:.1f} s"
                 rows.append(
                     {
-                        "name": f"judge API p95 while connecting, {name}",
+                        "name": f"judge API p95 during the {i + a}-viewer burst, {name}",
                         "value": round(r["burst_p95"], 1),
                         "unit": "ms",
                         "note": burst,
@@ -219,7 +230,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command == "serve":
-        _serve(sys.argv[2])
+        _serve(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else ACCEPT_BATCH)
     elif command == "viewers":
         _viewers(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     else:

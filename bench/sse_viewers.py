@@ -1,4 +1,4 @@
-"""Many SSE viewers in one process (asyncio, raw sockets): run as ``python -m bench.sse_viewers``.
+"""Many SSE viewers in one process (asyncio protocols: one callback per read): ``python -m bench.sse_viewers``.
 
 Used by the relay tests and the audience benchmarks so that viewers are real clients in separate processes.
 Each viewer reads ``/api/public/events`` from one of ``--url`` (viewer i starts on url i mod n); when its
@@ -27,6 +27,84 @@ from urllib.parse import urlsplit
 BUCKET = 1e-4  # histogram bucket, s
 
 
+class _Conn(asyncio.Protocol):
+    """One connection's bytes, parsed as they arrive (a callback per read: no task woken per message)."""
+
+    def __init__(self, viewer: Viewer, request: bytes) -> None:
+        self.viewer = viewer
+        self.request = request
+        self.buf = b""  # bytes not parsed yet (head, chunk framing)
+        self.body = b""  # de-chunked SSE text not yet split into blocks
+        self.head = True
+        self.chunked = False
+        self.need = -1  # bytes left of the current chunk (-1: a size line comes next)
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.write(self.request)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def _fail(self, why: str) -> None:
+        if not self.done.done():
+            self.done.set_exception(ValueError(why))
+        if self.transport is not None:
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        now = time.time()
+        self.viewer.got_bytes.set()
+        buf = self.buf + data
+        if self.head:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                self.buf = buf
+                return
+            head, buf = buf[:end], buf[end + 4 :]
+            if not head.startswith(b"HTTP/1.1 200"):
+                self._fail(f"status {head[:40]!r}")
+                return
+            self.head = False
+            self.chunked = b"transfer-encoding: chunked" in head.lower()
+        if not self.chunked:
+            self.body += buf
+            buf = b""
+        else:
+            pos = 0
+            while True:
+                if self.need < 0:
+                    eol = buf.find(b"\r\n", pos)
+                    if eol < 0:
+                        break
+                    size = int(buf[pos:eol].split(b";")[0], 16)
+                    pos = eol + 2
+                    if size == 0:  # the server ended the response
+                        if self.transport is not None:
+                            self.transport.close()
+                        break
+                    self.need = size + 2
+                take = min(self.need, len(buf) - pos)
+                if take <= 0:
+                    break
+                self.body += buf[pos : pos + take]
+                pos += take
+                self.need -= take
+                if self.need == 0:
+                    self.body = self.body[:-2]  # the chunk's closing CRLF
+                    self.need = -1
+            buf = buf[pos:]
+        self.buf = buf
+        if b"\n\n" in self.body:
+            *blocks, self.body = self.body.split(b"\n\n")
+            for block in blocks:
+                self.viewer.block(block, now)
+
+
 class Viewer:
     def __init__(self, urls: list[tuple[str, int]], start: int) -> None:
         self.urls = urls
@@ -45,7 +123,7 @@ class Viewer:
             host, port = self.urls[self.index % len(self.urls)]
             try:
                 await self._one(host, port, stop)
-            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            except (OSError, ValueError) as exc:
                 if len(self.errors) < 5:
                     self.errors.append(f"{host}:{port}: {exc!r}")
             if stop.is_set():
@@ -55,49 +133,36 @@ class Viewer:
             await asyncio.sleep(0.05 * min(self.reconnects, 20))
 
     async def _one(self, host: str, port: int, stop: asyncio.Event) -> None:
-        reader, writer = await asyncio.open_connection(host, port)
+        resume = f"Last-Event-ID: {self.last}\r\n" if self.last is not None else ""
+        request = (
+            f"GET /api/public/events HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n{resume}\r\n"
+        ).encode()
+        loop = asyncio.get_running_loop()
+        conn = _Conn(self, request)
+        transport, _ = await loop.create_connection(lambda: conn, host, port)
+        stopping = asyncio.ensure_future(stop.wait())
         try:
-            resume = f"Last-Event-ID: {self.last}\r\n" if self.last is not None else ""
-            writer.write(
-                f"GET /api/public/events HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
-                f"{resume}\r\n".encode()
-            )
-            head = await reader.readuntil(b"\r\n\r\n")
-            if not head.startswith(b"HTTP/1.1 200"):
-                raise ValueError(f"status {head[:40]!r}")
-            chunked = b"transfer-encoding: chunked" in head.lower()
-            buf = b""
-            while not stop.is_set():
-                if chunked:
-                    size_line = await reader.readuntil(b"\r\n")
-                    size = int(size_line.split(b";")[0], 16)
-                    if size == 0:
-                        return
-                    data = await reader.readexactly(size + 2)
-                    data = data[:-2]
-                else:
-                    data = await reader.read(65536)
-                    if not data:
-                        return
-                now = time.time()
-                self.got_bytes.set()
-                buf += data
-                *blocks, buf = buf.split(b"\n\n")
-                for block in blocks:
-                    self._block(block, now)
+            await asyncio.wait((conn.done, stopping), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+            stopping.cancel()
+            transport.close()
+        failure = conn.done.exception() if conn.done.done() else None
+        if failure is not None:
+            raise failure
 
-    def _block(self, block: bytes, now: float) -> None:
-        event_id: int | None = None
-        snapshot = False
-        for line in block.split(b"\n"):
-            if line.startswith(b"id: "):
-                event_id = int(line[4:])
-            elif line.startswith(b"data: ") and line.startswith(b'data: {"type":"snapshot"'):
-                snapshot = True
+    def block(self, block: bytes, now: float) -> None:
+        if block.startswith(b"id: "):  # the hub's messages: "id: N\ndata: {...}"
+            nl = block.find(b"\n")
+            event_id = int(block[4:nl] if nl > 0 else block[4:])
+            snapshot = block.startswith(b'data: {"type":"snapshot"', nl + 1)
+        else:
+            event_id = None
+            snapshot = False
+            for line in block.split(b"\n"):
+                if line.startswith(b"id: "):
+                    event_id = int(line[4:])
+                elif line.startswith(b'data: {"type":"snapshot"'):
+                    snapshot = True
         if event_id is None:
             return
         if snapshot:

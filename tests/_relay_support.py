@@ -52,7 +52,7 @@ def delete_stream(event: str) -> None:
     asyncio.run(go())
 
 
-def stream_messages(event: str) -> list[tuple[int, bytes]]:
+def stream_messages(event: str, url: str = NATS_URL) -> list[tuple[int, bytes]]:
     """Everything stored in the event's stream: (sequence, payload)."""
 
     async def go() -> list[tuple[int, bytes]]:
@@ -60,7 +60,7 @@ def stream_messages(event: str) -> list[tuple[int, bytes]]:
 
         from dealer.web.public_wire import stream_name
 
-        nc = await nats.connect(NATS_URL)
+        nc = await nats.connect(url)
         js = nc.jetstream()
         info = await js.stream_info(stream_name(event))
         out = []
@@ -74,10 +74,12 @@ def stream_messages(event: str) -> list[tuple[int, bytes]]:
 
 
 class Relay:
-    def __init__(self, event: str, delay: float = 0.0, cwd: Path | None = None) -> None:
+    def __init__(
+        self, event: str, delay: float = 0.0, cwd: Path | None = None, url: str = NATS_URL, wait_nats: bool = True
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        args = [sys.executable, "-m", "dealer", "relay", "--nats", NATS_URL, "--port", str(self.port)]
+        args = [sys.executable, "-m", "dealer", "relay", "--nats", url, "--port", str(self.port)]
         args += ["--event", event, "--delay", str(delay)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
         env["PYTHONPATH"] = str(ROOT)
@@ -89,13 +91,20 @@ class Relay:
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{self.base}/api/public/health", timeout=2).status_code == 200:
                     return
+                if not wait_nats and httpx.get(f"{self.base}/api/public/snapshot", timeout=2).status_code == 200:
+                    return
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError("the relay did not become ready")
             time.sleep(0.05)
 
     def last_id(self) -> int:
-        return int(httpx.get(f"{self.base}/api/public/health", timeout=5).json()["last_id"])
+        return int(self.health()["last_id"])
+
+    def health(self) -> dict[str, Any]:
+        """The relay's health (200 while it reads the stream, 503 while NATS is away: the body is the same)."""
+        body: dict[str, Any] = httpx.get(f"{self.base}/api/public/health", timeout=30).json()
+        return body
 
     def kill(self) -> None:
         self.proc.kill()

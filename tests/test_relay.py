@@ -329,3 +329,162 @@ def test_a_relay_behind_the_viewer_waits_for_its_ids_instead_of_sending_an_older
     head, live = asyncio.run(go())
     assert head == b"retry: 1000\n\n"
     assert live.startswith(b"id: 6\n") and live.count(b"id: ") == 1
+
+
+# -- NATS down and back ------------------------------------------------------------------------------------------
+class NatsServer:
+    """A NATS server with JetStream of this test's own (port, store folder), to stop and start again."""
+
+    def __init__(self, store: Path) -> None:
+        import shutil
+        import socket
+
+        binary = shutil.which("nats-server")
+        if binary is None:
+            pytest.skip("no nats-server binary to stop and restart (the shared one at 4222 must stay up)")
+        self.binary = binary
+        self.store = store
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"nats://127.0.0.1:{self.port}"
+        self.proc: Any = None
+        self.start()
+
+    def start(self) -> None:
+        import socket
+        import subprocess
+
+        args = [self.binary, "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store)]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def up() -> bool:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    return s.recv(4).startswith(b"INFO")
+            except OSError:
+                assert self.proc.poll() is None, "nats-server exited"
+                return False
+
+        wait_for(up, what="nats-server to listen")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill()
+
+
+def test_the_hall_deals_on_while_nats_is_down_and_the_relays_get_every_event_after(tmp_path: Path) -> None:
+    """NATS is killed mid-session: the hall keeps dealing and serving its own screen, the judge sees the
+    publisher waiting; NATS comes back: the stream holds every hall message once, in order, and the relay's viewers
+    have them all, without a gap."""
+    import json
+
+    nats_server = NatsServer(tmp_path / "js")
+    event = unique_event()
+    deals = 8
+    cfg = service_config(
+        tmp_path,
+        relay={"nats": nats_server.url, "event": event},
+        stations=[{"name": "A", "cards_per_second": 150.0, "fault_rate": 0.0}],
+    )
+    hall_messages: dict[int, bytes] = {}
+    relay: Relay | None = None
+    viewers: Viewers | None = None
+    try:
+        with running_service(cfg, regulation(2, K, target=deals), autostart=False) as server:
+            hub = server.service.hub
+            hub.on_emit = lambda event_id, data: hall_messages.__setitem__(event_id, data)
+            relay = Relay(event, url=nats_server.url)
+            viewers = Viewers([relay.base], clients=10)
+            assert viewers.ready == 10
+            pub = server.service.relay_publisher
+            assert pub is not None
+
+            def relays_state() -> dict[str, Any]:
+                r = httpx.get(f"{server.base}/api/judge/state", headers={"Authorization": f"Bearer {server.judge}"})
+                r.raise_for_status()
+                state: dict[str, Any] = r.json()["relays"]
+                return state
+
+            assert relays_state()["connected"] is True
+            judge(server, "connect", device="simulator")
+            judge(server, "start")
+            wait_progress(lambda: relay.last_id() >= 60, relay.last_id, "the relay to be mid-stream")
+
+            nats_server.kill()
+            down_at = hub.last_id
+            with HallScreen(server) as hall_screen:
+                # the hall deals on and serves its own screen; the publisher keeps what it cannot send
+                wait_progress(lambda: hub.last_id >= down_at + 100, lambda: hub.last_id, "dealing while NATS is down")
+                wait_for(lambda: hall_screen.received() > 0, what="the hall's own stream to carry messages")
+
+            def publisher_waiting() -> dict[str, Any] | None:
+                s = relays_state()
+                return s if s["connected"] is False and s["pending"] > 0 else None
+
+            state = wait_progress(publisher_waiting, lambda: hub.last_id, "the judge to see the publisher waiting")
+            assert state is not None and state["dropped"] == 0
+            assert relay.health()["nats"] is False  # the relay reports it too (its health answers 503)
+
+            nats_server.start()  # same port, same store: the stream is still there
+            wait_progress(
+                lambda: server.service.stations["A"].status == "target_reached",
+                lambda: hub.last_id,
+                "the bank target",
+            )
+            wait_progress(lambda: pub.pending == 0 and pub.connected, lambda: pub.published, "the queue to drain")
+            final = relays_state()
+            assert final == {**final, "connected": True, "pending": 0, "dropped": 0}
+            expected = hub.last_id  # the hall may publish more meanwhile (its ledger head): at least these
+            wait_progress(lambda: pub.pending == 0, lambda: pub.published, "the queue to drain")
+            stored = stream_messages(event, nats_server.url)
+            total = len(stored)
+            # every hall message once, in order: stream sequence n is hall id n
+            assert [seq for seq, _ in stored] == list(range(1, total + 1)) and total >= expected
+            for seq, payload in stored:
+                if seq in hall_messages:
+                    line = next(x for x in hall_messages[seq].split(b"\n") if x.startswith(b"data: "))
+                    assert json.loads(payload) == json.loads(line[6:]), seq
+            assert len(hall_messages) >= total - 10 and down_at < total - 100
+            wait_progress(lambda: relay.last_id() >= total, relay.last_id, "the relay to catch up")
+            result = viewers.finish(total)
+        assert result["complete"] == 10, result
+        assert result["gaps"] == [0] * 10, result
+        assert result["duplicates"] == 0
+    finally:
+        if viewers is not None:
+            viewers.kill()
+        if relay is not None:
+            relay.stop()
+        nats_server.stop()
+
+
+class HallScreen:
+    """The hall's own public stream, read in a thread: how many messages it carried."""
+
+    def __init__(self, server: Running) -> None:
+        self.url = f"{server.base}/api/public/events"
+        self.count = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        with httpx.stream("GET", self.url, timeout=30) as r:
+            for chunk in r.iter_raw():
+                self.count += chunk.count(b"\nid: ") + chunk.startswith(b"id: ")
+                if self.stop.is_set():
+                    return
+
+    def received(self) -> int:
+        return self.count
+
+    def __enter__(self) -> HallScreen:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()

@@ -109,3 +109,67 @@ def test_state_folds_only_public_messages() -> None:
 def test_last_event_id_parsing() -> None:
     assert parse_last_event_id(" 12 ") == 12
     assert parse_last_event_id("x") is None and parse_last_event_id("-3") is None and parse_last_event_id(None) is None
+
+
+# -- attached connections: the hub writes to their transports itself ----------------------------------------------
+class FakeTransport:
+    """A transport that keeps what is written; ``backlog`` stands for bytes the peer has not read yet."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.backlog = 0
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def get_write_buffer_size(self) -> int:
+        return self.backlog
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+def unchunk(parts: list[bytes]) -> bytes:
+    """HTTP/1.1 chunked framing undone by hand: size in hex, CRLF, data, CRLF."""
+    out = b""
+    raw = b"".join(parts)
+    while raw:
+        size_text, _, raw = raw.partition(b"\r\n")
+        size = int(size_text, 16)
+        assert raw[size : size + 2] == b"\r\n"
+        out, raw = out + raw[:size], raw[size + 2 :]
+    return out
+
+
+def test_attached_viewers_get_one_framed_write_per_wake_up_and_a_stalled_one_a_snapshot() -> None:
+    async def main() -> None:
+        hub = PublicHub(coalesce=0.0, write_limit=1000, client_buffer=3)
+        fast, stalled, resumed = FakeTransport(), FakeTransport(), FakeTransport()
+        viewers = [hub.attach(fast, None), hub.attach(stalled, None)]
+        assert hub.clients == 2
+        assert unchunk(fast.written).startswith(b"retry: 1000\n\n") and b'"type":"snapshot"' in fast.written[0]
+        stalled.backlog = 5000  # stops reading
+        for pos in range(3):
+            hub.publish(card(pos))
+        await asyncio.sleep(0.01)
+        assert len(fast.written) == 2  # the opening, then the three messages in one write
+        assert ids(unchunk(fast.written)) == [0, 1, 2, 3]  # the snapshot's id 0, then 1..3
+        assert len(stalled.written) == 1  # skipped while it does not read
+        hub.attach(resumed, 2)  # Last-Event-ID 2: the replay of 3 only
+        assert ids(unchunk(resumed.written)) == [3]
+        stalled.backlog = 0
+        hub.publish(card(3))
+        await asyncio.sleep(0.01)
+        assert ids(unchunk(fast.written))[-1] == 4 and ids(unchunk(resumed.written)) == [3, 4]
+        caught_up = datas(unchunk(stalled.written[1:]))
+        assert [d["type"] for d in caught_up] == ["snapshot"] and hub.resyncs == 1  # 4 missed > 3: folded
+        for viewer in viewers:
+            hub.detach(viewer)
+            hub.detach(viewer)  # twice: counted once
+        assert hub.clients == 1
+        ended = hub.ended()
+        hub.close()
+        assert ended.done()
+
+    asyncio.run(main())

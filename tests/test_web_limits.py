@@ -289,6 +289,102 @@ def test_public_streams_are_capped_with_503(tmp_path: Any) -> None:
                 time.sleep(0.05)
 
 
+def test_paced_accepts_take_a_few_connections_per_loop_turn_with_nodelay() -> None:
+    from dealer.web.accept import listen
+
+    sock = listen("127.0.0.1", 0, batch=3)
+    sock.setblocking(False)
+    port = sock.getsockname()[1]
+    clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+
+    async def main() -> list[int]:
+        taken: list[int] = []
+        for _ in range(3):  # three loop turns
+            n = 0
+            while True:
+                try:
+                    conn, _ = sock.accept()
+                except BlockingIOError:
+                    break
+                assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                conn.close()
+                n += 1
+            taken.append(n)
+            await asyncio.sleep(0)
+        return taken
+
+    try:
+        assert asyncio.run(main()) == [3, 2, 0]  # 3, the rest on the next turn; the queue itself had all 5
+    finally:
+        for c in clients:
+            c.close()
+        sock.close()
+
+
+def test_consoles_answer_while_a_crowd_exceeds_the_public_cap(tmp_path: Any) -> None:
+    """The service on ``dealer serve``'s own listening socket; a viewer process opens 300 streams against a cap of
+    20: the judge's API answers every request during the crowd and after it, and each further viewer gets 503."""
+    import subprocess
+    import sys
+    import threading
+    from pathlib import Path
+
+    import uvicorn
+
+    from dealer.cli.serve_cmds import bind
+    from dealer.web.app import create_app
+    from dealer.web.service import Service
+
+    cfg = service_config(tmp_path, limits={"max_public_connections": 20})
+    service = Service(cfg, regulation(), autostart=False)
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(service), log_level="warning", timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    auth = {"Authorization": f"Bearer {service.secrets.secret('judge')}"}
+    root = Path(__file__).resolve().parents[1]
+    viewers: subprocess.Popen[str] | None = None
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.01)
+        with httpx.Client(base_url=base, headers=auth, timeout=60) as judge:
+            statuses = [judge.get("/api/judge/state").status_code]
+            viewers = subprocess.Popen(
+                [sys.executable, "-m", "bench.bench_viewers", "viewers", str(port), "200", "100"],
+                cwd=root,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            assert viewers.stdout is not None
+            out = viewers.stdout
+            report: list[str] = []
+            reader = threading.Thread(target=lambda: report.append(out.readline()), daemon=True)
+            reader.start()
+            while not report:  # the crowd connects (or is refused) meanwhile
+                statuses.append(judge.get("/api/judge/state").status_code)
+                reader.join(0.02)
+            counts = json.loads(report[0])
+            assert counts == {"served": 20, "refused": 280}
+            for _ in range(5):  # the cap stays exceeded: the crowd holds its 20 streams
+                refused = httpx.get(f"{base}/api/public/events", timeout=30)
+                assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+                statuses.append(judge.get("/api/judge/state").status_code)
+                statuses.append(judge.post("/api/judge/stations/A/hide").status_code)
+            assert set(statuses) == {200} and len(statuses) >= 12
+    finally:
+        if viewers is not None:
+            viewers.kill()
+            viewers.wait(10)
+        service.begin_shutdown()
+        server.should_exit = True
+        thread.join(30)
+
+
 # -- Origin --------------------------------------------------------------------------------------------------------
 def test_origin_of_makes_the_port_explicit() -> None:
     assert origin_of("http://a.example") == ("http", "a.example", 80)

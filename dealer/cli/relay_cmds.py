@@ -23,6 +23,7 @@ def relay(
     import uvicorn
 
     from dealer.relay.app import create_relay_app
+    from dealer.web.accept import listen
     from dealer.web.config import LANGUAGES
     from dealer.web.public_wire import check_event
 
@@ -34,6 +35,7 @@ def relay(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     web = create_relay_app(nats_url, event, delay, language)
     typer.echo(f"bridge-dealer relay: event {event!r} from {nats_url}, delay {delay:g} s, on http://{host}:{port}/")
-    server = uvicorn.Server(uvicorn.Config(web, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1))
+    sock = listen(host, port)  # new viewers are taken a few per loop turn: a crowd cannot stall the others
+    server = uvicorn.Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=1))
     with contextlib.suppress(KeyboardInterrupt):
-        server.run()
+        server.run(sockets=[sock])

@@ -29,7 +29,9 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     sock.set_inheritable(True)
-    return sock
+    from dealer.web.accept import paced
+
+    return paced(sock)  # a crowd of viewers connecting is taken a few per loop turn: the consoles keep answering
 
 
 @app.command("serve")

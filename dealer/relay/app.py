@@ -13,16 +13,18 @@ from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from dealer.web.config import LANGUAGES
-from dealer.web.hub import PublicHub, parse_last_event_id
+from dealer.web.hub import PublicHub
 from dealer.web.i18n import catalogue, translate
+from dealer.web.public_stream import PublicFrontApp, PublicStreams
 
 from .feed import RelayFeed
 
+MAX_VIEWERS = 50_000  # one relay's viewers at once; more get 503 with Retry-After (another relay takes them)
 PUBLIC_PATHS = ("/", "/static", "/i18n/{lang}.json", "/api/public/snapshot", "/api/public/events", "/api/public/health")
 
 
@@ -30,7 +32,9 @@ def _web_dir(name: str) -> str:
     return str(resources.files("dealer.web").joinpath(name))
 
 
-def create_relay_app(url: str, event: str, delay: float = 0.0, language: str = "ru") -> FastAPI:
+def create_relay_app(
+    url: str, event: str, delay: float = 0.0, language: str = "ru", max_viewers: int = MAX_VIEWERS
+) -> FastAPI:
     hub = PublicHub()
     hub.wait_ahead = True  # a viewer coming from a relay further along waits here for the same ids
     feed = RelayFeed(hub, url, event, delay)
@@ -44,9 +48,12 @@ def create_relay_app(url: str, event: str, delay: float = 0.0, language: str = "
             hub.close()
             await feed.close()
 
-    app = FastAPI(title="bridge-dealer relay", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = PublicFrontApp(
+        title="bridge-dealer relay", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
     app.state.hub = hub
     app.state.feed = feed
+    app.public_streams = PublicStreams({"/api/public/events": hub}, max_viewers)  # the lean path, as the hall's
     app.mount("/static", StaticFiles(directory=_web_dir("static")), name="static")
     templates = Jinja2Templates(directory=_web_dir("templates"))
 
@@ -76,19 +83,17 @@ def create_relay_app(url: str, event: str, delay: float = 0.0, language: str = "
     async def public_snapshot() -> JSONResponse:
         return JSONResponse(hub.state.snapshot(), headers={"X-Event-Id": str(hub.last_id)})
 
-    @app.get("/api/public/events")
-    async def public_events(request: Request) -> StreamingResponse:
-        last = parse_last_event_id(request.headers.get("last-event-id") or request.query_params.get("last_event_id"))
-        return StreamingResponse(
-            hub.stream(last),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
-
     @app.get("/api/public/health")
     async def health() -> JSONResponse:
         """For a reverse proxy's health check: 200 while this relay reads the stream, 503 otherwise."""
-        body = {"nats": feed.connected, "last_id": hub.last_id, "viewers": hub.clients, "delay": delay}
+        body = {
+            "nats": feed.connected,
+            "last_id": hub.last_id,
+            "viewers": hub.clients,
+            "delay": delay,
+            "lag_s": round(feed.lag, 4),  # stream stored -> this relay read it, for the last message
+            "max_lag_s": round(feed.max_lag, 4),
+        }
         return JSONResponse(body, status_code=200 if feed.connected else 503)
 
     return app

@@ -31,6 +31,8 @@ class RelayFeed:
         self.delay = delay
         self.received = 0
         self.refused = 0
+        self.lag = 0.0  # s from the stream storing the last message to this relay reading it
+        self.max_lag = 0.0
         self.connected = False
         self._pending: deque[tuple[float, int, dict[str, Any]]] = deque()
         self._wake = asyncio.Event()
@@ -95,6 +97,8 @@ class RelayFeed:
                 log.error("relay: message %d refused: %s", meta.sequence.stream, exc)
                 data = None
             self.received += 1
+            self.lag = time.time() - meta.timestamp.timestamp()
+            self.max_lag = max(self.max_lag, self.lag)
             seq = int(meta.sequence.stream)
             if self.delay <= 0 and not self._pending:
                 self._deliver(seq, data)

@@ -39,6 +39,7 @@ from .models import (
     StationParam,
     StationView,
 )
+from .public_stream import PublicFrontApp, PublicStreams
 from .routes_export import make_router as make_export_router
 from .service import Service
 from .station import StationError
@@ -59,7 +60,7 @@ def create_app(service: Service) -> FastAPI:
         finally:
             await service.shutdown()
 
-    app = FastAPI(
+    app = PublicFrontApp(
         title="bridge-dealer",
         lifespan=lifespan,
         docs_url=None,
@@ -135,6 +136,11 @@ def create_app(service: Service) -> FastAPI:
 
     stream_routes("public", service.hub)
     stream_routes("remote", service.remote)
+    # the streams themselves bypass the framework (the routes above document them and serve the snapshots)
+    app.public_streams = PublicStreams(
+        {"/api/public/events": service.hub, "/api/remote/events": service.remote},
+        service.config.limits.max_public_connections,
+    )
 
     @app.get("/i18n/{lang}.json", response_class=JSONResponse)
     async def i18n(lang: LangParam) -> JSONResponse:

@@ -7,18 +7,55 @@ wake-up while at a real machine's pace each card goes out at once. A client that
 messages behind (a slow viewer) is not waited for: it gets a fresh snapshot when it next writes, so it never stalls
 the others. The history serves ``Last-Event-ID`` resumption; a client that asks for something older gets a
 snapshot. An optional broadcast delay holds every message back (and the snapshot with it) by a fixed time.
+
+Two kinds of client. A real connection is *attached* (``attach``): the hub writes to its transport itself, in one
+fan-out loop per wake-up, the same pre-framed bytes to every viewer at the same cursor (one ``write`` per viewer
+per wake-up, no coroutine of its own woken per message). A viewer whose socket buffer holds more than
+``write_limit`` bytes (it does not read) is skipped; once drained, it gets what it missed, or a snapshot when that
+is more than ``client_buffer`` messages. ``stream`` is the
+same stream as an async generator, for tests, benchmarks and servers that expose no transport.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+import time
+from collections.abc import AsyncGenerator, Callable
+from typing import Any, Protocol
 
 from .public import Message, PublicState
 
 KEEPALIVE = b": keepalive\n\n"
+# After a fan-out that took t seconds of CPU, the next waits at least FANOUT_GAP x t: writing to the viewers takes at
+# most a quarter of the loop whatever their number and the message rate (at full dealing speed a fan-out carries
+# many messages; at a real machine's pace each message still goes out at once).
+FANOUT_GAP = 3.0
+HEAD = b"retry: 1000\n\n"
+
+
+def chunk(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk (the framing of a response without a length)."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+class Transport(Protocol):
+    """What the hub needs of a connection's transport (``asyncio.WriteTransport`` has it)."""
+
+    def write(self, data: bytes) -> None: ...
+    def get_write_buffer_size(self) -> int: ...
+    def is_closing(self) -> bool: ...
+
+
+class Viewer:
+    """One attached connection: its transport, how its bytes are framed, the last id written to it."""
+
+    __slots__ = ("cursor", "framed", "transport")
+
+    def __init__(self, transport: Transport, chunked: bool = True) -> None:
+        self.transport = transport
+        self.framed = chunked
+        self.cursor = 0
 
 
 def _encode(event_id: int, msg: Message) -> bytes:
@@ -34,6 +71,7 @@ class PublicHub:
         client_buffer: int = 512,
         coalesce: float = 0.008,
         keepalive: float = 15.0,
+        write_limit: int = 256 * 1024,
     ) -> None:
         self.delay = delay
         self.state = PublicState()
@@ -42,11 +80,16 @@ class PublicHub:
         self.client_buffer = min(client_buffer, history)
         self.coalesce = coalesce
         self.keepalive = keepalive
+        self.write_limit = write_limit
+        self._viewers: dict[Viewer, None] = {}  # attached connections, in arrival order
+        self._ended: asyncio.Future[None] | None = None
+        self._snapshot: tuple[int, bytes] | None = None  # (last_id, its snapshot's bytes)
         self._history: list[bytes] = []  # messages first_id .. last_id
         self._first_id = 1
         self._waiters: list[asyncio.Future[bool]] = []
         self._flush_at: float | None = None
         self._last_flush = -1e9
+        self._quiet_until = -1e9  # no fan-out before this: the last one's time x FANOUT_SHARE_GAP after its end
         self._keepalive_task: asyncio.Task[None] | None = None
         self.clients = 0
         self.resyncs = 0
@@ -87,9 +130,9 @@ class PublicHub:
             self._first_id += drop
         if self.on_emit is not None:
             self.on_emit(self.last_id, data)
-        if self._waiters and self._flush_at is None:
+        if (self._waiters or self._viewers) and self._flush_at is None:
             loop = asyncio.get_running_loop()
-            at = max(loop.time(), self._last_flush + self.coalesce)
+            at = max(loop.time(), self._last_flush + self.coalesce, self._quiet_until)
             self._flush_at = at
             loop.call_at(at, self._flush)
 
@@ -100,6 +143,36 @@ class PublicHub:
         for fut in waiters:
             if not fut.done():
                 fut.set_result(keepalive)
+        if self._viewers:
+            started = time.thread_time()  # CPU time: being preempted on a busy machine is not our loop's work
+            self._fan_out(keepalive)
+            spent = time.thread_time() - started
+            self._quiet_until = asyncio.get_running_loop().time() + spent * FANOUT_GAP
+
+    def _fan_out(self, keepalive: bool) -> None:
+        """Write what each attached viewer has not had yet: one write per viewer, the bytes built once per
+        cursor (nearly every viewer shares one)."""
+        last = self.last_id
+        built: dict[int, tuple[bytes, bytes]] = {}  # cursor -> (bytes, the same as one chunk)
+        limit = self.write_limit
+        for viewer in self._viewers:
+            transport = viewer.transport
+            cursor = viewer.cursor
+            if cursor >= last:
+                if keepalive and not transport.is_closing():
+                    transport.write(chunk(KEEPALIVE) if viewer.framed else KEEPALIVE)
+                continue
+            if transport.get_write_buffer_size() > limit or transport.is_closing():
+                continue  # not reading: skipped; once drained, it gets what it missed (or a snapshot)
+            pair = built.get(cursor)
+            if pair is None:
+                data = None if last - cursor > self.client_buffer else self._since(cursor)
+                if data is None:  # fell behind: a fresh snapshot instead of everything missed
+                    data = self.snapshot_bytes()
+                    self.resyncs += 1
+                pair = built[cursor] = (data, chunk(data))
+            transport.write(pair[1] if viewer.framed else pair[0])
+            viewer.cursor = last
 
     async def _keepalives(self) -> None:
         while not self.closed:
@@ -109,6 +182,8 @@ class PublicHub:
     def close(self) -> None:
         """End every stream (the service is stopping): clients reconnect to the next server."""
         self.closed = True
+        if self._ended is not None and not self._ended.done():
+            self._ended.set_result(None)
         waiters, self._waiters = self._waiters, []
         for fut in waiters:
             if not fut.done():
@@ -118,7 +193,49 @@ class PublicHub:
 
     # -- reading -------------------------------------------------------------------------------------------
     def snapshot_bytes(self) -> bytes:
-        return _encode(self.last_id, self.state.snapshot())
+        """The snapshot as an SSE message, built once per id whatever the number of clients asking for it."""
+        if self._snapshot is None or self._snapshot[0] != self.last_id:
+            self._snapshot = (self.last_id, _encode(self.last_id, self.state.snapshot()))
+        return self._snapshot[1]
+
+    def _start_keepalives(self) -> None:
+        if self._keepalive_task is None and self.keepalive > 0 and not self.closed:
+            self._keepalive_task = asyncio.get_running_loop().create_task(self._keepalives())
+
+    def _opening(self, last_event_id: int | None) -> tuple[bytes, int]:
+        """The first bytes of a stream (retry hint, then a snapshot or the replay after ``last_event_id``) and
+        the cursor the stream goes on from."""
+        replay = None
+        cursor = self.last_id
+        if last_event_id is not None and last_event_id > self.last_id and self.wait_ahead:
+            replay, cursor = b"", last_event_id  # this relay is behind the one the client came from
+        elif last_event_id is not None and last_event_id <= self.last_id:
+            replay = self._since(last_event_id)
+        if replay is None:
+            replay = self.snapshot_bytes()
+        return HEAD + replay, cursor
+
+    def attach(self, transport: Transport, last_event_id: int | None, chunked: bool = True) -> Viewer:
+        """Serve one connection from the hub's own fan-out: its opening bytes now, every message after."""
+        self._start_keepalives()
+        viewer = Viewer(transport, chunked)
+        opening, viewer.cursor = self._opening(last_event_id)
+        transport.write(chunk(opening) if chunked else opening)
+        self._viewers[viewer] = None
+        self.clients += 1
+        return viewer
+
+    def detach(self, viewer: Viewer) -> None:
+        if self._viewers.pop(viewer, 0) is None:
+            self.clients -= 1
+
+    def ended(self) -> asyncio.Future[None]:
+        """Done when the hub closes (the service stops): attached connections then end their responses."""
+        if self._ended is None:
+            self._ended = asyncio.get_running_loop().create_future()
+            if self.closed:
+                self._ended.set_result(None)
+        return self._ended
 
     def forget_history(self) -> None:
         """Drop the resumption history (tests: a client asking for an old id then needs a snapshot)."""
@@ -132,23 +249,14 @@ class PublicHub:
         start = cursor + 1 - self._first_id
         return b"".join(self._history[start:])
 
-    async def stream(self, last_event_id: int | None) -> AsyncIterator[bytes]:
+    async def stream(self, last_event_id: int | None) -> AsyncGenerator[bytes, None]:
         """The bytes of one SSE client: retry hint, snapshot or replay, then live messages."""
-        if self._keepalive_task is None and self.keepalive > 0:
-            self._keepalive_task = asyncio.get_running_loop().create_task(self._keepalives())
+        self._start_keepalives()
         loop = asyncio.get_running_loop()
         self.clients += 1
         try:
-            head = b"retry: 1000\n\n"
-            replay = None
-            cursor = self.last_id
-            if last_event_id is not None and last_event_id > self.last_id and self.wait_ahead:
-                replay, cursor = b"", last_event_id  # this relay is behind the one the client came from
-            elif last_event_id is not None and last_event_id <= self.last_id:
-                replay = self._since(last_event_id)
-            if replay is None:
-                replay = self.snapshot_bytes()
-            yield head + replay
+            opening, cursor = self._opening(last_event_id)
+            yield opening
             while not self.closed:
                 if cursor >= self.last_id:
                     fut: asyncio.Future[bool] = loop.create_future()

@@ -2,8 +2,8 @@
 
 FastAPI's own ``max_body_size`` refuses a body over ``max_body_bytes`` (413, without reading the rest).
 ``LimitsMiddleware`` (plain ASGI) refuses JSON nested deeper than ``max_json_depth`` (422, before any parser
-recurses into it) and caps
-the public event streams at ``max_public_connections`` (503 with Retry-After past the cap, so thousands of
+recurses into it). The public event streams never reach it: ``public_stream.PublicStreams`` serves them in front
+of the framework and caps them at ``max_public_connections`` (503 with Retry-After past the cap, so thousands of
 viewers cannot take the event loop from the officials' consoles). ``validation_errors`` answers a bad field with
 its place and a short preview of the input, never the input itself (a 100 MB value is not echoed).
 """
@@ -28,7 +28,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-PUBLIC_STREAMS = ("/api/public/events", "/api/remote/events")  # the hall's and the remote viewers', one cap
 PREVIEW = 40  # characters of a refused value shown back (the rest is cut)
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(rb"[\[\]{}]")
@@ -105,15 +104,10 @@ class LimitsMiddleware:
     def __init__(self, app: ASGIApp, limits: Limits) -> None:
         self.app = app
         self.limits = limits
-        self.public_connections = 0
-        self.public_refused = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
-            return
-        if scope["path"] in PUBLIC_STREAMS:
-            await self._public_stream(scope, receive, send)
             return
         if scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
@@ -147,19 +141,6 @@ class LimitsMiddleware:
             return await receive()
 
         await self.app(scope, replay, send)
-
-    async def _public_stream(self, scope: Scope, receive: Receive, send: Send) -> None:
-        cap = self.limits.max_public_connections
-        if self.public_connections >= cap:
-            self.public_refused += 1
-            detail = f"the public display has its maximum of {cap} viewers: try again shortly"
-            await _json_error(503, detail, {"Retry-After": "5"})(scope, receive, send)
-            return
-        self.public_connections += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.public_connections -= 1
 
 
 def parse_json_text(text: str, limits: Limits) -> object:

@@ -163,10 +163,21 @@ class BankFigures(Reply):
     ledger_head: str
 
 
+class RelayPublisherState(BaseModel):
+    """The hall's publisher to the relays (``[relay] nats``): whether NATS takes the messages now, how many wait
+    for it, and how many were dropped past the queue's bound (the relays' viewers then miss those)."""
+
+    connected: bool
+    published: int
+    pending: int
+    dropped: int
+
+
 class JudgeState(BaseModel):
     type: Literal["state"] = "state"
     stations: list[StationViewShown | StationView]
     bank: BankFigures
+    relays: RelayPublisherState | None = None  # None: the hall publishes to no relays
 
 
 # -- operator messages (judge's WebSocket; never to the audience) ---------------------------------------------

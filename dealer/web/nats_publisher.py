@@ -52,6 +52,7 @@ class RelayPublisher:
         self._task: asyncio.Task[None] | None = None
         self._nc: Any = None
         self._closing = False
+        self.connected = False  # NATS takes our messages now (False while it is down: they wait in the queue)
 
     # -- called by the hub (event loop thread) ------------------------------------------------------------
     def sink(self, msg: dict[str, Any]) -> None:
@@ -101,6 +102,12 @@ class RelayPublisher:
     async def _connect(self) -> Any:
         import nats
 
+        async def disconnected() -> None:
+            self.connected = False
+
+        async def reconnected() -> None:
+            self.connected = True
+
         while True:
             try:
                 nc = await nats.connect(
@@ -110,10 +117,13 @@ class RelayPublisher:
                     reconnect_time_wait=0.5,
                     connect_timeout=2,
                     allow_reconnect=True,
+                    disconnected_cb=disconnected,
+                    reconnected_cb=reconnected,
                 )
                 js = nc.jetstream()
                 await ensure_stream(js, self.event)
                 self._nc = nc
+                self.connected = True
                 return js
             except Exception as exc:
                 log.warning("relays: cannot reach NATS at %s (%s); retrying", self.url, exc)
@@ -132,9 +142,11 @@ class RelayPublisher:
                     *(js.publish(self.subject, data, headers={"Nats-Msg-Id": mid}, timeout=5) for mid, data in batch)
                 )
             except Exception as exc:  # resend the batch in order; the stream drops the duplicates by message id
+                self.connected = False
                 log.warning("relays: publish failed (%s); retrying", exc)
                 await asyncio.sleep(0.2)
                 continue
+            self.connected = True
             for _ in batch:  # the queue may have dropped from its head meanwhile: drop only what was sent
                 if self._queue and self._queue[0] in batch:
                     self._queue.popleft()

@@ -28,6 +28,7 @@ from .models import (
     JudgeAction,
     JudgeState,
     OperatorBank,
+    RelayPublisherState,
     StationAction,
     StationView,
 )
@@ -217,8 +218,15 @@ class Service:
             raise StationError(f"no station {name!r} (stations: {', '.join(self.stations)})") from None
 
     def judge_state(self) -> JudgeState:
+        pub = self.relay_publisher
         return JudgeState(
-            stations=[s.view() for s in self.stations.values()], bank=BankFigures.model_validate(self.hub.state.bank)
+            stations=[s.view() for s in self.stations.values()],
+            bank=BankFigures.model_validate(self.hub.state.bank),
+            relays=None
+            if pub is None
+            else RelayPublisherState(
+                connected=pub.connected, published=pub.published, pending=pub.pending, dropped=pub.dropped
+            ),
         )
 
     async def publish_ledger_head(self) -> None:
