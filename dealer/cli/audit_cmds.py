@@ -36,7 +36,7 @@ def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[s
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise AuditInputError(f"{path}: cannot read: {exc.strerror}") from None
+        raise AuditInputError("{path}: cannot read: {strerror}", path=path, strerror=exc.strerror) from None
     if fmt in (None, "audit-json") and path.suffix.lower() == ".json" and looks_like_audit_json(data):
         return parse_audit_json(data, str(path)), []
     if fmt == "audit-json":

@@ -62,7 +62,7 @@ def convert(
     result = _read(source, from_fmt, skip_bad, max_size)
     fmt = by_name(to_fmt) if to_fmt else by_path(str(target))
     if not fmt.can_write:
-        raise FormatError(f"format {fmt.name} can be read but not written")
+        raise FormatError("format {name} can be read but not written", name=fmt.name)
     data = fmt.write(result.records, ExportMeta(event=event, sealed=sealed, copies=copies))
     write_atomic(target, data)
     out.print(f"{len(result.records)} boards: {source} → {target} ({fmt.name})", markup=False)

@@ -72,11 +72,11 @@ class Deal:
     def __init__(self, seats: bytes | Sequence[int]) -> None:
         raw = bytes(seats)
         if len(raw) != 52:
-            raise DealError(f"a deal assigns 52 cards, got {len(raw)}")
+            raise DealError("a deal assigns 52 cards, got {n_raw}", n_raw=len(raw))
         counts = [raw.count(seat) for seat in range(4)]
         if sum(counts) != 52:
             bad = next(i for i, s in enumerate(raw) if s > 3)
-            raise DealError(f"card {Card(bad).name} has no seat (value {raw[bad]}, allowed 0..3)")
+            raise DealError("card {name} has no seat (value {raw}, allowed 0..3)", name=Card(bad).name, raw=raw[bad])
         for seat in Seat:
             if counts[seat] != 13:
                 raise HandSizeError(seat.letter, counts[seat])
@@ -114,7 +114,11 @@ class Deal:
     def from_bytes(cls, data: bytes) -> Deal:
         """Decode the canonical 13-byte form."""
         if len(data) != CANONICAL_SIZE:
-            raise DealError(f"canonical deal is {CANONICAL_SIZE} bytes, got {len(data)}")
+            raise DealError(
+                "canonical deal is {CANONICAL_SIZE} bytes, got {n_data}",
+                CANONICAL_SIZE=CANONICAL_SIZE,
+                n_data=len(data),
+            )
         return cls(_UNPACK_TABLE_JOIN(data))
 
     @classmethod
@@ -213,7 +217,7 @@ class PartialDeal:
             seats = bytes(missing[0] if s == UNKNOWN else s for s in seats)
         elif missing:
             names = " ".join(s.letter for s in missing)
-            raise DealError(f"hands {names} are unknown; a complete deal needs at least three hands")
+            raise DealError("hands {names} are unknown; a complete deal needs at least three hands", names=names)
         return Deal(seats)
 
     def to_pbn(self, first: Seat = Seat.N) -> str:

@@ -48,14 +48,18 @@ class DuplicateCardError(DealError):
         if first_seat == second_seat:
             super().__init__("duplicate card {card}: twice in {seat}", card=card, seat=first_seat)
         else:
-            super().__init__("duplicate card {card}: in {first} and {second}", card=card, first=first_seat, second=second_seat)
+            super().__init__(
+                "duplicate card {card}: in {first} and {second}", card=card, first=first_seat, second=second_seat
+            )
 
 
 class HandSizeError(DealError):
     def __init__(self, seat: str, count: int, expected: int = 13) -> None:
         self.seat = seat
         self.count = count
-        super().__init__("hand {seat} has {count} cards, expected {expected}", seat=seat, count=count, expected=expected)
+        super().__init__(
+            "hand {seat} has {count} cards, expected {expected}", seat=seat, count=count, expected=expected
+        )
 
 
 class DealNumberError(DealError):

@@ -536,11 +536,11 @@ def equipment_check(
     if not session.strip() or not session.isprintable():
         raise DocumentError("an equipment check needs a session label (printable text)")
     if phase not in PHASES:
-        raise DocumentError(f"phase = {phase!r}: allowed {', '.join(PHASES)}")
+        raise DocumentError("phase = {phase!r}: allowed {PHASES}", phase=phase, PHASES=", ".join(PHASES))
     if outcome not in OUTCOMES:
-        raise DocumentError(f"outcome = {outcome!r}: allowed {', '.join(OUTCOMES)}")
+        raise DocumentError("outcome = {outcome!r}: allowed {OUTCOMES}", outcome=outcome, OUTCOMES=", ".join(OUTCOMES))
     if len(note) > 500:
-        raise DocumentError(f"note is {len(note)} characters long: at most 500")
+        raise DocumentError("note is {n_note} characters long: at most 500", n_note=len(note))
     return {
         "session": session.strip(),
         "phase": phase,

@@ -73,7 +73,7 @@ def read_journal(path: Path | None) -> dict[str, Any] | None:
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DocumentError(f"{path}: not a readable board-making journal ({exc})") from exc
+        raise DocumentError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
     return data
 
 

@@ -40,7 +40,12 @@ def check_line_length(text: str, source: str = "<input>") -> None:
     m = _LONG_LINE.search(text)
     if m is not None:
         line = text.count("\n", 0, m.start()) + 1
-        raise FormatError(f"{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters")
+        raise FormatError(
+            "{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters",
+            source=source,
+            line=line,
+            MAX_LINE_CHARS=MAX_LINE_CHARS,
+        )
 
 
 _UTF16_32 = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
@@ -142,7 +147,7 @@ def by_name(name: str) -> DealFormat:
         if key in fmt.extensions:
             return fmt
     known = ", ".join(sorted(_REGISTRY))
-    raise FormatError(f"unknown format {name!r}: known formats are {known}")
+    raise FormatError("unknown format {name!r}: known formats are {known}", name=name, known=known)
 
 
 def by_path(path: str) -> DealFormat:
@@ -150,4 +155,4 @@ def by_path(path: str) -> DealFormat:
     for fmt in _REGISTRY.values():
         if suffix in fmt.extensions:
             return fmt
-    raise FormatError(f"cannot tell the format of {path!r} from its extension: give --from/--to")
+    raise FormatError("cannot tell the format of {path!r} from its extension: give --from/--to", path=path)

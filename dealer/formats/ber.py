@@ -45,7 +45,12 @@ class BerFormat:
                 cut = next((k for k, ch in enumerate(raw) if not 48 <= ch <= 57), len(raw))
                 what = "the file ends" if cut == len(raw) else f"byte {raw[cut : cut + 1]!r}"
                 raise FormatError(
-                    f"{source}: board {board}, byte {pos + cut}: {what} inside a {RECORD}-digit BER record"
+                    "{source}: board {board}, byte {byte}: {what} inside a {RECORD}-digit BER record",
+                    source=source,
+                    board=board,
+                    byte=pos + cut,
+                    what=what,
+                    RECORD=RECORD,
                 )
             bad = next((k for k, ch in enumerate(raw) if ch not in b"1234"), -1)
             if bad >= 0:

@@ -73,7 +73,11 @@ def decode_text(data: bytes, source: str = "<input>") -> str:
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise FormatError(f"{source}: byte {exc.start} is not UTF-16 text (the file starts with its mark)") from exc
+            raise FormatError(
+                "{source}: byte {start} is not UTF-16 text (the file starts with its mark)",
+                source=source,
+                start=exc.start,
+            ) from exc
     else:
         try:
             text = data.decode("utf-8-sig")

@@ -89,7 +89,7 @@ class CameraLink:
 
     def __init__(self, config: StationConfig) -> None:
         if not config.url:
-            raise CameraLinkError(f"station {config.name}: a camera station needs url = the frame source")
+            raise CameraLinkError("station {name}: a camera station needs url = the frame source", name=config.name)
         self.config = config
         self.kind = "camera"
         self.url = config.url.strip()
@@ -127,10 +127,10 @@ class CameraLink:
             elif self._template is not None:
                 self.calibration = calibrate_virtual(self._template, self.url)
             else:
-                raise CameraLinkError(f"calibration is required for a camera on {self.url!r}")
+                raise CameraLinkError("calibration is required for a camera on {url!r}", url=self.url)
         except DealerError as exc:
             self._close_source()
-            raise CameraLinkError(f"{where}: {exc}") from exc
+            raise CameraLinkError("{where}: {exc}", where=where, exc=exc) from exc
 
     async def close(self) -> None:
         self._closed = True
@@ -191,7 +191,7 @@ class CameraLink:
     # -- dealing ---------------------------------------------------------------------------------------------
     async def request_deal(self) -> None:
         if self._closed or self.calibration is None:
-            raise CameraLinkError(f"station {self.config.name}: the camera is not open")
+            raise CameraLinkError("station {name}: the camera is not open", name=self.config.name)
         await self._stop_scan()  # a deal voided half-way: its reader stops before the next deal's starts
         self._deal_id += 1
         source = shuffled_deal(self._template) if self._template is not None else self._source

@@ -148,7 +148,10 @@ class WatchdogMaker:
             return await asyncio.wait_for(self.inner.make_copy(board_number, deal, copy), self.seconds)
         except TimeoutError:
             raise CopyTimeout(
-                f"board {board_number} copy {copy}: no end from the machine in {self.seconds:g} s"
+                "board {board_number} copy {copy}: no end from the machine in {seconds:g} s",
+                board_number=board_number,
+                copy=copy,
+                seconds=self.seconds,
             ) from None
 
     async def recover(self) -> None:
@@ -336,7 +339,9 @@ def make_router(service: Service) -> APIRouter:
             if session == CLOSED_LABEL and service.closed is not None:
                 return  # variant 1 boards are no draw: their hand records are the director's to publish
             if self.d.bank.get_draw(session).state != "revealed":
-                raise NotRevealedError(f"session {session!r} is not revealed: hand records wait for the reveal")
+                raise NotRevealedError(
+                    "session {session!r} is not revealed: hand records wait for the reveal", session=session
+                )
 
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
     async def handrecords(label: LabelParam, body: HandRecords | None = None) -> FilesWritten:
