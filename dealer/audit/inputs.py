@@ -63,7 +63,7 @@ def _record(item: Any, index: int, source: str) -> AuditRecord:
         return AuditRecord(_deal(item, where), index + 1)
     if not isinstance(item, dict):
         raise AuditInputError(
-            "{where}: expected a PBN string or an object, got {kind}", where=where, kind=type(item).__kind
+            "{where}: expected a PBN string or an object, got {kind}", where=where, kind=type(item).__name__
         )
     unknown = sorted(set(item) - _FIELDS)
     if unknown:

@@ -294,14 +294,14 @@ def parse_pbn_deal(text: str, *, allow_partial: bool = True) -> PartialDeal:
         hand_no += 1
         if token == "-":
             if not allow_partial:
-                raise CardTokenError(token, start, f"hand {SEAT_CHARS[seat]} is unknown ('-') in")
+                raise CardTokenError(token, start, "hand {seat} is unknown ('-') in", seat=SEAT_CHARS[seat])
             continue
         _parse_hand_into(token, start, seat, seats)
     rest = src[pos:].strip()
     if rest:
         raise CardTokenError(rest, pos, "unexpected text after the fourth hand:")
     if hand_no < 4 and not allow_partial:
-        raise CardTokenError(src, 0, f"deal has {hand_no} hands, expected 4:")
+        raise CardTokenError(src, 0, "deal has {hand_no} hands, expected 4:", hand_no=hand_no)
     if hand_no == 0:
         raise CardTokenError(src, 0, "deal has no hands:")
     return PartialDeal(bytes(seats))
@@ -310,7 +310,7 @@ def parse_pbn_deal(text: str, *, allow_partial: bool = True) -> PartialDeal:
 def _parse_hand_into(token: str, offset: int, seat: int, seats: bytearray) -> None:
     suits = token.split(".")
     if len(suits) != 4:
-        raise CardTokenError(token, offset, f"hand {SEAT_CHARS[seat]} must have 4 suits separated by '.', got")
+        raise CardTokenError(token, offset, "hand {seat} must have 4 suits separated by '.', got", seat=SEAT_CHARS[seat])
     count = 0
     base = 0
     table = _RANK_INDEX

@@ -20,6 +20,22 @@ class DealerError(Exception):
         super().__init__(render_template(template, params))
 
 
+class Phrase:
+    """A phrase inside an error's params (a state, a kind) that the catalogues translate like a template."""
+
+    __slots__ = ("params", "template")
+
+    def __init__(self, template: str, /, **params: object) -> None:
+        self.template = template
+        self.params = params
+
+    def __str__(self) -> str:
+        return render_template(self.template, self.params)
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
 def render_template(template: str, params: dict[str, object]) -> str:
     """``template`` filled with ``params`` (``str.format``); a template without params is taken as it is."""
     return template.format(**params) if params else template
@@ -30,15 +46,14 @@ class DealError(DealerError, ValueError):
 
 
 class CardTokenError(DealError):
-    def __init__(self, token: str, position: int, reason: str = "unknown card token") -> None:
+    """Bad text at ``position``: ``reason`` (a template, with its own params) then the token and where."""
+
+    SUFFIX = " {token!r} at position {position}"
+
+    def __init__(self, token: str, position: int, reason: str = "unknown card token", /, **params: object) -> None:
         self.token = token
         self.position = position
-        templates = {
-            "unknown card token": "unknown card token {token!r} at position {position}",
-            "bad suit": "bad suit {token!r} at position {position}",
-        }
-        template = templates.get(reason, "{reason} {token!r} at position {position}")
-        super().__init__(template, token=token, position=position, reason=reason)
+        super().__init__(reason + self.SUFFIX, token=token, position=position, **params)
 
 
 class DuplicateCardError(DealError):

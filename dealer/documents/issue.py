@@ -134,7 +134,7 @@ def issue_day(bank: DocumentBank, out_dir: Path, day: date, lang: str, now: date
     docs = day_documents(bank, out_dir, day)
     day_text = format_date(day, lang)
     if not docs:
-        raise DocumentError(m("day.none", date=day_text))
+        raise DocumentError("No documents were issued on {date}", date=day.isoformat())
     title = m("day.title", date=day_text)
 
     def build(number: int, moment: datetime) -> Document:
