@@ -164,7 +164,7 @@ def error_catalogue(lang: str) -> dict[str, Any]:
     return data
 
 
-def _plural_count(template: str, params: Mapping[str, object]) -> int | float | None:
+def plural_count(template: str, params: Mapping[str, object]) -> int | float | None:
     """The number a plural entry agrees with: ``n`` when given, else the first numeric field of the template."""
     if isinstance(params.get("n"), int | float):
         value = params["n"]
@@ -189,7 +189,7 @@ def error_text(error: object, lang: str) -> str:
     if entry is None:
         return str(error)
     if is_plural_entry(entry):
-        count = _plural_count(template, params)
+        count = plural_count(template, params)
         entry = entry["other"] if count is None else pick_plural(entry, lang, count)
     shown = {k: error_text(v, lang) if hasattr(v, "template") else v for k, v in params.items()}
     try:

@@ -4,7 +4,9 @@ The language is ``--lang`` when the command line has one, else ``language`` of `
 file is here, else ``LANG``, else Russian. Help texts are written in English in the command modules and looked up
 in ``dealer/cli/i18n/ru.json`` (English text → Russian), so a module adds an option in one place; a test walks
 every command and fails on a help text without a Russian entry. Messages the commands print (and the errors
-they report) are still English.
+they report) go through :func:`t`, keyed the same way (``messages`` in ``ru.json``; ``en.json`` holds the English
+plural forms), and domain errors through :func:`dealer.i18n.error_text`. Machine output (``machine.py``) is not
+translated.
 """
 
 from __future__ import annotations
@@ -16,16 +18,48 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from dealer.i18n import LANGUAGES, resolve_language
+from dealer.i18n import LANGUAGES, is_plural_entry, pick_plural, plural_count, resolve_language
 
 CONFIG = Path("config/service.toml")
 
 
 @cache
-def catalogue() -> dict[str, dict[str, str]]:
-    text = resources.files("dealer.cli").joinpath("i18n/ru.json").read_text(encoding="utf-8")
-    data: dict[str, dict[str, str]] = json.loads(text)
+def catalogue(lang: str = "ru") -> dict[str, dict[str, Any]]:
+    text = resources.files("dealer.cli").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
+    data: dict[str, dict[str, Any]] = json.loads(text)
     return data
+
+
+_CHOSEN: dict[str, str] = {}  # the language of this command line, once ``main`` (or a test) has chosen it
+
+
+def set_language(lang: str) -> None:
+    _CHOSEN["lang"] = lang
+
+
+def language() -> str:
+    """The command line's language (chosen by ``main``; else the config's, LANG's, or Russian)."""
+    if "lang" not in _CHOSEN:
+        _CHOSEN["lang"] = cli_language([])
+    return _CHOSEN["lang"]
+
+
+def t(template: str, /, **params: object) -> str:
+    """A message for people in the command line's language: ``template`` is the English ``str.format`` text and
+    the key of the catalogues; a plural entry agrees with ``n`` (or the first number among the fields)."""
+    lang = language()
+    entry: Any = catalogue(lang)["messages"].get(template, template)
+    if is_plural_entry(entry):
+        count = plural_count(template, params)
+        entry = entry["other"] if count is None else pick_plural(entry, lang, count)
+    return str(entry).format(**params) if params else str(entry)
+
+
+def error(exc: BaseException) -> str:
+    """An error (a DealerError's template) in the command line's language."""
+    from dealer.i18n import error_text
+
+    return error_text(exc, language())
 
 
 def cli_language(argv: Sequence[str]) -> str:

@@ -310,7 +310,9 @@ def parse_pbn_deal(text: str, *, allow_partial: bool = True) -> PartialDeal:
 def _parse_hand_into(token: str, offset: int, seat: int, seats: bytearray) -> None:
     suits = token.split(".")
     if len(suits) != 4:
-        raise CardTokenError(token, offset, "hand {seat} must have 4 suits separated by '.', got", seat=SEAT_CHARS[seat])
+        raise CardTokenError(
+            token, offset, "hand {seat} must have 4 suits separated by '.', got", seat=SEAT_CHARS[seat]
+        )
     count = 0
     base = 0
     table = _RANK_INDEX
