@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from .app import fail
-from .i18n import t
 from .bank_cmds import bank_app, out
+from .i18n import t
 
 
 @bank_app.command("migrate")
