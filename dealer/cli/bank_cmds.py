@@ -162,7 +162,7 @@ def verify_cmd(
     else:
         report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
-        raise fail(f"{bank}: {error(report.problem)}")
+        raise fail(f"{bank}: {report.problem}")
     parts = [
         t("{n} ledger entries chained", n=report.entries),
         t("{n} seals", n=report.seals),

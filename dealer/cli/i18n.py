@@ -127,7 +127,7 @@ def localize(command: Any, lang: str) -> None:
     words = catalogue()["framework"]
 
     def gettext(message: str) -> str:
-        return words.get(message, message)
+        return str(words.get(message, message))
 
     # click (and the copy typer carries, typer._click) look their words up through gettext's ``_``
     for name, module in list(sys.modules.items()):
