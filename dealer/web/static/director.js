@@ -185,6 +185,7 @@
       box.appendChild(el("code", "hash", d.commitment || ""));
       box.appendChild(el("p", "", t("director.public_value") + ": " + (d.public_value_spec ? d.public_value_spec.description : "") +
         (d.public_value ? " = " + d.public_value : "")));
+      if (d.public_value_spec) box.appendChild(el("p", "vformat", t("audience.value_format") + ": " + I18N.valueFormat(d.public_value_spec)));
       const row = el("div", "row");
       const L = encodeURIComponent(d.label);
       row.appendChild(button("director.publish", () => api("POST", `/api/director/draws/${L}/publish`),
