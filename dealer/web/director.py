@@ -24,6 +24,7 @@ from dealer.core.errors import DealerError
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
+from .i18n import error_detail
 from .models import (
     DirectorStatus,
     Drawn,
@@ -107,7 +108,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     async def to_hall(label: str) -> None:
         view: dict[str, Any] = await act(director.hall_view, label)

@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse
 from dealer.core.errors import DealerError
 
 from .auth import role_check
+from .i18n import error_detail
 from .models import (
     CheckRecorded,
     DirectorDocument,
@@ -94,7 +95,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             return await run(fn, *args)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     async def issuing(fn: Any, *args: Any) -> Any:
         """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
@@ -107,7 +108,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             return await asyncio.to_thread(locked)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     def download(role: str, name: str, kinds: tuple[str, ...] | None) -> FileResponse:
         path = folder / name
@@ -140,7 +141,7 @@ def make_router(service: Service) -> APIRouter:
                 body.note,
             )
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
         index = await act(bank().record_event, CHECK_ENTRY, payload)
         return CheckRecorded(ledger_index=index, **payload)
 

@@ -9,7 +9,9 @@
   const typed = new Map();  // label -> the public value being typed (a refresh must not wipe it)
   const deviceTyped = new Map();
   async function api(method, path, body) {
-    const r = await fetch(path, { method, headers: body ? { "Content-Type": "application/json" } : {},
+    const headers = { "X-Dealer-Lang": I18N.lang };  // errors come back in the page's language
+    if (body) headers["Content-Type"] = "application/json";
+    const r = await fetch(path, { method, headers,
       body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
     const data = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : r.statusText);
