@@ -100,6 +100,11 @@ def cli_language(argv: Sequence[str]) -> str:
 
 
 def _walk(command: Any, help_texts: dict[str, str]) -> None:
+    words = catalogue()["framework"]
+    if getattr(command, "options_metavar", None) == "[OPTIONS]":
+        command.options_metavar = words["[OPTIONS]"]
+    if getattr(command, "subcommand_metavar", None) == "COMMAND [ARGS]...":
+        command.subcommand_metavar = words["COMMAND [ARGS]..."]
     if command.help:
         command.help = help_texts.get(command.help, command.help)
     if command.short_help:
@@ -107,7 +112,10 @@ def _walk(command: Any, help_texts: dict[str, str]) -> None:
     option = command.get_help_option(command.context_class(command))
     if option is not None and option.help:
         option.help = catalogue()["framework"].get(option.help, option.help)
+    arguments = catalogue()["arguments"]
     for param in command.params:
+        if param.param_type_name == "argument" and param.name in arguments:
+            param.metavar = arguments[param.name]  # the argument's name in usage lines and help (English: as named)
         text = getattr(param, "help", None)
         if text:
             param.help = help_texts.get(text, text)
@@ -134,6 +142,7 @@ def localize(command: Any, lang: str) -> None:
         if name.split(".")[0] in ("click", "typer") and getattr(module, "_", None) is stdlib_gettext.gettext:
             module._ = gettext  # type: ignore[attr-defined]
     _vendored_click(words)
+    _type_names(catalogue()["types"])
     for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
                  "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
         setattr(ru, name, gettext(getattr(ru, name)))
@@ -152,6 +161,16 @@ ERRORS = (
     (r"^Got unexpected extra argument\(s\) ", "Лишние аргументы "),
     (r"^Option '(.*)' requires an argument\.", "Параметру '\\1' нужно значение."),
     (r" Did you mean (.*)\?$", " Может быть, \\1?"),
+    # typer checks values through pydantic, whose words come last
+    (r"Input should be a valid integer, unable to parse string as an integer", "нужно целое число"),
+    (r"Input should be a valid number, unable to parse string as a number", "нужно число"),
+    (r"Input should be a valid integer", "нужно целое число"),
+    (r"Input should be a valid number", "нужно число"),
+    (r"Input should be a valid boolean", "нужно да или нет (true/false)"),
+    (r"Input should be greater than or equal to (\S+)", "нужно не меньше \\1"),
+    (r"Input should be less than or equal to (\S+)", "нужно не больше \\1"),
+    (r"Input should be greater than (\S+)", "нужно больше \\1"),
+    (r"Input should be less than (\S+)", "нужно меньше \\1"),
 )
 
 
@@ -178,6 +197,22 @@ def _vendored_click(words: dict[str, str]) -> None:
                 return text
 
             cls.format_message = format_message  # type: ignore[method-assign]
+
+
+def _type_names(types: dict[str, str]) -> None:
+    """typer's value types in help (``<int>``, ``<path>``) in Russian."""
+    import typer.core as core
+
+    display_type = core._TyperParameter.display_type
+    if getattr(display_type, "localized", False):
+        return
+
+    def localized(self: Any, ctx: Any) -> str:
+        text = str(display_type(self, ctx))
+        return types.get(text, text)
+
+    localized.localized = True  # type: ignore[attr-defined]
+    core._TyperParameter.display_type = localized  # type: ignore[method-assign]
 
 
 def help_texts(command: Any) -> list[str]:

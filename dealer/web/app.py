@@ -220,9 +220,7 @@ def create_app(service: Service) -> FastAPI:
                 try:
                     command = parse_command(text, service.config.limits)
                 except CommandInvalid as exc:  # answer, and keep the console connected
-                    await ws.send_text(
-                        CommandError(message=str(exc), cmd=exc.cmd, id=exc.id).model_dump_json()
-                    )
+                    await ws.send_text(CommandError(message=str(exc), cmd=exc.cmd, id=exc.id).model_dump_json())
                     continue
                 try:
                     if command.cmd == "devices":
