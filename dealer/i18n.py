@@ -191,8 +191,27 @@ def error_text(error: object, lang: str) -> str:
     if is_plural_entry(entry):
         count = plural_count(template, params)
         entry = entry["other"] if count is None else pick_plural(entry, lang, count)
-    shown = {k: error_text(v, lang) if hasattr(v, "template") else v for k, v in params.items()}
+    shown = {k: _param_text(v, lang) for k, v in params.items()}
     try:
         return str(entry).format(**shown) if params else str(entry)
     except (KeyError, IndexError, ValueError, AttributeError):
         return str(error)
+
+
+def os_text(reason: object, lang: str) -> str:
+    """The system's words for a failed file or socket operation (``No such file or directory``, an OSError) in
+    ``lang``: the catalogue's ``os:`` entries, else as the system gave them."""
+    text = str(reason.strerror or reason) if isinstance(reason, OSError) else str(reason)
+    if lang == "en":
+        return text
+    entry = error_catalogue(lang).get("os:" + text)
+    return str(entry) if isinstance(entry, str) else text
+
+
+def _param_text(value: object, lang: str) -> object:
+    if hasattr(value, "template"):
+        return error_text(value, lang)
+    if isinstance(value, OSError | str) and not isinstance(value, DealerError):
+        translated = os_text(value, lang)
+        return translated if translated != str(value) else value
+    return value

@@ -29,6 +29,8 @@ SAME_ALLOWED = {
     "{source}: relay.event: {exc}",
     "boards[{i}].vulnerable: {exc}",
     "commitment.public_value: {exc}",
+    "md {md!r}: {exc}",  # md and Deal: the names of a LIN key and a PBN tag
+    "Deal {value!r}: {exc}",
 }
 
 

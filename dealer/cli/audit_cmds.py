@@ -48,7 +48,12 @@ def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[s
     reader = by_name(fmt) if fmt else by_path(str(path))
     result = reader.read(data, str(path))
     warnings = [
-        t("{path}: {where}: {reason} (deal left out)", path=path, where=p.where(), reason=p.reason)
+        t(
+            "{path}: {where}: {reason} (deal left out)",
+            path=path,
+            where=error(p.where_phrase()),
+            reason=error(p.reason_phrase()),
+        )
         for p in result.problems
     ]
     return records_from_boards(result), warnings

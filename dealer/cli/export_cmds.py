@@ -46,19 +46,14 @@ SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards th
 def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT_BYTES // 2**20) -> ReadResult:
     result = read_deal_file(path, fmt, max_size * 2**20)
     for problem in result.problems:  # file names and file text are data: escaped, never taken as markup
-        err.print(Text(f"{path}: {problem.where()}:", style="yellow"), _reason(problem), soft_wrap=True)
+        where = error(problem.where_phrase())
+        err.print(Text(f"{path}: {where}:", style="yellow"), error(problem.reason_phrase()), soft_wrap=True)
     if result.problems and not skip_bad:
         n = len(result.problems)
         raise fail(t("{path}: {n} boards cannot be read; fix the file or pass --skip-bad", path=path, n=n))
     if not result.records:
         raise fail(t("{path}: no boards in the file", path=path))
     return result
-
-
-def _reason(problem: object) -> str:
-    """A problem's reason in the command line's language (the error it came from, when the reader kept it)."""
-    exc = getattr(problem, "error", None)
-    return error(exc) if isinstance(exc, BaseException) else str(getattr(problem, "reason", problem))
 
 
 def _boards(path: Path, fmt: str | None, skip_bad: bool, first: int | None, copies: int) -> list[SessionBoard]:

@@ -56,22 +56,14 @@ def t(template: str, /, **params: object) -> str:
 
 
 def os_reason(exc: OSError) -> str:
-    """Why a file could not be read or written, in the command line's language."""
-    import errno
+    """Why a file could not be read or written (or a port bound), in the command line's language."""
+    from dealer.i18n import os_text
 
-    reasons = {
-        errno.ENOENT: t("no such file or directory"),
-        errno.EACCES: t("permission denied"),
-        errno.EISDIR: t("is a directory"),
-        errno.ENOTDIR: t("not a directory"),
-        errno.ENOSPC: t("no space left on the device"),
-        errno.EADDRINUSE: t("address already in use"),
-    }
-    return reasons.get(exc.errno or 0) or str(exc.strerror or exc)
+    return os_text(exc, language())
 
 
-def error(exc: BaseException) -> str:
-    """An error (a DealerError's template) in the command line's language."""
+def error(exc: object) -> str:
+    """An error (a DealerError's template, a Phrase) in the command line's language."""
     from dealer.i18n import error_text
 
     return error_text(exc, language())

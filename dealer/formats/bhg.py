@@ -76,7 +76,7 @@ class BhgFormat:
                     seats[card] = (dealer + k // 13) % 4
                 deal = Deal(bytes(seats))
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, line=lineno, offset=start))
+                result.problems.append(ReadProblem(str(exc), board=board, line=lineno, offset=start, error=exc))
                 continue
             rec = law2_record(deal, board, line=lineno, offset=start)
             result.records.append(rec)

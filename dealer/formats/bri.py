@@ -78,7 +78,7 @@ class BriFormat:
             try:
                 deal = decode_cards(data[offset : offset + CARDS_PART], board, offset)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, offset=offset))
+                result.problems.append(ReadProblem(str(exc), board=board, offset=offset, error=exc))
                 continue
             result.records.append(law2_record(deal, board, offset=offset))
         return result

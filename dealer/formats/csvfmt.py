@@ -147,7 +147,7 @@ class CsvFormat:
                         except ValueError as exc:
                             raise FormatError("column 18: {exc}", exc=exc) from exc
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, line=lineno))
+                result.problems.append(ReadProblem(str(exc), board=board, line=lineno, error=exc))
                 continue
             result.records.append(BoardRecord(deal, board, dealer, vul, line=lineno))
         return result

@@ -97,7 +97,7 @@ class DgeFormat:
             try:
                 deal, _ = decode_hands(data[offset : offset + RECORD], board, offset)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, offset=offset))
+                result.problems.append(ReadProblem(str(exc), board=board, offset=offset, error=exc))
                 continue
             result.records.append(law2_record(deal, board, offset=offset))
         return result

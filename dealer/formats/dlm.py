@@ -197,7 +197,7 @@ class DlmFormat:
                     )
                 deal = decode_letters(letters)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=nn, line=lineno))
+                result.problems.append(ReadProblem(str(exc), board=nn, line=lineno, error=exc))
                 continue
             result.records.append(law2_record(deal, nn, line=lineno))
         return result

@@ -94,7 +94,7 @@ class DupFormat:
                         other=other.to_pbn(),
                     )
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, offset=offset))
+                result.problems.append(ReadProblem(str(exc), board=board, offset=offset, error=exc))
                 continue
             result.records.append(law2_record(deal, board, offset=offset))
         return result

@@ -191,7 +191,7 @@ class JsonFormat:
                 if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
                     raise FormatError("boards[{i}].tags must map names to strings", i=i)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=where_board))
+                result.problems.append(ReadProblem(str(exc), board=where_board, error=exc))
                 continue
             result.records.append(BoardRecord(deal, board, dealer, vul, tags=dict(tags)))
         return result

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from dealer.core import Card, Deal, Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.cards import RANK_CHARS
-from dealer.core.errors import DealError
+from dealer.core.errors import DealError, Phrase
 
 from .base import BoardRecord, ExportMeta, ReadProblem, ReadResult, register, small_int
 from .pbn import decode_text
@@ -130,7 +130,11 @@ class LinFormat:
         try:
             deal, dealer = parse_md(md)
         except DealError as exc:
-            result.problems.append(ReadProblem(f"md {md[:60]!r}: {exc}", board, line))
+            result.problems.append(
+                ReadProblem(
+                    f"md {md[:60]!r}: {exc}", board, line, error=Phrase("md {md!r}: {exc}", md=md[:60], exc=exc)
+                )
+            )
             return
         result.records.append(BoardRecord(deal, board, dealer, vul, line, None, {}))
 

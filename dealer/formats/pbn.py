@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
 from dealer.core.deal import fast_pbn_deal
-from dealer.core.errors import DealError
+from dealer.core.errors import DealError, Phrase
 
 from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register, small_int
 
@@ -248,14 +248,28 @@ class _Reader:
             if bad is not None:
                 self.result.problems.append(ReadProblem(bad, board, line))
             elif board_text is not None:
-                self.result.problems.append(ReadProblem("game has a Board tag but no Deal tag", board, line))
+                self.result.problems.append(
+                    ReadProblem(
+                        "game has a Board tag but no Deal tag",
+                        board,
+                        line,
+                        error=Phrase("game has a Board tag but no Deal tag"),
+                    )
+                )
             return
         deal = self.deals.get(value)
         if deal is None:
             try:
                 deal = parse_deal_value(value)
             except DealError as exc:
-                self.result.problems.append(ReadProblem(f"Deal {value!r}: {exc}", board, line))
+                self.result.problems.append(
+                    ReadProblem(
+                        f"Deal {value!r}: {exc}",
+                        board,
+                        line,
+                        error=Phrase("Deal {value!r}: {exc}", value=value, exc=exc),
+                    )
+                )
                 return
             self.deals[value] = deal
         dealer = _parsed(Seat.parse, tags.get("Dealer"))
