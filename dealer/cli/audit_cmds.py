@@ -81,9 +81,11 @@ def print_result(result: AuditResult, lang: str) -> None:
     for head in (t("test"), t("statistic"), "p", t("p (Holm)"), t("result")):
         table.add_column(head)
     shown = {"pass": t("pass"), "fail": t("fail"), "skipped": t("skipped")}
+    statistics = {"repeated deals": t("repeated deals"), "repeated pairs": t("repeated pairs"), "Wald χ²": t("Wald χ²")}
     colours = {"pass": "green", "fail": "bold red", "skipped": "dim"}
     for c in result.checks:
-        stat = f"{c.statistic_name} = {c.statistic:.4g}" if c.statistic is not None else ""
+        stat_name = statistics.get(c.statistic_name, c.statistic_name)
+        stat = f"{stat_name} = {c.statistic:.4g}" if c.statistic is not None else ""
         p = f"{c.p_value:.3g}" if c.p_value is not None else "—"
         ph = f"{c.p_holm:.3g}" if c.p_holm is not None else "—"
         name = c.id if lang == "en" or c.id not in TITLES else TITLES[c.id][1]

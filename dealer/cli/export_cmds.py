@@ -99,7 +99,7 @@ def list_formats() -> None:
     """List the deal-file formats."""
     load_all()
     for name, fmt in sorted(formats().items()):
-        modes = ("r" if fmt.can_read else "-") + ("w" if fmt.can_write else "-")
+        modes = (t("r") if fmt.can_read else "-") + (t("w") if fmt.can_write else "-")  # reads, writes
         description = FORMAT_DESCRIPTIONS.get(name, fmt.description) if language() == "ru" else fmt.description
         out.print(f"{name:5} {modes}  .{', .'.join(fmt.extensions):12} {description}", markup=False, soft_wrap=True)
 

@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from hashlib import sha256
 from typing import Any
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 
 from .sampler import sample_without_replacement
 
@@ -226,15 +226,33 @@ class PublicValueSpec:
 
     def format_text(self) -> str:
         """The committed format in words (English; shown with the commitment)."""
+        return str(self.format_phrase())
+
+    def format_phrase(self) -> Phrase:
+        """The committed format in words, as a phrase the catalogues translate (the hall shows it in its language:
+        ``valueFormat`` in ``dealer/web/static/i18n.js`` says the same)."""
         if self.kind == "dice":
-            symbols = "1-6" if self.faces == 6 else "0-9"
-            return (
-                f"{len(self.witnesses)} witnesses ({', '.join(self.witnesses)}) × {self.rolls} rolls of a "
-                f"d{self.faces} ({symbols}), each witness's digits in that order, joined by '/'"
+            return Phrase(
+                "{n} witnesses ({names}) × {rolls} rolls of a d{faces} ({symbols}), each witness's digits in that "
+                "order, joined by '/'",
+                n=len(self.witnesses),
+                names=", ".join(self.witnesses),
+                rolls=self.rolls,
+                faces=self.faces,
+                symbols="1-6" if self.faces == 6 else "0-9",
             )
-        return (
-            f"{self.count} {'distinct ' if self.distinct else ''}numbers {self.minimum}..{self.maximum}, "
-            f"{self.width} digits each (leading zeros), {self.order}, joined by '{self.separator}'"
+        return Phrase(
+            "{n} distinct numbers {minimum}..{maximum}, {width} digits each (leading zeros), {order}, joined by "
+            "'{separator}'"
+            if self.distinct
+            else "{n} numbers {minimum}..{maximum}, {width} digits each (leading zeros), {order}, joined by "
+            "'{separator}'",
+            n=self.count,
+            minimum=self.minimum,
+            maximum=self.maximum,
+            width=self.width,
+            order=Phrase("ascending") if self.order == "ascending" else Phrase("as drawn"),
+            separator=self.separator,
         )
 
     def example(self) -> str:
@@ -303,7 +321,7 @@ class PublicValueSpec:
                 else "the public value carries {bits:.1f} bits ({format}); at least {minimum} bits are needed so "
                 "that nobody can grind K against its likely values: take more numbers",
                 bits=self.bits(),
-                format=self.format_text(),
+                format=self.format_phrase(),
                 minimum=MIN_BITS,
             )
 
