@@ -137,11 +137,10 @@ def sites() -> list[Site]:
 
 
 def _inside_error_class(tree: ast.Module, call: ast.Call, classes: dict[str, ast.ClassDef]) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name in classes:
-            if any(sub is call for sub in ast.walk(node)):
-                return True
-    return False
+    return any(
+        isinstance(node, ast.ClassDef) and node.name in classes and any(sub is call for sub in ast.walk(node))
+        for node in ast.walk(tree)
+    )
 
 
 if __name__ == "__main__":  # list the templates (and the bad sites): python tests/_error_templates.py
