@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from .app import app, fail
-from .i18n import error, os_reason, t
+from .i18n import error, language, os_reason, t
 from .options import BankOption, KeysOption
 
 if TYPE_CHECKING:
@@ -206,6 +206,7 @@ def verify_cmd(
     from hashlib import sha256
 
     from dealer.documents.issue import verify_file
+    from dealer.i18n import Messages
 
     from .options import open_bank
 
@@ -229,7 +230,7 @@ def verify_cmd(
         number=entry.data["number"],
         doc=entry.data["doc"],
         lang=entry.data["lang"],
-        ts=entry.ts,
+        ts=Messages(language(), {}).when(entry.ts),
         index=entry.index,
     )
     out.print(text, markup=False)
