@@ -208,9 +208,18 @@ def os_text(reason: object, lang: str) -> str:
     return str(entry) if isinstance(entry, str) else text
 
 
+class _DecimalComma(float):
+    """A float that formats with a decimal comma (Russian writes 2,6 бит, 5,25 %)."""
+
+    def __format__(self, spec: str) -> str:
+        return format(float(self), spec).replace(".", ",")
+
+
 def _param_text(value: object, lang: str) -> object:
     if hasattr(value, "template"):
         return error_text(value, lang)
+    if lang == "ru" and isinstance(value, float):
+        return _DecimalComma(value)
     if isinstance(value, OSError | str) and not isinstance(value, DealerError):
         translated = os_text(value, lang)
         return translated if translated != str(value) else value

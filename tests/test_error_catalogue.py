@@ -109,3 +109,13 @@ def test_prefixed_and_card_token_errors_are_found_with_their_prefix() -> None:
         Deal.from_pbn("N:AKQ")
     assert bad.value.template in CATALOGUE
     assert error_text(bad.value, "ru") == "в руке N должно быть 4 масти через '.', получено 'AKQ' в позиции 2"
+
+
+def test_russian_numbers_have_a_decimal_comma_and_phrases_inside() -> None:
+    from dealer.draw.protocol import DrawError, dice_spec
+
+    with pytest.raises(DrawError) as caught:
+        dice_spec(["Анна"], 1)  # log2(6) = 2.58 bits: far too few
+    assert str(caught.value).startswith("the public value carries 2.6 bits (1 witnesses (Анна) × 1 rolls of a d6")
+    ru = error_text(caught.value, "ru")
+    assert ru.startswith("публичное значение несёт 2,6 бит (1 свидетель (Анна) × бросков кости d6: 1 (1-6)"), ru
