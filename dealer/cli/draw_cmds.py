@@ -218,18 +218,39 @@ def verify_cmd(
     checks = verify_bundle(bundle, pool)
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
         word = t("passed") if check.ok else t("FAILED")
-        print_line(f"{word} {check.name}: {check.detail}")
+        print_line(f"{word} {_check_name(check.name)}: {check.detail}")
     if not checks or not checks[-1].ok:
         raise fail(
             t(
                 "{path}: verification failed at '{name}': {detail}",
                 path=bundle_path,
-                name=checks[-1].name,
+                name=_check_name(checks[-1].name),
                 detail=checks[-1].detail,
             )
         )
     what = t("a voided draw, properly voided") if bundle["void"] is not None else t("the draw is verified")
     print_line(t("{path}: all {n} checks passed: {what}", path=bundle_path, n=len(checks), what=what))
+
+
+def _check_name(name: str) -> str:
+    """A bundle check's name in the command line's language (its details, mostly hashes, stay as written)."""
+    names = {
+        "well-formed": t("well-formed"),
+        "format": t("format"),
+        "seal signature": t("seal signature"),
+        "commitment signature": t("commitment signature"),
+        "commitment names the seal": t("commitment names the seal"),
+        "chain": t("chain"),
+        "public value": t("public value"),
+        "void": t("void draw"),
+        "secret": t("secret"),
+        "eligible set": t("eligible set"),
+        "quota": t("quota"),
+        "draw": t("draw"),
+        "openings": t("openings"),
+        "inclusion": t("inclusion"),
+    }
+    return names.get(name, name)
 
 
 def _read_bundle(path: Path) -> dict[str, Any]:
