@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .core.errors import DealerError
+from .core.errors import DealerError, Phrase
 
 OPEN_CARDS_RANGE = (28, 40)
 SHARE_RANGE = (1.0, 10.0)
@@ -66,11 +66,19 @@ class Regulation:
         return self.sessions * self.deals_per_session + self.spare_deals
 
     def plan_text(self) -> str:
+        return str(self.plan_phrase())
+
+    def plan_phrase(self) -> Phrase:
+        """The schedule against the bank, as a phrase the catalogues translate."""
         whole, frac = divmod(self.share_bp, 100)
         pct = str(whole) if not frac else f"{whole}.{frac:02d}".rstrip("0")
-        return (
-            f"{self.sessions} sessions × {self.deals_per_session} boards + {self.spare_deals} spare = "
-            f"{self.total_deals} deals at {pct}% of the bank"
+        return Phrase(
+            "{sessions} sessions × {boards} boards + {spare} spare = {total} deals at {percent}% of the bank",
+            sessions=self.sessions,
+            boards=self.deals_per_session,
+            spare=self.spare_deals,
+            total=self.total_deals,
+            percent=pct,
         )
 
     def open_count(self) -> int:

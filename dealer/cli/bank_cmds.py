@@ -112,7 +112,7 @@ def seal_cmd(
                 "bank needs the director's override with a reason",
                 n=seal.last_deal,
                 target=reg.bank_target,
-                plan=reg.plan_text(),
+                plan=error(reg.plan_phrase()),
             ),
             markup=False,
         )

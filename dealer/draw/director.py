@@ -200,7 +200,7 @@ class Director:
                 "({plan_text}): seal more deals, or record the director's override with a reason",
                 sealed=sealed,
                 bank_target=regulation.bank_target,
-                plan_text=regulation.plan_text(),
+                plan_text=regulation.plan_phrase(),
             )
         check_quota(sealed, regulation.share_bp, drawn_before, n)
         secret = secrets.token_bytes(SECRET_SIZE)

@@ -38,7 +38,7 @@ def translate(lang: str, key: str, **params: object) -> str:
 REQUEST_LANGUAGE: ContextVar[str | None] = ContextVar("dealer_request_language", default=None)
 
 
-def error_detail(exc: BaseException) -> str:
+def error_detail(exc: object) -> str:
     """An error for an answer to people (a 4xx detail, a console's command error) in the request's language."""
     from dealer.i18n import error_text
 
