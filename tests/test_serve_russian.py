@@ -76,6 +76,11 @@ def test_banner_and_error_answers_in_russian(tmp_path: Path) -> None:
         assert en.status_code == 400 and en.json()["detail"].startswith("the public value carries"), en.text
         by_query = httpx.post(base + "/api/director/draws?lang=en", json=body, headers=headers, timeout=30)
         assert by_query.json()["detail"].startswith("the public value carries")
+        anonymous = httpx.get(base + "/api/director/status", timeout=30)
+        assert anonymous.status_code == 401
+        assert anonymous.json()["detail"].startswith("для роли «главный судья» нужен её секрет"), anonymous.text
+        cookie = httpx.get(base + "/api/director/status", cookies={"dealer_lang": "en"}, timeout=30)
+        assert cookie.json()["detail"].startswith("the director role needs its secret")
     finally:
         proc.terminate()
         proc.wait(timeout=60)
