@@ -7,6 +7,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from dealer.core.errors import DealerError
+
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory, fsync'd, then renamed."""
@@ -28,10 +30,11 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
+MIB = 1024 * 1024
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # deal files to import or convert; the commands' --max-size raises it
 
 
-class InputFileError(OSError):
+class InputFileError(DealerError, OSError):
     """A file given as input cannot be read as one: missing, not a regular file, or over the size limit."""
 
 
@@ -44,23 +47,36 @@ def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise InputFileError(f"cannot read: {exc.strerror or exc}") from exc
+        raise InputFileError("cannot read: {reason}", reason=exc.strerror or exc) from exc
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a device, FIFO or socket"
-        raise InputFileError(f"is {kind}, not a regular file")
+        if stat.S_ISDIR(st.st_mode):
+            raise InputFileError("is a directory, not a regular file")
+        raise InputFileError("is a device, FIFO or socket, not a regular file")
     with os.fdopen(fd, "rb") as fh:
         if st.st_size > max_bytes:
-            raise InputFileError(f"is {_size(st.st_size)}, over the limit of {_size(max_bytes)} (see --max-size)")
+            if max_bytes < MIB:
+                raise InputFileError(
+                    "is {size} bytes, over the limit of {limit} bytes (see --max-size)",
+                    size=st.st_size,
+                    limit=max_bytes,
+                )
+            raise InputFileError(
+                "is {size:.1f} MiB, over the limit of {limit:.1f} MiB (see --max-size)",
+                size=st.st_size / MIB,
+                limit=max_bytes / MIB,
+            )
         try:
             data = fh.read(max_bytes + 1)
         except OSError as exc:
-            raise InputFileError(f"cannot read: {exc.strerror or exc}") from exc
+            raise InputFileError("cannot read: {reason}", reason=exc.strerror or exc) from exc
     if len(data) > max_bytes:
-        raise InputFileError(f"grew over the limit of {_size(max_bytes)} while being read (see --max-size)")
+        if max_bytes < MIB:
+            raise InputFileError(
+                "grew over the limit of {limit} bytes while being read (see --max-size)", limit=max_bytes
+            )
+        raise InputFileError(
+            "grew over the limit of {limit:.1f} MiB while being read (see --max-size)", limit=max_bytes / MIB
+        )
     return data
-
-
-def _size(n: int) -> str:
-    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"

@@ -8,10 +8,13 @@ the locale (24-hour in Russian). Pure: no I/O beyond reading the environment map
 
 from __future__ import annotations
 
+import json
 import os
+import string
 from collections.abc import Mapping
 from datetime import date, datetime
 from functools import cache
+from importlib import resources
 from typing import Any
 
 from babel import Locale
@@ -19,18 +22,22 @@ from babel.dates import format_date as _babel_date
 from babel.dates import format_datetime as _babel_datetime
 from babel.numbers import format_decimal as _babel_decimal
 
+from dealer.core.errors import DealerError
+
 LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
 PLURAL_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
 
-class LanguageError(ValueError):
+class LanguageError(DealerError, ValueError):
     pass
 
 
 def check_language(lang: str, where: str = "language") -> str:
     if lang not in LANGUAGES:
-        raise LanguageError(f"{where} = {lang!r}: allowed {', '.join(LANGUAGES)}")
+        raise LanguageError(
+            "{where} = {lang!r}: allowed {allowed}", where=where, lang=lang, allowed=", ".join(LANGUAGES)
+        )
     return lang
 
 
@@ -145,3 +152,75 @@ class Messages:
                 return value
             value = parsed
         return "—" if value is None else format_datetime(value, self.lang)
+
+
+@cache
+def error_catalogue(lang: str) -> dict[str, Any]:
+    """English template → text in ``lang`` (``dealer/core/i18n/ru.json``); English needs none."""
+    if check_language(lang) == "en":
+        return {}
+    text = resources.files("dealer.core").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def plural_count(template: str, params: Mapping[str, object]) -> int | float | None:
+    """The number a plural entry agrees with: ``n`` when given, else the first numeric field of the template."""
+    if isinstance(params.get("n"), int | float):
+        value = params["n"]
+        assert isinstance(value, int | float)
+        return value
+    for _, field, _, _ in string.Formatter().parse(template):
+        value = params.get((field or "").split(".")[0].split("[")[0])
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def error_text(error: object, lang: str) -> str:
+    """An error (or a :class:`~dealer.core.errors.Phrase`) in ``lang``: its template looked up in the error
+    catalogue, plural forms picked by the count, params that are errors or phrases themselves rendered the same
+    way. English, an error without a template, or a template the catalogue lacks: ``str(error)``."""
+    template = getattr(error, "template", None)
+    params = getattr(error, "params", None)
+    if lang == "en" or not isinstance(template, str) or not isinstance(params, dict):
+        return str(error)
+    entry = error_catalogue(lang).get(template)
+    if entry is None:
+        return str(error)
+    if is_plural_entry(entry):
+        count = plural_count(template, params)
+        entry = entry["other"] if count is None else pick_plural(entry, lang, count)
+    shown = {k: _param_text(v, lang) for k, v in params.items()}
+    try:
+        return str(entry).format(**shown) if params else str(entry)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return str(error)
+
+
+def os_text(reason: object, lang: str) -> str:
+    """The system's words for a failed file or socket operation (``No such file or directory``, an OSError) in
+    ``lang``: the catalogue's ``os:`` entries, else as the system gave them."""
+    text = str(reason.strerror or reason) if isinstance(reason, OSError) else str(reason)
+    if lang == "en":
+        return text
+    entry = error_catalogue(lang).get("os:" + text)
+    return str(entry) if isinstance(entry, str) else text
+
+
+class _DecimalComma(float):
+    """A float that formats with a decimal comma (Russian writes 2,6 бит, 5,25 %)."""
+
+    def __format__(self, spec: str) -> str:
+        return format(float(self), spec).replace(".", ",")
+
+
+def _param_text(value: object, lang: str) -> object:
+    if hasattr(value, "template"):
+        return error_text(value, lang)
+    if lang == "ru" and isinstance(value, float):
+        return _DecimalComma(value)
+    if isinstance(value, OSError | str) and not isinstance(value, DealerError):
+        translated = os_text(value, lang)
+        return translated if translated != str(value) else value
+    return value

@@ -16,7 +16,7 @@ from enum import IntEnum
 from importlib import resources
 from pathlib import Path
 
-from .core.errors import DealerError
+from .core.errors import DealerError, Phrase
 
 OPEN_CARDS_RANGE = (28, 40)
 SHARE_RANGE = (1.0, 10.0)
@@ -36,9 +36,11 @@ class DealingVariant(IntEnum):
 
 
 class RegulationError(DealerError, ValueError):
-    def __init__(self, message: str, source: str = "regulation") -> None:
+    PREFIX = "{source}: "  # put before every template (the catalogue's keys include it)
+
+    def __init__(self, template: str, source: str = "regulation", /, **params: object) -> None:
         self.source = source
-        super().__init__(f"{source}: {message}")
+        super().__init__(self.PREFIX + template, source=source, **params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +66,19 @@ class Regulation:
         return self.sessions * self.deals_per_session + self.spare_deals
 
     def plan_text(self) -> str:
+        return str(self.plan_phrase())
+
+    def plan_phrase(self) -> Phrase:
+        """The schedule against the bank, as a phrase the catalogues translate."""
         whole, frac = divmod(self.share_bp, 100)
         pct = str(whole) if not frac else f"{whole}.{frac:02d}".rstrip("0")
-        return (
-            f"{self.sessions} sessions × {self.deals_per_session} boards + {self.spare_deals} spare = "
-            f"{self.total_deals} deals at {pct}% of the bank"
+        return Phrase(
+            "{sessions} sessions × {boards} boards + {spare} spare = {total} deals at {percent}% of the bank",
+            sessions=self.sessions,
+            boards=self.deals_per_session,
+            spare=self.spare_deals,
+            total=self.total_deals,
+            percent=pct,
         )
 
     def open_count(self) -> int:
@@ -103,9 +113,13 @@ _SCHEMA: dict[str, set[str]] = {
 
 def _int(value: object, key: str, lo: int, hi: int, source: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RegulationError(f"{key} = {value!r} must be a whole number in {lo}..{hi}", source)
+        raise RegulationError(
+            "{key} = {value!r} must be a whole number in {lo}..{hi}", source, key=key, value=value, lo=lo, hi=hi
+        )
     if not lo <= value <= hi:
-        raise RegulationError(f"{key} = {value} is out of range: allowed {lo}..{hi}", source)
+        raise RegulationError(
+            "{key} = {value} is out of range: allowed {lo}..{hi}", source, key=key, value=value, lo=lo, hi=hi
+        )
     return value
 
 
@@ -113,20 +127,26 @@ def _check_keys(data: Mapping[str, object], source: str) -> None:
     for key, value in data.items():
         if key in _SCHEMA and key:
             if not isinstance(value, dict):
-                raise RegulationError(f"[{key}] must be a table, got {value!r}", source)
+                raise RegulationError("[{key}] must be a table, got {value!r}", source, key=key, value=value)
             unknown = sorted(set(value) - _SCHEMA[key])
             if unknown:
                 allowed = ", ".join(sorted(_SCHEMA[key]))
-                raise RegulationError(f"unknown key {key}.{unknown[0]} (allowed in [{key}]: {allowed})", source)
+                raise RegulationError(
+                    "unknown key {key}.{unknown} (allowed in [{key}]: {allowed})",
+                    source,
+                    key=key,
+                    unknown=unknown[0],
+                    allowed=allowed,
+                )
         elif key not in _SCHEMA[""]:
             allowed = ", ".join(sorted([*_SCHEMA[""], *(f"[{t}]" for t in _SCHEMA if t)]))
-            raise RegulationError(f"unknown key {key!r} (allowed: {allowed})", source)
+            raise RegulationError("unknown key {key!r} (allowed: {allowed})", source, key=key, allowed=allowed)
 
 
 def _table(data: Mapping[str, object], key: str, source: str) -> dict[str, object]:
     value = data.get(key, {})
     if not isinstance(value, dict):  # _check_keys refused it already; this tells the type checker
-        raise RegulationError(f"[{key}] must be a table, got {value!r}", source)
+        raise RegulationError("[{key}] must be a table, got {value!r}", source, key=key, value=value)
     return value
 
 
@@ -143,13 +163,17 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
     if variant is DealingVariant.PARTIALLY_OPEN:
         if "open_cards" not in dealing:
             lo, hi = OPEN_CARDS_RANGE
-            raise RegulationError(f"dealing.open_cards is required for variant 2 (allowed {lo}..{hi})", source)
+            raise RegulationError(
+                "dealing.open_cards is required for variant 2 (allowed {lo}..{hi})", source, lo=lo, hi=hi
+            )
         open_cards = _int(dealing["open_cards"], "dealing.open_cards", *OPEN_CARDS_RANGE, source)
     elif "open_cards" in dealing:
         raise RegulationError(
-            f"dealing.open_cards = {dealing['open_cards']!r} is only allowed with variant 2 "
-            f"(variant {int(variant)} shows {'no' if variant is DealingVariant.CLOSED else 'all'} cards)",
+            "dealing.open_cards = {value!r} is only allowed with variant 2 (variant 1 shows no cards)"
+            if variant is DealingVariant.CLOSED
+            else "dealing.open_cards = {value!r} is only allowed with variant 2 (variant 3 shows all cards)",
             source,
+            value=dealing["open_cards"],
         )
 
     boards = _int(session.get("boards", 24), "session.boards", *BOARDS_RANGE, source)
@@ -169,27 +193,52 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
         share = 100.0 * deals / target
         if not lo_s <= share <= hi_s:
             raise RegulationError(
-                f"draw.deals = {deals} is {share:.2f}% of bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
+                "draw.deals = {deals} is {share:.2f}% of bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
                 source,
+                deals=deals,
+                share=share,
+                target=target,
+                lo_s=lo_s,
+                hi_s=hi_s,
             )
         total = sessions * deals + spare
         share_bp = max(-(-total * 10000 // target), 100)  # the whole schedule's share of the bank, rounded up
         if share_bp > 1000:
             raise RegulationError(
-                f"the schedule's {total} deals ({sessions} sessions × {deals} + {spare} spare) are "
-                f"{share_bp / 100:g}% of bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
+                "the schedule's {total} deals ({sessions} sessions × {deals} + {spare} spare) are {share:g}% of "
+                "bank.target = {target}: allowed {lo_s:g}%..{hi_s:g}%",
                 source,
+                total=total,
+                sessions=sessions,
+                deals=deals,
+                spare=spare,
+                share=share_bp / 100,
+                target=target,
+                lo_s=lo_s,
+                hi_s=hi_s,
             )
     else:
         raw = draw.get("share_percent", 5)
         if isinstance(raw, bool) or not isinstance(raw, int | float) or math.isnan(raw):
-            raise RegulationError(f"draw.share_percent = {raw!r} must be a number in {lo_s:g}..{hi_s:g}", source)
+            raise RegulationError(
+                "draw.share_percent = {raw!r} must be a number in {lo_s:g}..{hi_s:g}",
+                source,
+                raw=raw,
+                lo_s=lo_s,
+                hi_s=hi_s,
+            )
         share = float(raw)
         if not lo_s <= share <= hi_s:
-            raise RegulationError(f"draw.share_percent = {raw} is out of range: allowed {lo_s:g}..{hi_s:g}", source)
+            raise RegulationError(
+                "draw.share_percent = {raw} is out of range: allowed {lo_s:g}..{hi_s:g}",
+                source,
+                raw=raw,
+                lo_s=lo_s,
+                hi_s=hi_s,
+            )
         exact = Decimal(str(raw)) * 100
         if exact != exact.to_integral_value():
-            raise RegulationError(f"draw.share_percent = {raw} has more than two decimals", source)
+            raise RegulationError("draw.share_percent = {raw} has more than two decimals", source, raw=raw)
         share_bp = int(exact)
         deals = boards
         total = sessions * deals + spare
@@ -197,22 +246,33 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
             allowed = target * share_bp // 10000
             if allowed < total:
                 raise RegulationError(
-                    f"bank.target = {target} at {share:g}% gives {allowed} deals, fewer than the schedule's "
-                    f"{total} ({sessions} sessions × {deals} boards + {spare} spare)",
+                    "bank.target = {target} at {share:g}% gives {allowed} deals, fewer than the schedule's {total} "
+                    "({sessions} sessions × {deals} boards + {spare} spare)",
                     source,
+                    target=target,
+                    share=share,
+                    allowed=allowed,
+                    total=total,
+                    sessions=sessions,
+                    deals=deals,
+                    spare=spare,
                 )
         else:
             target = -(-total * 10000 // share_bp)  # ceil(total × 100 / p)
     if deals < boards:
-        raise RegulationError(f"draw.deals = {deals} is fewer than session.boards = {boards}", source)
+        raise RegulationError(
+            "draw.deals = {deals} is fewer than session.boards = {boards}", source, deals=deals, boards=boards
+        )
 
     title = data.get("title", "")
     if not isinstance(title, str):
-        raise RegulationError(f"title = {title!r} must be a string", source)
+        raise RegulationError("title = {title!r} must be a string", source, title=title)
     names: dict[str, str] = {}
     for key, name in officials.items():
         if not isinstance(name, str) or not name.isprintable():
-            raise RegulationError(f"officials.{key} = {name!r} must be a name (printable text)", source)
+            raise RegulationError(
+                "officials.{key} = {name!r} must be a name (printable text)", source, key=key, name=name
+            )
         names[key] = name.strip()
     return Regulation(
         variant=variant,
@@ -236,7 +296,7 @@ def parse_regulation(text: str, source: str = "regulation") -> Regulation:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise RegulationError(f"not valid TOML: {exc}", source) from exc
+        raise RegulationError("not valid TOML: {exc}", source, exc=exc) from exc
     return regulation_from_dict(data, source)
 
 
@@ -252,9 +312,9 @@ def load_regulation(path: str | Path | None = None) -> Regulation:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RegulationError(f"cannot read: {exc.strerror}", str(p)) from exc
+        raise RegulationError("cannot read: {strerror}", str(p), strerror=exc.strerror) from exc
     except UnicodeDecodeError as exc:
-        raise RegulationError(f"not UTF-8 text at byte {exc.start}", str(p)) from exc
+        raise RegulationError("not UTF-8 text at byte {start}", str(p), start=exc.start) from exc
     return parse_regulation(text, str(p))
 
 

@@ -84,7 +84,7 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     key = dealer(tmp_path, "bank", "export-key")
     assert key.returncode == 0 and bundle["public_key"] in key.stdout
     r = dealer(tmp_path, "bank", "verify")
-    assert r.returncode == 0 and "ok: " in r.stdout and "1 draws verified" in r.stdout
+    assert r.returncode == 0 and "ok: " in r.stdout and "1 draw verified" in r.stdout
 
     db = sqlite3.connect(tmp_path / "var" / "bank.sqlite")
     db.execute("UPDATE deals SET salt = zeroblob(16) WHERE deal_id = 42")

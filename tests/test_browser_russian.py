@@ -70,3 +70,39 @@ def test_page_is_russian(browser: Any, server: Running, path: str) -> None:
     assert english_words(text) == [], (english_words(text), text)
     assert not re.search(r"\d{1,2}:\d{2}:\d{2}\s?(AM|PM)", text)
     page.close()
+
+
+def test_value_format_in_the_page_language(browser: Any, server: Running) -> None:
+    """The hall banner's description of V (``I18N.valueFormat``) in Russian, and in English word for word what
+    the draw commits to (``PublicValueSpec.format_text``, a second implementation)."""
+    from dealer.draw.protocol import dice_spec, named_spec
+
+    specs = [
+        dice_spec(["Анна", "Борис", "Вера", "Глеб"], 8),
+        dice_spec(["Анна", "Борис", "Вера", "Глеб", "Дина"], 2, faces=10),
+        named_spec("Спортлото 6 из 49, тираж 12", 12, 1, 49, None, "as drawn", False, "-"),
+        named_spec("ГСЧ", 5, 1, 10**9, None, "ascending", True, "/"),
+    ]
+    page = browser.new_page()
+    page.goto(server.base + "/")
+    page.wait_for_load_state("networkidle")
+    shown: dict[str, list[str]] = {"ru": [], "en": []}
+    for lang in ("ru", "en"):
+        page.evaluate("lang => I18N.set(lang)", lang)
+        for spec in specs:
+            shown[lang].append(page.evaluate("spec => I18N.valueFormat(spec)", spec.to_dict()))
+    page.close()
+    assert shown["en"] == [spec.format_text() for spec in specs]
+    assert (
+        shown["ru"][0]
+        == "4 свидетеля (Анна, Борис, Вера, Глеб) × 8 бросков кости d6 (1-6), цифры каждого свидетеля по порядку, "
+        "через '/'"
+    )
+    assert shown["ru"][1].startswith("5 свидетелей (Анна, Борис, Вера, Глеб, Дина) × 2 броска кости d10 (0-9)")
+    assert shown["ru"][2] == "12 чисел от 1 до 49, по 2 цифры (с ведущими нулями), в порядке выпадения, через '-'"
+    assert (
+        shown["ru"][3]
+        == "5 чисел от 1 до 1000000000, по 10 цифр (с ведущими нулями), без повторов, по возрастанию, через '/'"
+    )
+    for text in shown["ru"]:
+        assert english_words(text) == [], text

@@ -344,12 +344,12 @@ def test_cli_issues_and_verifies(bank: SqliteBank, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "docs" / "002-equipment-en.pdf").is_file()
     r = dealer("docs", "verify", "docs/001-draw-annex-ru.pdf", "--bank", "bank.sqlite")
-    assert r.returncode == 0 and "#1" not in r.stderr and "document #1" in r.stdout, r.stderr
+    assert r.returncode == 0 and "№1" not in r.stderr and "документ №1" in r.stdout, r.stderr  # Russian by default
     other = tmp_path / "other.pdf"
     other.write_bytes(pdf.read_bytes() + b"\n")
     r = dealer("docs", "verify", str(other), "--bank", "bank.sqlite")
-    assert r.returncode == 1 and "not recorded in the ledger" in r.stderr
+    assert r.returncode == 1 and "не записан в журнале" in r.stderr
     r = dealer("docs", "day", "--date", "2026-13-01", "--bank", "bank.sqlite")
-    assert r.returncode == 1 and "YYYY-MM-DD" in r.stderr
+    assert r.returncode == 1 and "ГГГГ-ММ-ДД" in r.stderr
     r = dealer("docs", "equipment", LABEL, "--lang", "de", *common)
     assert r.returncode == 1 and "--lang" in r.stderr

@@ -164,7 +164,7 @@ def test_cli_help_in_russian_by_default() -> None:
     r = _cli("docs", "--help", lang="en_GB.UTF-8")
     assert "Usage:" in r.stdout and "Использование" not in r.stdout
     r = _cli("docs", "draw")
-    assert r.returncode == 2 and "Не хватает аргумента 'label'." in r.stderr and "Ошибка" in r.stderr
+    assert r.returncode == 2 and "Не хватает аргумента 'СЕССИЯ'." in r.stderr and "Ошибка" in r.stderr
     r = _cli("docs", "verify", "/nonexistent.pdf", "--bank", "/nonexistent.sqlite")
     assert r.returncode == 1 and r.stderr.startswith("ошибка:")
 

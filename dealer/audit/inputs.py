@@ -37,7 +37,9 @@ def parse_timestamp(text: str, where: str = "timestamp") -> datetime:
     try:
         value = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise AuditInputError(f"{where}: {text!r} is not an ISO 8601 date or time (e.g. 2026-11-29T14:00)") from None
+        raise AuditInputError(
+            "{where}: {text!r} is not an ISO 8601 date or time (e.g. 2026-11-29T14:00)", where=where, text=text
+        ) from None
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
@@ -45,10 +47,12 @@ def parse_audit_json(data: bytes, source: str = "<input>") -> list[AuditRecord]:
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise AuditInputError(f"{source}: not valid JSON: {exc}") from None
+        raise AuditInputError("{source}: not valid JSON: {exc}", source=source, exc=exc) from None
     items = doc.get("deals") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
-        raise AuditInputError(f"{source}: expected a JSON list of deals (or an object with a 'deals' list)")
+        raise AuditInputError(
+            "{source}: expected a JSON list of deals (or an object with a 'deals' list)", source=source
+        )
     return [_record(item, i, source) for i, item in enumerate(items)]
 
 
@@ -57,23 +61,36 @@ def _record(item: object, index: int, source: str) -> AuditRecord:
     if isinstance(item, str):
         return AuditRecord(_deal(item, where), index + 1)
     if not isinstance(item, dict):
-        raise AuditInputError(f"{where}: expected a PBN string or an object, got {type(item).__name__}")
+        raise AuditInputError(
+            "{where}: expected a PBN string or an object, got {kind}", where=where, kind=type(item).__name__
+        )
     unknown = sorted(set(item) - _FIELDS)
     if unknown:
-        raise AuditInputError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_FIELDS))}")
+        raise AuditInputError(
+            "{where}: unknown field(s) {unknown}; allowed: {FIELDS}",
+            where=where,
+            unknown=", ".join(unknown),
+            FIELDS=", ".join(sorted(_FIELDS)),
+        )
     if not isinstance(item.get("deal"), str):
-        raise AuditInputError(f"{where}: field 'deal' must be a PBN deal string")
+        raise AuditInputError("{where}: field 'deal' must be a PBN deal string", where=where)
     deal = _deal(item["deal"], where)
     deal_id = item.get("id", index + 1)
     if not isinstance(deal_id, int | str) or isinstance(deal_id, bool):
-        raise AuditInputError(f"{where}: field 'id' must be a number or a string, got {deal_id!r}")
+        raise AuditInputError(
+            "{where}: field 'id' must be a number or a string, got {deal_id!r}", where=where, deal_id=deal_id
+        )
     station = item.get("station")
     if station is not None and not isinstance(station, str):
-        raise AuditInputError(f"{where}: field 'station' must be a string, got {station!r}")
+        raise AuditInputError(
+            "{where}: field 'station' must be a string, got {station!r}", where=where, station=station
+        )
     stamp = item.get("timestamp")
     when = parse_timestamp(stamp, f"{where}, field 'timestamp'") if isinstance(stamp, str) else None
     if stamp is not None and when is None:
-        raise AuditInputError(f"{where}: field 'timestamp' must be an ISO 8601 string, got {stamp!r}")
+        raise AuditInputError(
+            "{where}: field 'timestamp' must be an ISO 8601 string, got {stamp!r}", where=where, stamp=stamp
+        )
     order = item.get("order")
     if order is not None:
         order = _order(order, deal, where)
@@ -84,18 +101,22 @@ def _deal(text: str, where: str) -> Deal:
     try:
         return Deal.from_pbn(text)
     except DealError as exc:
-        raise AuditInputError(f"{where}: {exc}") from None
+        raise AuditInputError("{where}: {exc}", where=where, exc=exc) from None
 
 
 def _order(value: object, deal: Deal, where: str) -> tuple[int, ...]:
     if not isinstance(value, list) or len(value) != 52:
-        raise AuditInputError(f"{where}: field 'order' must list 52 card indices, got {value!r:.60}")
+        raise AuditInputError(
+            "{where}: field 'order' must list 52 card indices, got {value!r:.60}", where=where, value=value
+        )
     for pos, card in enumerate(value):
         if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card <= 51:
-            raise AuditInputError(f"{where}: order[{pos}] = {card!r} is not a card index in 0..51")
+            raise AuditInputError(
+                "{where}: order[{pos}] = {card!r} is not a card index in 0..51", where=where, pos=pos, card=card
+            )
     if len(set(value)) != 52:
         dup = next(c for i, c in enumerate(value) if c in value[:i])
-        raise AuditInputError(f"{where}: field 'order' lists card index {dup} twice")
+        raise AuditInputError("{where}: field 'order' lists card index {dup} twice", where=where, dup=dup)
     return tuple(value)
 
 

@@ -37,8 +37,9 @@ class AuditRecord:
     def __post_init__(self) -> None:
         if self.order is not None and sorted(self.order) != list(range(52)):
             raise AuditInputError(
-                f"deal {self.deal_id}: dealing order must list each of the 52 card indices 0..51 once, "
-                f"got {len(self.order)} values"
+                "deal {deal_id}: dealing order must list each of the 52 card indices 0..51 once, got {n_order} values",
+                deal_id=self.deal_id,
+                n_order=len(self.order),
             )
 
 

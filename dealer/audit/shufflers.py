@@ -106,7 +106,7 @@ class GsrShuffler:
 
     def __init__(self, riffles: int, seed: int | None = None) -> None:
         if riffles < 0:
-            raise ShufflerSpecError(f"number of riffles must be 0 or more, got {riffles}")
+            raise ShufflerSpecError("number of riffles must be 0 or more, got {riffles}", riffles=riffles)
         self.riffles = riffles
         self.name = f"gsr:{riffles}"
         self._rng = np.random.default_rng(seed)
@@ -130,15 +130,17 @@ def parse_shuffler(spec: str) -> FairShuffler | GsrShuffler:
     """``fair``, ``fair:<hex seed>``, ``gsr:K`` or ``gsr:K:<seed>`` (K riffles of the collected hands)."""
     match = _SPEC.match(spec.strip())
     if not match:
-        raise ShufflerSpecError(f"unknown shuffler {spec!r}: expected fair, fair:<hex seed>, gsr:K or gsr:K:<seed>")
+        raise ShufflerSpecError(
+            "unknown shuffler {spec!r}: expected fair, fair:<hex seed>, gsr:K or gsr:K:<seed>", spec=spec
+        )
     if match.group(1):
         seed = bytes.fromhex(match.group(2)) if match.group(2) and len(match.group(2)) % 2 == 0 else None
         if match.group(2) and seed is None:
-            raise ShufflerSpecError(f"shuffler {spec!r}: the seed must be an even number of hex digits")
+            raise ShufflerSpecError("shuffler {spec!r}: the seed must be an even number of hex digits", spec=spec)
         return FairShuffler(seed)
     riffles = int(match.group(3))
     if riffles > 64:
-        raise ShufflerSpecError(f"shuffler {spec!r}: at most 64 riffles (7 already mix a pack well)")
+        raise ShufflerSpecError("shuffler {spec!r}: at most 64 riffles (7 already mix a pack well)", spec=spec)
     return GsrShuffler(riffles, int(match.group(4)) if match.group(4) else None)
 
 
@@ -153,7 +155,9 @@ def simulator_shuffler(spec: str) -> Callable[[Sequence[int]], list[int]]:
     def shuffle(cards: Sequence[int]) -> list[int]:
         pack = list(cards)
         if len(pack) != DECK:
-            raise ShufflerSpecError(f"a shuffler deals a full pack of {DECK} cards, got {len(pack)}")
+            raise ShufflerSpecError(
+                "a shuffler deals a full pack of {DECK} cards, got {n_pack}", DECK=DECK, n_pack=len(pack)
+            )
         return [pack[int(i)] for i in shuffler.next_order()]
 
     return shuffle

@@ -102,11 +102,12 @@ ERROR = {"word": "error:"}  # "ошибка:" when the command line speaks Russi
 
 
 def main() -> None:
-    from .i18n import catalogue, cli_language, localize
+    from .i18n import catalogue, cli_language, error, localize, set_language
 
     for module in modules_for(sys.argv[1:]):
         importlib.import_module(module)
     lang = cli_language(sys.argv[1:])
+    set_language(lang)
     if lang == "ru":
         ERROR["word"] = catalogue()["framework"]["error:"]
     command = typer.main.get_command(app)
@@ -114,5 +115,5 @@ def main() -> None:
     try:
         command()
     except DealerError as exc:
-        err.print(f"[bold red]{ERROR['word']}[/] {escape(str(exc))}", markup=True, soft_wrap=True)
+        err.print(f"[bold red]{ERROR['word']}[/] {escape(error(exc))}", markup=True, soft_wrap=True)
         sys.exit(1)

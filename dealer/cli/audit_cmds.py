@@ -16,6 +16,7 @@ from dealer.fsutil import write_atomic
 
 from .app import app
 from .bank_cmds import bank_app
+from .i18n import error, language, t
 from .options import BankOption
 
 if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the command runs, not at CLI start-up
@@ -37,7 +38,7 @@ def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[s
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise AuditInputError(f"{path}: cannot read: {exc.strerror}") from None
+        raise AuditInputError("{path}: cannot read: {strerror}", path=path, strerror=exc.strerror) from None
     if fmt in (None, "audit-json") and path.suffix.lower() == ".json" and looks_like_audit_json(data):
         return parse_audit_json(data, str(path)), []
     if fmt == "audit-json":
@@ -47,7 +48,15 @@ def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[s
     load_all()
     reader = by_name(fmt) if fmt else by_path(str(path))
     result = reader.read(data, str(path))
-    warnings = [f"{path}: {p.where()}: {p.reason} (deal left out)" for p in result.problems]
+    warnings = [
+        t(
+            "{path}: {where}: {reason} (deal left out)",
+            path=path,
+            where=error(p.where_phrase()),
+            reason=error(p.reason_phrase()),
+        )
+        for p in result.problems
+    ]
     return records_from_boards(result), warnings
 
 
@@ -67,22 +76,29 @@ def simulate_records(spec: str, deals: int, with_order: bool, station: str) -> l
 
 
 def print_result(result: AuditResult, lang: str) -> None:
-    table = Table(title="Audit" if lang == "en" else "Проверка случайности")
-    for head in ("test", "statistic", "p", "p (Holm)", "result"):
+    from dealer.audit.engine import TITLES
+
+    table = Table(title=t("Audit"))
+    for head in (t("test"), t("statistic"), "p", t("p (Holm)"), t("result")):
         table.add_column(head)
+    shown = {"pass": t("pass"), "fail": t("fail"), "skipped": t("skipped")}
+    statistics = {"repeated deals": t("repeated deals"), "repeated pairs": t("repeated pairs"), "Wald χ²": t("Wald χ²")}
     colours = {"pass": "green", "fail": "bold red", "skipped": "dim"}
     for c in result.checks:
-        stat = f"{c.statistic_name} = {c.statistic:.4g}" if c.statistic is not None else ""
+        stat_name = statistics.get(c.statistic_name, c.statistic_name)
+        stat = f"{stat_name} = {c.statistic:.4g}" if c.statistic is not None else ""
         p = f"{c.p_value:.3g}" if c.p_value is not None else "—"
         ph = f"{c.p_holm:.3g}" if c.p_holm is not None else "—"
-        table.add_row(c.id, stat, p, ph, Text(c.status, style=colours[c.status]))
+        name = c.id if lang == "en" or c.id not in TITLES else TITLES[c.id][1]
+        table.add_row(name, stat, p, ph, Text(shown.get(c.status, c.status), style=colours[c.status]))
     out.print(table)
     for c in result.checks:
         if c.status == "fail":
             out.print(c.verdict_en if lang == "en" else c.verdict_ru, markup=False)
     for s in result.stations:
-        state = "random" if s.passed else "NOT random: " + ", ".join(s.failed)
-        out.print(f"station {s.station or '(imported)'}: {s.deals} deals, {state}", markup=False)
+        state = t("random") if s.passed else t("NOT random: {failed}", failed=", ".join(s.failed))
+        name = s.station or t("(imported)")
+        out.print(t("station {name}: {n} deals, {state}", name=name, n=s.deals, state=state), markup=False)
     out.print(result.verdict_en if lang == "en" else result.verdict_ru, markup=False)
 
 
@@ -118,7 +134,7 @@ def _time(value: str | None, option: str) -> datetime | None:
     try:
         return parse_timestamp(value, option)
     except AuditInputError as exc:
-        raise typer.BadParameter(str(exc), param_hint=option) from None
+        raise typer.BadParameter(error(exc), param_hint=option) from None
 
 
 @app.command("audit")
@@ -137,13 +153,15 @@ def audit_cmd(
     html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
     json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
     save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
-    lang: str = typer.Option("en", "--lang", help="Language of the report: en or ru."),
+    lang: str | None = typer.Option(
+        None, "--lang", help="Language of the report: ru or en (default: the command line's language)."
+    ),
     check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
 ) -> None:
     """Test whether deals are as random as the rules require; print the verdict, write HTML/JSON reports."""
-    _check_lang(lang)
+    lang = _check_lang(lang)
     if (path is None) == (simulate is None):
-        raise typer.BadParameter("give a deal file or --simulate SHUFFLER (exactly one)")
+        raise typer.BadParameter(t("give a deal file or --simulate SHUFFLER (exactly one)"))
     since_t, until_t = _time(since, "--since"), _time(until, "--until")
     if path is not None:
         records, warnings = load_records(path, fmt)
@@ -151,7 +169,7 @@ def audit_cmd(
     else:
         assert simulate is not None
         records, warnings = simulate_records(simulate, deals, not hands_only, "simulator"), []
-        source = f"simulated {simulate}"
+        source = f"simulated {simulate}"  # recorded in the report (data, not a message)
 
     result = filter_audit_report(
         records, warnings, source, "dealer audit", station, since_t, until_t, alpha, html, json_path, save_deals, lang
@@ -160,9 +178,12 @@ def audit_cmd(
         raise typer.Exit(1)
 
 
-def _check_lang(lang: str) -> None:
+def _check_lang(lang: str | None) -> str:
+    if lang is None:
+        return language()
     if lang not in ("en", "ru"):
-        raise typer.BadParameter(f"{lang!r}: expected en or ru", param_hint="--lang")
+        raise typer.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
+    return lang
 
 
 def filter_audit_report(
@@ -182,7 +203,7 @@ def filter_audit_report(
     from dealer.audit.inputs import filter_records, records_to_json
 
     for w in warnings:
-        err.print(f"warning: {w}", markup=False)
+        err.print(t("warning: {text}", text=w), markup=False)
     records = filter_records(records, station, since_t, until_t)
     if save_deals is not None:
         write_atomic(save_deals, records_to_json(records))
@@ -208,14 +229,16 @@ def bank_audit_cmd(
     html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
     json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
     save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
-    lang: str = typer.Option("en", "--lang", help="Language of the report: en or ru."),
+    lang: str | None = typer.Option(
+        None, "--lang", help="Language of the report: ru or en (default: the command line's language)."
+    ),
     check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
 ) -> None:
     """Fairness audit of the bank's deals (all, one station, a time range); per station when there are several."""
-    _check_lang(lang)
+    lang = _check_lang(lang)
     since_t, until_t = _time(since, "--since"), _time(until, "--until")
     if not bank.exists():
-        raise typer.BadParameter(f"{bank}: no bank there", param_hint="--bank")
+        raise typer.BadParameter(t("{bank}: no bank there", bank=bank), param_hint="--bank")
     from dealer.audit.bank_source import records_from_stored
     from dealer.bank.store import SqliteBank
 

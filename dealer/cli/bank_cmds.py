@@ -16,6 +16,7 @@ from dealer.draw.director import Director
 from dealer.fsutil import MAX_INPUT_BYTES
 
 from .app import app, fail
+from .i18n import error, t
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
@@ -43,18 +44,46 @@ def status_cmd(
     if as_json:
         print_json(st, sort_keys=False)
         return
-    table = Table(title=f"Bank {st['bank']}", show_header=False)
-    for key in ("deals", "in_bank", "drawn", "played", "sealed_deals", "unsealed_deals", "eligible", "ledger_size"):
-        table.add_row(key.replace("_", " "), str(st[key]))
-    table.add_row("ledger head", st["ledger_head"])
-    table.add_row("anchor for the act", f"{st['ledger_size']}:{st['ledger_head'][:16]}")
+    names = {
+        "deals": t("deals"),
+        "in_bank": t("in bank"),
+        "drawn": t("drawn"),
+        "played": t("played"),
+        "sealed_deals": t("sealed deals"),
+        "unsealed_deals": t("unsealed deals"),
+        "eligible": t("eligible"),
+        "ledger_size": t("ledger size"),
+    }
+    table = Table(title=t("Bank {bank}", bank=st["bank"]), show_header=False)
+    for key, name in names.items():
+        table.add_row(name, str(st[key]))
+    table.add_row(t("ledger head"), st["ledger_head"])
+    table.add_row(t("anchor for the act"), f"{st['ledger_size']}:{st['ledger_head'][:16]}")
     out.print(table)
     for s in st["seals"]:  # lines holding hashes: plain, never wrapped
         print_line(
-            f"seal at entry {s['index']}: {s['size']} entries, deals 1..{s['last_deal']}, root {s['root']}, {s['ts']}"
+            t(
+                "seal at entry {index}: {size} entries, deals 1..{last}, root {root}, {ts}",
+                index=s["index"],
+                size=s["size"],
+                last=s["last_deal"],
+                root=s["root"],
+                ts=s["ts"],
+            )
         )
     for d in st["draws"]:
-        print_line(f"draw {d['label']!r}: {d['state']}, {d['n']} of {d['eligible']} deals, SHA-256(K) {d['k_hash']}")
+        state = {"committed": t("committed"), "public-value": t("public value entered"), "drawn": t("drawn"),
+                 "revealed": t("revealed"), "void": t("void")}.get(d["state"], d["state"])  # fmt: skip
+        print_line(
+            t(
+                "draw {label!r}: {state}, {n} of {eligible} deals, SHA-256(K) {k_hash}",
+                label=d["label"],
+                state=state,
+                n=d["n"],
+                eligible=d["eligible"],
+                k_hash=d["k_hash"],
+            )
+        )
 
 
 @bank_app.command("seal")
@@ -78,8 +107,13 @@ def seal_cmd(
         entry = b.entry(seal.ledger_index)
     if seal.last_deal < reg.bank_target:  # on stderr: --json output stays one JSON document
         warn.print(
-            f"warning: sealed {seal.last_deal} deals, below the regulation's target of {reg.bank_target} "
-            f"({reg.plan_text()}): a draw from this bank needs the director's override with a reason",
+            t(
+                "warning: sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this "
+                "bank needs the director's override with a reason",
+                n=seal.last_deal,
+                target=reg.bank_target,
+                plan=error(reg.plan_phrase()),
+            ),
             markup=False,
         )
     if as_json:
@@ -91,9 +125,13 @@ def seal_cmd(
         }
         print_json(record)
         return
-    out.print(f"sealed {seal.size} ledger entries (deals 1..{seal.last_deal})", markup=False)
-    print_line(f"root       {seal.root}\npublic key {seal.public_key}\nsignature  {seal.signature}")
-    print_line(f"ledger head {size}:{head[:16]} (note it in the act; full hash {head})")
+    out.print(t("sealed {n} ledger entries (deals 1..{last})", n=seal.size, last=seal.last_deal), markup=False)
+    print_line(t("root       {root}", root=seal.root))
+    print_line(t("public key {key}", key=seal.public_key))
+    print_line(t("signature  {signature}", signature=seal.signature))
+    print_line(
+        t("ledger head {size}:{short} (note it in the act; full hash {head})", size=size, short=head[:16], head=head)
+    )
 
 
 @bank_app.command("verify")
@@ -108,16 +146,16 @@ def verify_cmd(
 ) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
     if not bank.is_file():
-        raise fail(f"{bank}: no bank file there")
+        raise fail(t("{bank}: no bank file there", bank=bank))
     try:
         anchor = Head.parse(head) if head is not None else None
         sealed = Since.load(since) if since is not None else None
     except AnchorError as exc:
-        raise fail(str(exc)) from exc
+        raise fail(error(exc)) from exc
     size = bank.stat().st_size
     if size >= 20 << 20:
         with _progress() as progress:
-            task = progress.add_task("verifying ledger", total=None)
+            task = progress.add_task(t("verifying ledger"), total=None)
             report = verify_file(
                 bank, lambda done, total: progress.update(task, completed=done, total=total), anchor, sealed
             )
@@ -125,12 +163,18 @@ def verify_cmd(
         report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
         raise fail(f"{bank}: {report.problem}")
-    extra = (f"; head {anchor} found" if anchor else "") + (f"; {since} is in the ledger" if sealed else "")
-    out.print(
-        f"ok: {report.entries} ledger entries chained, {report.seals} seals, {report.deals} commitments, "
-        f"{report.draws} draws verified{extra}",
-        markup=False,
-    )
+    parts = [
+        t("{n} ledger entries chained", n=report.entries),
+        t("{n} seals", n=report.seals),
+        t("{n} commitments", n=report.deals),
+        t("{n} draws verified", n=report.draws),
+    ]
+    text = t("ok: {parts}", parts=", ".join(parts))
+    if anchor:
+        text += "; " + t("head {anchor} found", anchor=anchor)
+    if sealed:
+        text += "; " + t("{since} is in the ledger", since=since)
+    out.print(text, markup=False)
 
 
 @bank_app.command("import")
@@ -148,7 +192,7 @@ def import_cmd(
     skipped: list[SkippedFile] = []
     if out.is_terminal:
         with _progress() as progress:
-            task = progress.add_task("reading files", total=len(files))
+            task = progress.add_task(t("reading files"), total=len(files))
             parsed = read_files(
                 files,
                 max_bytes=max_size * 2**20,
@@ -159,12 +203,12 @@ def import_cmd(
     else:
         parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped)
     if not parsed:
-        raise fail(f"no file with deals to import ({len(skipped)} left out); nothing was imported")
+        raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
     total = sum(len(records) for _, records in parsed)
     with open_bank(bank, keys, create=True) as b:
         if out.is_terminal:
             with _progress() as progress:
-                task = progress.add_task("importing", total=total)
+                task = progress.add_task(t("importing"), total=total)
                 report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
         else:
             report = import_parsed(b, parsed)
@@ -174,20 +218,27 @@ def import_cmd(
 
 def _import_summary(report: ImportReport, show: int) -> None:
     """Problems (files left out, unreadable records, duplicates) as one table, then the totals."""
-    rows: list[tuple[str, str, str, str]] = [(s.path, "", "", f"left out: {s.reason}") for s in report.skipped]
+    rows: list[tuple[str, str, str, str]] = [
+        (s.path, "", "", t("left out: {reason}", reason=s.reason)) for s in report.skipped
+    ]
     for f in report.files:
         rows.extend((f.path, _opt(p.line), _opt(p.board), p.reason) for p in f.problems)
     problems = len(rows)
     for f in report.files:
         rows.extend(
-            (d.file, _opt(d.line), _opt(d.board), f"duplicate of deal {d.repeats} ({d.first_seen})")
+            (
+                d.file,
+                _opt(d.line),
+                _opt(d.board),
+                t("duplicate of deal {deal} ({first})", deal=d.repeats, first=d.first_seen),
+            )
             for d in f.duplicates
         )
     listed = rows if show == 0 else rows[: max(show, 0)]
     if listed:
         if out.is_terminal:
-            table = Table(title="Problems and duplicates", title_justify="left")
-            for column in ("file", "line", "board", "what"):
+            table = Table(title=t("Problems and duplicates"), title_justify="left")
+            for column in (t("file"), t("line"), t("board"), t("what")):
                 table.add_column(column, overflow="fold")
             for row in listed:
                 table.add_row(*(Text(cell) for cell in row))  # file text is data, never markup
@@ -196,25 +247,39 @@ def _import_summary(report: ImportReport, show: int) -> None:
             lines = []
             for path, line, board, what in listed:
                 where = f"{path}:{line}" if line else path
-                lines.append(f"{where}:{f' board {board}:' if board else ''} {what}\n")
+                lines.append(f"{where}:{' ' + t('board {board}:', board=board) if board else ''} {what}\n")
             out.file.write("".join(lines))
     if len(rows) > len(listed):
-        out.print(f"… {len(rows) - len(listed)} more (--show 0 lists all)", markup=False)
-    span = f" as deals {report.first_deal}..{report.last_deal}" if report.first_deal is not None else ""
+        out.print(t("… {n} more (--show 0 lists all)", n=len(rows) - len(listed)), markup=False)
+    span = (
+        " " + t("as deals {first}..{last}", first=report.first_deal, last=report.last_deal)
+        if report.first_deal is not None
+        else ""
+    )
     entries = report.batch_indices
-    ledger = (
-        f"ledger entry {entries[0]}"
-        if len(entries) == 1
-        else f"ledger entries {entries[0]}..{entries[-1]} ({len(entries)} batches)"
+    if not entries:
+        ledger = t("nothing written to the ledger")
+    elif len(entries) == 1:
+        ledger = t("ledger entry {index}", index=entries[0])
+    else:
+        ledger = t("ledger entries {first}..{last} ({n} batches)", first=entries[0], last=entries[-1], n=len(entries))
+    counts = [
+        t("{n} duplicates", n=report.duplicates),
+        t("{n} unreadable records", n=problems - len(report.skipped)),
+    ]
+    if report.skipped:
+        counts.append(t("{n} files left out", n=len(report.skipped)))
+    text = (
+        t("{n} files", n=len(report.files))
+        + ": "
+        + t("imported {imported} of {n} deals", imported=report.imported, n=report.records)
+        + span
+        + "; "
+        + ", ".join(counts)
+        + "; "
+        + ledger
     )
-    out.print(
-        f"{len(report.files)} files: imported {report.imported} of {report.records} deals{span}; "
-        f"{report.duplicates} duplicates, {problems - len(report.skipped)} unreadable records"
-        + (f", {len(report.skipped)} files left out" if report.skipped else "")
-        + f"; {ledger}",
-        markup=False,
-        soft_wrap=True,
-    )
+    out.print(text, markup=False, soft_wrap=True)
 
 
 def _opt(value: int | None) -> str:
@@ -233,7 +298,7 @@ def export_key_cmd(
         raw = b.public_key_hex()
     if output is None:
         print_line(pem.decode().rstrip())
-        print_line(f"raw: {raw}")
+        print_line(t("raw: {raw}", raw=raw))
     else:
         output.write_bytes(pem)
-        out.print(f"wrote {output} (raw key {raw})", markup=False)
+        out.print(t("wrote {output} (raw key {raw})", output=output, raw=raw), markup=False)

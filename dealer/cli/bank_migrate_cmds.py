@@ -6,6 +6,7 @@ import typer
 
 from .app import fail
 from .bank_cmds import bank_app, out
+from .i18n import t
 
 
 @bank_app.command("migrate")
@@ -25,28 +26,50 @@ def migrate_cmd(
     with open_bank_at(source, create=False) as src:
         before = verify_bank(src)
         if not before.ok:
-            raise fail(f"{shown(source)}: does not verify, not migrated: {before.problem}")
+            raise fail(
+                t("{bank}: does not verify, not migrated: {problem}", bank=shown(source), problem=before.problem)
+            )
         report = migrate_bank(src, destination)
     with open_bank_at(destination, create=False) as dst:
         after = verify_bank(dst)
     if not after.ok:
-        raise fail(f"{shown(destination)}: the copy does not verify: {after.problem}")
+        raise fail(t("{bank}: the copy does not verify: {problem}", bank=shown(destination), problem=after.problem))
     if (after.entries, after.deals, after.seals, after.draws) != (
         before.entries,
         before.deals,
         before.seals,
         before.draws,
     ):
-        raise fail(f"{shown(destination)}: the copy differs from the source ({after} against {before})")
+        raise fail(
+            t(
+                "{bank}: the copy differs from the source ({after} against {before})",
+                bank=shown(destination),
+                after=after,
+                before=before,
+            )
+        )
     rows = ", ".join(f"{n} {table}" for table, n in report.rows.items())
-    out.print(f"migrated {shown(source)} -> {shown(destination)}: {rows}", markup=False)
     out.print(
-        f"verified on both: {after.entries} ledger entries chained, {after.seals} seals, {after.deals} commitments, "
-        f"{after.draws} draws",
+        t(
+            "migrated {source} -> {destination}: {rows}",
+            source=shown(source),
+            destination=shown(destination),
+            rows=rows,
+        ),
         markup=False,
     )
+    parts = [
+        t("{n} ledger entries chained", n=after.entries),
+        t("{n} seals", n=after.seals),
+        t("{n} commitments", n=after.deals),
+        t("{n} draws", n=after.draws),
+    ]
+    out.print(t("verified on both: {parts}", parts=", ".join(parts)), markup=False)
     out.print(
-        "the signing key is not copied (it is a file, not a row): a SQLite bank keeps it beside the file, a "
-        "PostgreSQL bank in the service's var_dir; move bank-ed25519.pem there (or give --keys) before the next seal",
+        t(
+            "the signing key is not copied (it is a file, not a row): a SQLite bank keeps it beside the file, a "
+            "PostgreSQL bank in the service's var_dir; move bank-ed25519.pem there (or give --keys) before the next "
+            "seal"
+        ),
         markup=False,
     )

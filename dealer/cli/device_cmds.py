@@ -14,6 +14,7 @@ from dealer.core.errors import DealerError
 from drivers.discovery import serial_rows, usb_rows
 
 from .app import app
+from .i18n import t
 
 if TYPE_CHECKING:
     from drivers.machine import MachineDriver
@@ -27,24 +28,24 @@ app.add_typer(machine_app, name="machine")
 def devices() -> None:
     """List candidate serial ports and USB devices matching known profiles (config/devices/)."""
     ports = serial_rows()
-    table = Table(title="Serial ports")
-    for col in ("device", "usb vid:pid", "serial number", "description", "profile"):
+    table = Table(title=t("Serial ports"))
+    for col in (t("device"), "USB VID:PID", t("serial number"), t("description"), t("profile")):
         table.add_column(col)
     for r in ports:
         table.add_row(r["device"], r["usb"], r["serial"], r["description"], r["profile"])
-    out.print(table if ports else "No serial ports found.")
+    out.print(table if ports else t("No serial ports found."))
     usb_found, problem = usb_rows()
     if problem:
-        out.print(f"USB: {problem}")
+        out.print(f"USB: {problem}")  # the USB library's own words
     elif usb_found:
-        utable = Table(title="USB devices matching a profile")
-        for col in ("bus:address", "vid:pid", "serial number", "profile", "open with"):
+        utable = Table(title=t("USB devices matching a profile"))
+        for col in (t("bus:address"), "VID:PID", t("serial number"), t("profile"), t("open with")):
             utable.add_column(col)
         for r in usb_found:
             utable.add_row(r["bus"], r["usb"], r["serial"], r["profile"], r["open"])
         out.print(utable)
     else:
-        out.print("No USB device matches a profile in config/devices/.")
+        out.print(t("No USB device matches a profile in config/devices/."))
 
 
 def _driver(target: str) -> MachineDriver:
@@ -65,18 +66,19 @@ def machine_info(
         drv = _driver(target)
         info = await drv.connect()
         try:
-            for field in (
-                "model",
-                "serial",
-                "firmware",
-                "protocol_version",
-                "pockets",
-                "reader",
-                "shuffler",
-                "duplicator",
-                "transport",
-            ):
-                typer.echo(f"{field}: {getattr(info, field)}")
+            labels = {
+                "model": t("model"),
+                "serial": t("serial"),
+                "firmware": t("firmware"),
+                "protocol_version": t("protocol_version"),
+                "pockets": t("pockets"),
+                "reader": t("reader"),
+                "shuffler": t("shuffler"),
+                "duplicator": t("duplicator"),
+                "transport": t("transport"),
+            }
+            for field, label in labels.items():
+                typer.echo(f"{label}: {getattr(info, field)}")
         finally:
             await drv.close()
 
@@ -102,11 +104,13 @@ def machine_deal(
                     ev = await drv.next_event(120)
                     if isinstance(ev, DealEnded) and ev.deal_id == deal_id:
                         assert ev.record is not None
-                        typer.echo(f"deal {deal_id}: {Deal.from_bytes(ev.record).to_pbn(Seat.N)}")
+                        typer.echo(
+                            t("deal {deal_id}: {pbn}", deal_id=deal_id, pbn=Deal.from_bytes(ev.record).to_pbn(Seat.N))
+                        )
                         break
                     if isinstance(ev, DeviceFault | Disconnected):
                         failures += 1
-                        typer.echo(f"deal {deal_id}: void: {ev}")
+                        typer.echo(t("deal {deal_id}: void: {event}", deal_id=deal_id, event=ev))
                         if isinstance(ev, DeviceFault):
                             await drv.reset()
                         break
@@ -136,7 +140,8 @@ def machine_conformance(
     known = {name for name, _, _ in CHECKS}
     if names is not None and names - known:
         raise typer.BadParameter(
-            f"unknown check(s) {sorted(names - known)}; known: {sorted(known)}", param_hint="--only"
+            t("unknown check(s) {unknown}; known: {known}", unknown=sorted(names - known), known=sorted(known)),
+            param_hint="--only",
         )
     transport = open_transport(target)  # a bad spec fails here with a clear error
     result = asyncio.run(run_conformance(transport, target, names, progress=lambda line: typer.echo(line, err=True)))

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from .app import app, fail
+from .i18n import error, language, os_reason, t
 from .options import BankOption, KeysOption
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def _lang(lang: str | None, config: Path | None) -> str:
     try:
         return resolve_language(lang, configured)
     except LanguageError as exc:
-        raise fail(str(exc)) from exc
+        raise fail(error(exc)) from exc
 
 
 def _regulation(path: Path | None) -> Regulation:
@@ -54,8 +55,10 @@ def _regulation(path: Path | None) -> Regulation:
 
 
 def _report(issued: Issued) -> None:
-    out.print(f"{issued.path}  #{issued.number}  {issued.title}", markup=False)
-    out.print(f"sha256 {issued.sha256}  (ledger entry {issued.ledger_index})", markup=False)
+    out.print(t("{path}  #{number}  {title}", path=issued.path, number=issued.number, title=issued.title), markup=False)
+    out.print(
+        t("SHA-256 {sha256}  (ledger entry {index})", sha256=issued.sha256, index=issued.ledger_index), markup=False
+    )
 
 
 @docs_app.command("bank")
@@ -187,7 +190,7 @@ def day_cmd(
     try:
         when = date.fromisoformat(day)
     except ValueError as exc:
-        raise fail(f"--date {day!r}: expected YYYY-MM-DD") from exc
+        raise fail(t("--date {day!r}: expected YYYY-MM-DD", day=day)) from exc
     language = _lang(lang, config)
     with open_bank(bank, keys) as b:
         _report(issue_day(b, directory, when, language))
@@ -203,19 +206,31 @@ def verify_cmd(
     from hashlib import sha256
 
     from dealer.documents.issue import verify_file
+    from dealer.i18n import Messages
 
     from .options import open_bank
 
     try:
         data = file.read_bytes()
     except OSError as exc:
-        raise fail(f"{file}: cannot read: {exc.strerror or exc}") from exc
+        raise fail(t("{file}: cannot read: {reason}", file=file, reason=os_reason(exc))) from exc
     with open_bank(bank, keys) as b:
         entry = verify_file(b, data)
     if entry is None:
-        raise fail(f"{file}: sha256 {sha256(data).hexdigest()} is not recorded in the ledger: not an issued document")
-    out.print(
-        f"{file}: document #{entry.data['number']} ({entry.data['doc']}, {entry.data['lang']}) "
-        f"issued {entry.ts}, ledger entry {entry.index}",
-        markup=False,
+        raise fail(
+            t(
+                "{file}: SHA-256 {sha256} is not recorded in the ledger: not an issued document",
+                file=file,
+                sha256=sha256(data).hexdigest(),
+            )
+        )
+    text = t(
+        "{file}: document #{number} ({doc}, {lang}) issued {ts}, ledger entry {index}",
+        file=file,
+        number=entry.data["number"],
+        doc=entry.data["doc"],
+        lang=entry.data["lang"],
+        ts=Messages(language(), {}).when(entry.ts),
+        index=entry.index,
     )
+    out.print(text, markup=False)

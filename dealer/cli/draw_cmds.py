@@ -18,6 +18,7 @@ from dealer.draw.director import Director, DrawnDeal
 from dealer.draw.protocol import DrawError, dice_spec, named_spec
 
 from .app import app, fail
+from .i18n import error, os_reason, t
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
@@ -37,7 +38,14 @@ RegulationOption = typer.Option(
 def _print_drawn(drawn: list[DrawnDeal]) -> None:
     for item in drawn:
         d = item.deal
-        print_line(f"deal {d.deal_id:>7} (pick {item.position:>7})  {d.deal.to_pbn()}")
+        print_line(
+            t(
+                "deal {deal_id:>7} (pick {position:>7})  {pbn}",
+                deal_id=d.deal_id,
+                position=item.position,
+                pbn=d.deal.to_pbn(),
+            )
+        )
 
 
 @draw_app.command("prepare")
@@ -66,7 +74,7 @@ def prepare_cmd(
     from dealer.regulation import load_regulation
 
     if bool(witness) == (named is not None):
-        raise fail("give the dice witnesses (--witness, repeated) or --named, one of the two")
+        raise fail(t("give the dice witnesses (--witness, repeated) or --named, one of the two"))
     if named is not None:
         spec = named_spec(
             named, numbers, minimum, maximum, width, "as drawn" if as_drawn else "ascending", not repeats, separator
@@ -100,7 +108,10 @@ def public_value_cmd(
     with open_bank(bank, keys) as b:
         d = Director(b)
         value = d.normalise(label, dice or None, named) if dry_run else d.enter_public_value(label, dice or None, named)
-    note.print(f"canonical public value of {label!r}{' (not stored)' if dry_run else ', stored'}:", markup=False)
+    if dry_run:
+        note.print(t("canonical public value of {label!r} (not stored):", label=label), markup=False)
+    else:
+        note.print(t("canonical public value of {label!r}, stored:", label=label), markup=False)
     print_line(value)
 
 
@@ -123,7 +134,7 @@ def run_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Pat
     with open_bank(bank, keys) as b:
         drawn = Director(b).run(label)
     _print_drawn(drawn)
-    out.print(f"{len(drawn)} deals drawn for {label!r}", markup=False)
+    out.print(t("{n} deals drawn for {label!r}", n=len(drawn), label=label), markup=False)
 
 
 @draw_app.command("show")
@@ -162,7 +173,10 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
     os.chmod(output, 0o600)
-    out.print(f"{len(boards)} boards written to {output} (owner-only: keep it secret until play)", markup=False)
+    out.print(
+        t("{n} boards written to {output} (owner-only: keep it secret until play)", n=len(boards), output=output),
+        markup=False,
+    )
 
 
 @draw_app.command("reveal")
@@ -184,7 +198,10 @@ def bundle_cmd(
     with open_bank(bank, keys) as b:
         bundle = Director(b).bundle(label)
     output.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n")
-    out.print(f"wrote {output}: {len(bundle['drawn'])} drawn deals with openings and proofs", markup=False)
+    out.print(
+        t("wrote {output}: {n} drawn deals with openings and proofs", output=output, n=len(bundle["drawn"])),
+        markup=False,
+    )
 
 
 @draw_app.command("verify")
@@ -198,22 +215,51 @@ def verify_cmd(
     paths = list(earlier or [])
     if chain is not None:
         if not chain.is_dir():
-            raise fail(f"{chain}: not a folder of bundles")
+            raise fail(t("{chain}: not a folder of bundles", chain=chain))
         paths += sorted(p for p in chain.glob("*.json") if p.resolve() != bundle_path.resolve())
     pool = [_read_bundle(p) for p in paths]
     checks = verify_bundle(bundle, pool)
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
-        print_line(f"{'passed' if check.ok else 'FAILED'} {check.name}: {check.detail}")
+        word = t("passed") if check.ok else t("FAILED")
+        print_line(f"{word} {_check_name(check.name)}: {check.detail}")
     if not checks or not checks[-1].ok:
-        raise fail(f"{bundle_path}: verification failed at '{checks[-1].name}': {checks[-1].detail}")
-    what = "a voided draw, properly voided" if bundle["void"] is not None else "the draw is verified"
-    print_line(f"{bundle_path}: all {len(checks)} checks passed: {what}")
+        raise fail(
+            t(
+                "{path}: verification failed at '{name}': {detail}",
+                path=bundle_path,
+                name=_check_name(checks[-1].name),
+                detail=checks[-1].detail,
+            )
+        )
+    what = t("a voided draw, properly voided") if bundle["void"] is not None else t("the draw is verified")
+    print_line(t("{path}: all {n} checks passed: {what}", path=bundle_path, n=len(checks), what=what))
+
+
+def _check_name(name: str) -> str:
+    """A bundle check's name in the command line's language (its details, mostly hashes, stay as written)."""
+    names = {
+        "well-formed": t("well-formed"),
+        "format": t("format"),
+        "seal signature": t("seal signature"),
+        "commitment signature": t("commitment signature"),
+        "commitment names the seal": t("commitment names the seal"),
+        "chain": t("chain"),
+        "public value": t("public value"),
+        "void": t("void draw"),
+        "secret": t("secret"),
+        "eligible set": t("eligible set"),
+        "quota": t("quota"),
+        "draw": t("draw"),
+        "openings": t("openings"),
+        "inclusion": t("inclusion"),
+    }
+    return names.get(name, name)
 
 
 def _read_bundle(path: Path) -> JsonObject:
     try:
         return load_bundle(path.read_bytes())
     except OSError as exc:
-        raise fail(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise fail(t("{file}: cannot read: {reason}", file=path, reason=os_reason(exc))) from exc
     except DrawError as exc:
-        raise fail(f"{path}: not a well-formed bundle: {exc}") from exc
+        raise fail(t("{path}: not a well-formed bundle: {error}", path=path, error=error(exc))) from exc

@@ -16,6 +16,7 @@ from dealer.formats.base import FormatError, ReadResult
 from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
 from .app import app, fail
+from .i18n import error, language, t
 
 out = Console(highlight=False, markup=False)
 err = Console(stderr=True, highlight=False, markup=False)
@@ -24,6 +25,20 @@ export_app = typer.Typer(
 )
 app.add_typer(export_app, name="export")
 
+# the formats' own descriptions are English (their modules are shared with the importer): the Russian ones here
+FORMAT_DESCRIPTIONS = {
+    "ber": "BER: 52 цифры на коробку, место каждой карты (Bernasconi)",
+    "bhg": "BHG: строка из 52 букв на коробку, руки начиная со сдающего (Borel)",
+    "bri": "BRI: записи по 128 байт, номера карт N, E, S (Duplimate)",
+    "csv": "CSV: 16 мастей, коробка, сдающий/зональность (электронные таблицы)",
+    "dge": "DGE: записи по 128 байт, руки с байтами символов мастей (старые программы сдачи)",
+    "dlm": "DLM: файл сдач Duplimate (Jannersten) для Windows, Show или Sealed",
+    "dup": "DUP: записи по 156 байт, BRI + DGE + хвост (Duplimate DOS)",
+    "json": "JSON: собственный описанный формат файла сдач bridge-dealer",
+    "lin": "LIN Bridge Base Online (сдачи; прочие ключи BBO пропускаются)",
+    "pbn": "Portable Bridge Notation 2.1 (tistis.nl/pbn): терпимый импорт, строгий экспорт",
+}
+
 FromOption = typer.Option(None, "--from", help="Input format (default: from the file's extension).")
 SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards that cannot be read (listed).")
 
@@ -31,11 +46,13 @@ SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards th
 def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT_BYTES // 2**20) -> ReadResult:
     result = read_deal_file(path, fmt, max_size * 2**20)
     for problem in result.problems:  # file names and file text are data: escaped, never taken as markup
-        err.print(Text(f"{path}: {problem.where()}:", style="yellow"), problem.reason, soft_wrap=True)
+        where = error(problem.where_phrase())
+        err.print(Text(f"{path}: {where}:", style="yellow"), error(problem.reason_phrase()), soft_wrap=True)
     if result.problems and not skip_bad:
-        raise fail(f"{path}: {len(result.problems)} board(s) cannot be read; fix the file or pass --skip-bad")
+        n = len(result.problems)
+        raise fail(t("{path}: {n} boards cannot be read; fix the file or pass --skip-bad", path=path, n=n))
     if not result.records:
-        raise fail(f"{path}: no boards in the file")
+        raise fail(t("{path}: no boards in the file", path=path))
     return result
 
 
@@ -62,10 +79,19 @@ def convert(
     result = _read(source, from_fmt, skip_bad, max_size)
     fmt = by_name(to_fmt) if to_fmt else by_path(str(target))
     if not fmt.can_write:
-        raise FormatError(f"format {fmt.name} can be read but not written")
+        raise FormatError("format {name} can be read but not written", name=fmt.name)
     data = fmt.write(result.records, ExportMeta(event=event, sealed=sealed, copies=copies))
     write_atomic(target, data)
-    out.print(f"{len(result.records)} boards: {source} → {target} ({fmt.name})", markup=False)
+    out.print(
+        t(
+            "{n} boards: {source} → {target} ({format})",
+            n=len(result.records),
+            source=source,
+            target=target,
+            format=fmt.name,
+        ),
+        markup=False,
+    )
 
 
 @app.command("formats")
@@ -73,8 +99,9 @@ def list_formats() -> None:
     """List the deal-file formats."""
     load_all()
     for name, fmt in sorted(formats().items()):
-        modes = ("r" if fmt.can_read else "-") + ("w" if fmt.can_write else "-")
-        out.print(f"{name:5} {modes}  .{', .'.join(fmt.extensions):12} {fmt.description}", markup=False, soft_wrap=True)
+        modes = (t("r") if fmt.can_read else "-") + (t("w") if fmt.can_write else "-")  # reads, writes
+        description = FORMAT_DESCRIPTIONS.get(name, fmt.description) if language() == "ru" else fmt.description
+        out.print(f"{name:5} {modes}  .{', .'.join(fmt.extensions):12} {description}", markup=False, soft_wrap=True)
 
 
 def _copies(copies: int | None, regulation: Path | None) -> int:
@@ -106,7 +133,7 @@ def export_files(
     names = [n.strip() for n in to.split(",") if n.strip()]
     meta = ExportMeta(event=event, site=site, date=date, sealed=sealed, copies=boards[0].copies)
     for path in write_session_files(boards, out_dir, stem, names, meta):
-        out.print(f"wrote {path}", markup=False)
+        out.print(t("wrote {path}", path=path), markup=False)
 
 
 @export_app.command("handrecords")
@@ -117,7 +144,7 @@ def export_handrecords(
     kinds: str = typer.Option("html,pdf,pbn", "--formats", help="Any of html, pdf, pbn, comma-separated."),
     title: str = typer.Option("", "--title", help="Title of the document."),
     subtitle: str = typer.Option("", "--subtitle", help="Second line: date, session, place."),
-    lang: str = typer.Option("en", "--lang", help="en or ru."),
+    lang: str | None = typer.Option(None, "--lang", help="ru or en (default: the command line's language)."),
     first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
     from_fmt: str | None = FromOption,
     skip_bad: bool = SkipOption,
@@ -129,12 +156,14 @@ def export_handrecords(
     """
     from dealer.handrecords.publish import publish
 
+    if lang is None:
+        lang = language()
     if lang not in ("en", "ru"):
-        raise typer.BadParameter(f"{lang!r}: expected en or ru", param_hint="--lang")
+        raise typer.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
     boards = _boards(source, from_fmt, skip_bad, first, 1)
     records = [b.record() for b in boards]
     with Progress(
-        TextColumn("double dummy"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+        TextColumn(t("double dummy")), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
     ) as bar:
         task = bar.add_task("dd", total=len(records))
         paths = publish(
@@ -150,7 +179,7 @@ def export_handrecords(
             progress=lambda done, total: bar.update(task, completed=done),
         )
     for path in paths:
-        out.print(f"wrote {path}", markup=False)
+        out.print(t("wrote {path}", path=path), markup=False)
 
 
 @export_app.command("boards")
@@ -182,7 +211,7 @@ def export_boards(
     from dealer.export.run import make_boards_on
 
     if (device is None) == (not simulate):
-        raise typer.BadParameter("give either --device or --simulate", param_hint="--device")
+        raise typer.BadParameter(t("give either --device or --simulate"), param_hint="--device")
     boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation))
     journal = out_dir / f"{stem}.journal.json"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -190,24 +219,48 @@ def export_boards(
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
     ) as bar:
-        task = bar.add_task("starting", total=sum(b.copies for b in boards))
+        task = bar.add_task(t("starting"), total=sum(b.copies for b in boards))
 
         def on_progress(p: MakeProgress) -> None:
-            bar.update(
-                task, completed=p.copies_done, description=f"board {p.index} of {p.total}, copy {p.copy} of {p.copies}"
+            description = t(
+                "board {index} of {total}, copy {copy} of {copies}",
+                index=p.index,
+                total=p.total,
+                copy=p.copy,
+                copies=p.copies,
             )
+            bar.update(task, completed=p.copies_done, description=description)
             if p.stage is Stage.FOUL and p.foul is not None:
                 f = p.foul
-                where = f" (card {f.card}, pocket {f.pocket}, belongs in {f.expected})" if f.card else ""
+                where = (
+                    " "
+                    + t(
+                        "(card {card}, pocket {pocket}, belongs in {expected})",
+                        card=f.card,
+                        pocket=f.pocket,
+                        expected=f.expected,
+                    )
+                    if f.card
+                    else ""
+                )
                 bar.console.print(
-                    Text("foul", style="red"),
-                    f"board {f.board} copy {f.copy} try {f.attempt}: {f.reason}{where}",
+                    Text(t("foul"), style="red"),
+                    t(
+                        "board {board} copy {copy} try {attempt}: {reason}",
+                        board=f.board,
+                        copy=f.copy,
+                        attempt=f.attempt,
+                        reason=f.reason,
+                    )
+                    + where,
                     soft_wrap=True,
                 )
 
         async def before_remake(foul: FoulCopy) -> None:
             if wait_operator:
-                await asyncio.to_thread(input, f"Clear the machine, then press Enter to re-make board {foul.board} ")
+                await asyncio.to_thread(
+                    input, t("Clear the machine, then press Enter to re-make board {board} ", board=foul.board)
+                )
 
         target = "simulator" if simulate else device
         assert target is not None
@@ -216,8 +269,9 @@ def export_boards(
                            before_remake=before_remake, pace=0.5, faults=faults, seed=1)
         )  # fmt: skip
         report = done.report
-    out.print(
-        f"{len(report.made)} copies made, {len(report.skipped)} already made earlier, {len(report.fouls)} foul "
-        f"and re-made; journal {journal}",
-        markup=False,
-    )
+    parts = [
+        t("{n} copies made", n=len(report.made)),
+        t("{n} already made earlier", n=len(report.skipped)),
+        t("{n} foul and re-made", n=len(report.fouls)),
+    ]
+    out.print(", ".join(parts) + "; " + t("journal {journal}", journal=journal), markup=False)

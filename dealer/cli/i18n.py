@@ -4,7 +4,9 @@ The language is ``--lang`` when the command line has one, else ``language`` of `
 file is here, else ``LANG``, else Russian. Help texts are written in English in the command modules and looked up
 in ``dealer/cli/i18n/ru.json`` (English text → Russian), so a module adds an option in one place; a test walks
 every command and fails on a help text without a Russian entry. Messages the commands print (and the errors
-they report) are still English.
+they report) go through :func:`t`, keyed the same way (``messages`` in ``ru.json``; ``en.json`` holds the English
+plural forms), and domain errors through :func:`dealer.i18n.error_text`. Machine output (``machine.py``) is not
+translated.
 """
 
 from __future__ import annotations
@@ -16,16 +18,55 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from dealer.i18n import LANGUAGES, resolve_language
+from dealer.i18n import LANGUAGES, is_plural_entry, pick_plural, plural_count, resolve_language
 
 CONFIG = Path("config/service.toml")
 
 
 @cache
-def catalogue() -> dict[str, dict[str, str]]:
-    text = resources.files("dealer.cli").joinpath("i18n/ru.json").read_text(encoding="utf-8")
-    data: dict[str, dict[str, str]] = json.loads(text)
+def catalogue(lang: str = "ru") -> dict[str, dict[str, Any]]:
+    text = resources.files("dealer.cli").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
+    data: dict[str, dict[str, Any]] = json.loads(text)
     return data
+
+
+_CHOSEN: dict[str, str] = {}  # the language of this command line, once ``main`` (or a test) has chosen it
+
+
+def set_language(lang: str) -> None:
+    _CHOSEN["lang"] = lang
+
+
+def language() -> str:
+    """The command line's language (chosen by ``main``; else the config's, LANG's, or Russian)."""
+    if "lang" not in _CHOSEN:
+        _CHOSEN["lang"] = cli_language([])
+    return _CHOSEN["lang"]
+
+
+def t(template: str, /, **params: object) -> str:
+    """A message for people in the command line's language: ``template`` is the English ``str.format`` text and
+    the key of the catalogues; a plural entry agrees with ``n`` (or the first number among the fields)."""
+    lang = language()
+    entry: Any = catalogue(lang)["messages"].get(template, template)
+    if is_plural_entry(entry):
+        count = plural_count(template, params)
+        entry = entry["other"] if count is None else pick_plural(entry, lang, count)
+    return str(entry).format(**params) if params else str(entry)
+
+
+def os_reason(exc: OSError) -> str:
+    """Why a file could not be read or written (or a port bound), in the command line's language."""
+    from dealer.i18n import os_text
+
+    return os_text(exc, language())
+
+
+def error(exc: object) -> str:
+    """An error (a DealerError's template, a Phrase) in the command line's language."""
+    from dealer.i18n import error_text
+
+    return error_text(exc, language())
 
 
 def cli_language(argv: Sequence[str]) -> str:
@@ -51,6 +92,11 @@ def cli_language(argv: Sequence[str]) -> str:
 
 
 def _walk(command: Any, help_texts: dict[str, str]) -> None:
+    words = catalogue()["framework"]
+    if getattr(command, "options_metavar", None) == "[OPTIONS]":
+        command.options_metavar = words["[OPTIONS]"]
+    if getattr(command, "subcommand_metavar", None) == "COMMAND [ARGS]...":
+        command.subcommand_metavar = words["COMMAND [ARGS]..."]
     if command.help:
         command.help = help_texts.get(command.help, command.help)
     if command.short_help:
@@ -58,7 +104,10 @@ def _walk(command: Any, help_texts: dict[str, str]) -> None:
     option = command.get_help_option(command.context_class(command))
     if option is not None and option.help:
         option.help = catalogue()["framework"].get(option.help, option.help)
+    arguments = catalogue()["arguments"]
     for param in command.params:
+        if param.param_type_name == "argument" and param.name in arguments:
+            param.metavar = arguments[param.name]  # the argument's name in usage lines and help (English: as named)
         text = getattr(param, "help", None)
         if text:
             param.help = help_texts.get(text, text)
@@ -78,13 +127,14 @@ def localize(command: Any, lang: str) -> None:
     words = catalogue()["framework"]
 
     def gettext(message: str) -> str:
-        return words.get(message, message)
+        return str(words.get(message, message))
 
     # click (and the copy typer carries, typer._click) look their words up through gettext's ``_``
     for name, module in list(sys.modules.items()):
         if name.split(".")[0] in ("click", "typer") and getattr(module, "_", None) is stdlib_gettext.gettext:
             module._ = gettext  # type: ignore[attr-defined]
     _vendored_click(words)
+    _type_names(catalogue()["types"])
     for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
                  "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
         setattr(ru, name, gettext(getattr(ru, name)))
@@ -103,6 +153,16 @@ ERRORS = (
     (r"^Got unexpected extra argument\(s\) ", "Лишние аргументы "),
     (r"^Option '(.*)' requires an argument\.", "Параметру '\\1' нужно значение."),
     (r" Did you mean (.*)\?$", " Может быть, \\1?"),
+    # typer checks values through pydantic, whose words come last
+    (r"Input should be a valid integer, unable to parse string as an integer", "нужно целое число"),
+    (r"Input should be a valid number, unable to parse string as a number", "нужно число"),
+    (r"Input should be a valid integer", "нужно целое число"),
+    (r"Input should be a valid number", "нужно число"),
+    (r"Input should be a valid boolean", "нужно да или нет (true/false)"),
+    (r"Input should be greater than or equal to (\S+)", "нужно не меньше \\1"),
+    (r"Input should be less than or equal to (\S+)", "нужно не больше \\1"),
+    (r"Input should be greater than (\S+)", "нужно больше \\1"),
+    (r"Input should be less than (\S+)", "нужно меньше \\1"),
 )
 
 
@@ -129,6 +189,22 @@ def _vendored_click(words: dict[str, str]) -> None:
                 return text
 
             cls.format_message = format_message  # type: ignore[method-assign]
+
+
+def _type_names(types: dict[str, str]) -> None:
+    """typer's value types in help (``<int>``, ``<path>``) in Russian."""
+    import typer.core as core
+
+    display_type = core._TyperParameter.display_type
+    if getattr(display_type, "localized", False):
+        return
+
+    def localized(self: Any, ctx: Any) -> str:
+        text = str(display_type(self, ctx))
+        return types.get(text, text)
+
+    localized.localized = True  # type: ignore[attr-defined]
+    core._TyperParameter.display_type = localized  # type: ignore[method-assign]
 
 
 def help_texts(command: Any) -> list[str]:

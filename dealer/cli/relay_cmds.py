@@ -8,6 +8,7 @@ import logging
 import typer
 
 from .app import app
+from .i18n import t
 
 
 @app.command("relay")
@@ -28,13 +29,22 @@ def relay(
     from dealer.web.public_wire import check_event
 
     if language not in LANGUAGES:
-        raise typer.BadParameter(f"{language!r}: allowed {', '.join(LANGUAGES)}", param_hint="--language")
+        raise typer.BadParameter(t("{value!r}: expected ru or en", value=language), param_hint="--language")
     if not nats_url.startswith(("nats://", "tls://")):
-        raise typer.BadParameter(f"{nats_url!r} must be a nats:// or tls:// URL", param_hint="--nats")
+        raise typer.BadParameter(t("{url!r} must be a nats:// or tls:// URL", url=nats_url), param_hint="--nats")
     check_event(event)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     web = create_relay_app(nats_url, event, delay, language)
-    typer.echo(f"bridge-dealer relay: event {event!r} from {nats_url}, delay {delay:g} s, on http://{host}:{port}/")
+    typer.echo(
+        t(
+            "bridge-dealer relay: event {event!r} from {nats}, delay {delay:g} s, on http://{host}:{port}/",
+            event=event,
+            nats=nats_url,
+            delay=delay,
+            host=host,
+            port=port,
+        )
+    )
     sock = listen(host, port)  # new viewers are taken a few per loop turn: a crowd cannot stall the others
     server = uvicorn.Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=1))
     with contextlib.suppress(KeyboardInterrupt):

@@ -15,6 +15,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from dealer.core.events import CardSeen
 
 from .app import app
+from .i18n import t
 
 if TYPE_CHECKING:  # numpy and OpenCV are imported by the commands that use them, not at start-up
     from drivers.camera.sources import Frame, FrameSource
@@ -37,7 +38,7 @@ def _progress(console: Console) -> Progress:
 def _counted(frames: Iterator[Frame], progress: Progress | None, task: TaskID | None) -> Iterator[Frame]:
     for frame in frames:
         if progress is not None and task is not None:
-            progress.update(task, description=f"frame {frame.number}")
+            progress.update(task, description=t("frame {number}", number=frame.number))
         yield frame
 
 
@@ -56,7 +57,7 @@ def calibrate_cmd(
     try:
         if sys.stdout.isatty():
             with _progress(console) as progress:
-                task = progress.add_task("calibrating", total=None)
+                task = progress.add_task(t("calibrating"), total=None)
                 cal = calibrate(
                     _counted(src.frames(), progress, task),
                     still=src.still,
@@ -69,7 +70,11 @@ def calibrate_cmd(
     finally:
         src.close()
     cal.save(out)
-    console.print(f"calibrated on 52 cards from {source}; written to {out}", markup=False, soft_wrap=True)
+    console.print(
+        t("calibrated on 52 cards from {source}; written to {out}", source=source, out=out),
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 @scanner_app.command("read")
@@ -89,14 +94,19 @@ def read_cmd(
     try:
         if tty:
             with _progress(console) as progress:
-                task = progress.add_task("reading", total=None)
+                task = progress.add_task(t("reading"), total=None)
                 for event in scanner.events():
                     console.print(_line(event), markup=False, soft_wrap=True)
                     s = scanner.stats
                     progress.update(
                         task,
-                        description=f"{s.frames} frames, {s.cards} cards, {s.unreadable} unreadable, "
-                        f"{s.ms_per_frame:.1f} ms/frame",
+                        description=t(
+                            "{frames} frames, {cards} cards, {unreadable} unreadable, {ms:.1f} ms/frame",
+                            frames=s.frames,
+                            cards=s.cards,
+                            unreadable=s.unreadable,
+                            ms=s.ms_per_frame,
+                        ),
                     )
         else:
             for event in scanner.events():

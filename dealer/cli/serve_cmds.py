@@ -13,6 +13,7 @@ import typer
 from dealer.regulation import REHEARSAL_TARGET
 
 from .app import app
+from .i18n import os_reason, t
 
 REHEARSAL_PACE = 60.0  # simulator cards per second in a rehearsal: a deal in about a second
 
@@ -83,9 +84,13 @@ def serve(
         sock = bind(cfg.host, cfg.port)
     except OSError as exc:
         typer.echo(
-            f"dealer serve: cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc} "
-            "(another program, or another `dealer serve`, uses this port: stop it or pass --port N). "
-            "Nothing was started or written.",
+            t(
+                "dealer serve: cannot listen on {host}:{port}: {reason} (another program, or another `dealer serve`, "
+                "uses this port: stop it or pass --port N). Nothing was started or written.",
+                host=cfg.host,
+                port=cfg.port,
+                reason=os_reason(exc),
+            ),
             err=True,
         )
         raise typer.Exit(1) from None
@@ -112,23 +117,44 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     bound_port = sock.getsockname()[1]
     base = f"http://{shown_host}:{bound_port}"
     if reg.variant is DealingVariant.CLOSED:
-        making = f"{reg.boards_per_session} boards ({reg.copies} copies each), closed dealing: no bank"
+        making = t(
+            "{boards} boards ({copies} copies each), closed dealing: no bank",
+            boards=reg.boards_per_session,
+            copies=reg.copies,
+        )
     else:
-        making = f"{reg.open_count()} open cards, bank target {reg.bank_target}, bank {bank_shown}"
+        making = t(
+            "{n} open cards, bank target {target}, bank {bank}",
+            n=reg.open_count(),
+            target=reg.bank_target,
+            bank=bank_shown,
+        )
     secrets = cfg.var_dir / "*.secret"
-    delay = f"{cfg.broadcast_delay:g} s behind the hall"
+    delay = t("{delay:g} s behind the hall", delay=cfg.broadcast_delay)
+    stations = t("{n} stations", n=len(cfg.stations))
+    head = t("bridge-dealer service: {stations}, variant {variant}, {making}", stations=stations,
+             variant=int(reg.variant), making=making)  # fmt: skip
+    role = {
+        "hall": t("hall display:"),
+        "remote": t("remote viewers:"),
+        "judge": t("technical judge:"),
+        "director": t("director:"),
+    }
+    width = max(len(v) for v in role.values()) + 2
     typer.echo(
         "\n".join(
             [
-                ("REHEARSAL — " if rehearsal else "")
-                + f"bridge-dealer service: {len(cfg.stations)} station(s), variant {int(reg.variant)}, {making}",
-                f"Open these links (the secrets are in {secrets}; keep the judge's and the director's private):",
-                f"    hall display:      {base}/   (real time, for the monitor in the playing hall)",
-                f"    remote viewers:    {base}/remote   ({delay})",
-                f"    technical judge:   {base}/judge?token={service.secrets.secret('judge')}",
-                f"    director:          {base}/director?token={service.secrets.secret('director')}",
-                "The stations connect now; nothing is dealt until the technical judge presses Start.",
-                "Press Ctrl-C to stop.",
+                (t("REHEARSAL — ") if rehearsal else "") + head,
+                t(
+                    "Open these links (the secrets are in {secrets}; keep the judge's and the director's private):",
+                    secrets=secrets,
+                ),
+                f"    {role['hall']:<{width}} {base}/   " + t("(real time, for the monitor in the playing hall)"),
+                f"    {role['remote']:<{width}} {base}/remote   ({delay})",
+                f"    {role['judge']:<{width}} {base}/judge?token={service.secrets.secret('judge')}",
+                f"    {role['director']:<{width}} {base}/director?token={service.secrets.secret('director')}",
+                t("The stations connect now; nothing is dealt until the technical judge presses Start."),
+                t("Press Ctrl-C to stop."),
             ]
         ),
         err=False,
@@ -149,4 +175,4 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
         server.run(sockets=[sock])
-    typer.echo("stopped")
+    typer.echo(t("stopped"))

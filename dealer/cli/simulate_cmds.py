@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from .app import app
+from .i18n import t
 
 simulate_app = typer.Typer(help="Simulated hardware for trials and tests.", no_args_is_help=True)
 app.add_typer(simulate_app, name="simulate")
@@ -31,7 +32,7 @@ def simulate_machine(
     from drivers.simulator.endpoints import PtyEndpoint, TcpEndpoint
 
     if pty and tcp is not None:
-        raise typer.BadParameter("choose one of --pty and --tcp", param_hint="--pty/--tcp")
+        raise typer.BadParameter(t("choose one of --pty and --tcp"), param_hint="--pty/--tcp")
     plan = parse_faults(faults, seed)
     machine = VirtualMachine(pace=pace, faults=plan, serial=serial, history_limit=64)
 
@@ -40,8 +41,8 @@ def simulate_machine(
         endpoint = TcpEndpoint(machine, host, tcp) if tcp is not None else PtyEndpoint(machine, link)
         await endpoint.start()
         target = endpoint.path if isinstance(endpoint, PtyEndpoint) else f"tcp://{host}:{endpoint.port}"
-        print(f"listening: {endpoint.where}", flush=True)
-        print(f"open with: {target}", flush=True)
+        print(t("listening: {where}", where=endpoint.where), flush=True)
+        print(t("open with: {target}", target=target), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -52,6 +53,9 @@ def simulate_machine(
         with contextlib.suppress(asyncio.CancelledError):
             await runner
         await endpoint.stop()
-        print(f"stopped after {machine.operations} operations ({machine.completed} completed)", flush=True)
+        done = t(
+            "stopped after {n} operations ({completed} completed)", n=machine.operations, completed=machine.completed
+        )
+        print(done, flush=True)
 
     asyncio.run(main())

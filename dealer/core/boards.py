@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .cards import Seat
-from .errors import BoardNumberError
+from .errors import BoardNumberError, DealError
 
 
 class Vulnerability(Enum):
@@ -37,7 +37,7 @@ class Vulnerability(Enum):
         }  # fmt: skip
         if key in aliases:
             return aliases[key]
-        raise ValueError(f"unknown vulnerability {text!r}: expected None, NS, EW or All")
+        raise DealError("unknown vulnerability {text!r}: expected None, NS, EW or All", text=text)
 
 
 _VULNERABILITY_CYCLE = (Vulnerability.NONE, Vulnerability.NS, Vulnerability.EW, Vulnerability.ALL)

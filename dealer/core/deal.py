@@ -72,11 +72,11 @@ class Deal:
     def __init__(self, seats: bytes | Sequence[int]) -> None:
         raw = bytes(seats)
         if len(raw) != 52:
-            raise DealError(f"a deal assigns 52 cards, got {len(raw)}")
+            raise DealError("a deal assigns 52 cards, got {n_raw}", n_raw=len(raw))
         counts = [raw.count(seat) for seat in range(4)]
         if sum(counts) != 52:
             bad = next(i for i, s in enumerate(raw) if s > 3)
-            raise DealError(f"card {Card(bad).name} has no seat (value {raw[bad]}, allowed 0..3)")
+            raise DealError("card {name} has no seat (value {raw}, allowed 0..3)", name=Card(bad).name, raw=raw[bad])
         for seat in Seat:
             if counts[seat] != 13:
                 raise HandSizeError(seat.letter, counts[seat])
@@ -114,7 +114,11 @@ class Deal:
     def from_bytes(cls, data: bytes) -> Deal:
         """Decode the canonical 13-byte form."""
         if len(data) != CANONICAL_SIZE:
-            raise DealError(f"canonical deal is {CANONICAL_SIZE} bytes, got {len(data)}")
+            raise DealError(
+                "canonical deal is {CANONICAL_SIZE} bytes, got {n_data}",
+                CANONICAL_SIZE=CANONICAL_SIZE,
+                n_data=len(data),
+            )
         return cls(_UNPACK_TABLE_JOIN(data))
 
     @classmethod
@@ -213,7 +217,7 @@ class PartialDeal:
             seats = bytes(missing[0] if s == UNKNOWN else s for s in seats)
         elif missing:
             names = " ".join(s.letter for s in missing)
-            raise DealError(f"hands {names} are unknown; a complete deal needs at least three hands")
+            raise DealError("hands {names} are unknown; a complete deal needs at least three hands", names=names)
         return Deal(seats)
 
     def to_pbn(self, first: Seat = Seat.N) -> str:
@@ -290,14 +294,14 @@ def parse_pbn_deal(text: str, *, allow_partial: bool = True) -> PartialDeal:
         hand_no += 1
         if token == "-":
             if not allow_partial:
-                raise CardTokenError(token, start, f"hand {SEAT_CHARS[seat]} is unknown ('-') in")
+                raise CardTokenError(token, start, "hand {seat} is unknown ('-') in", seat=SEAT_CHARS[seat])
             continue
         _parse_hand_into(token, start, seat, seats)
     rest = src[pos:].strip()
     if rest:
         raise CardTokenError(rest, pos, "unexpected text after the fourth hand:")
     if hand_no < 4 and not allow_partial:
-        raise CardTokenError(src, 0, f"deal has {hand_no} hands, expected 4:")
+        raise CardTokenError(src, 0, "deal has {hand_no} hands, expected 4:", hand_no=hand_no)
     if hand_no == 0:
         raise CardTokenError(src, 0, "deal has no hands:")
     return PartialDeal(bytes(seats))
@@ -306,7 +310,9 @@ def parse_pbn_deal(text: str, *, allow_partial: bool = True) -> PartialDeal:
 def _parse_hand_into(token: str, offset: int, seat: int, seats: bytearray) -> None:
     suits = token.split(".")
     if len(suits) != 4:
-        raise CardTokenError(token, offset, f"hand {SEAT_CHARS[seat]} must have 4 suits separated by '.', got")
+        raise CardTokenError(
+            token, offset, "hand {seat} must have 4 suits separated by '.', got", seat=SEAT_CHARS[seat]
+        )
     count = 0
     base = 0
     table = _RANK_INDEX

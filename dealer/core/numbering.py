@@ -50,9 +50,13 @@ def deal_rank(deal: Deal) -> int:
 
 def deal_from_rank(number: int) -> Deal:
     if not isinstance(number, int) or isinstance(number, bool):
-        raise DealNumberError(f"deal number must be an integer, got {number!r}")
+        raise DealNumberError("deal number must be an integer, got {number!r}", number=number)
     if not 0 <= number < DEAL_COUNT:
-        raise DealNumberError(f"deal number {number} is out of range: allowed 0 .. {DEAL_COUNT - 1}")
+        raise DealNumberError(
+            "deal number {number} is out of range: allowed 0 .. {maximum}",
+            number=number,
+            maximum=DEAL_COUNT - 1,
+        )
     seats = bytearray([3] * 52)
     remaining = list(range(52))
     g = number
@@ -87,8 +91,10 @@ def format_deal_number(number: int) -> str:
 def parse_deal_number(text: str) -> int:
     cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
     if not cleaned.isdecimal():
-        raise DealNumberError(f"deal number {text!r} is not a whole number")
+        raise DealNumberError("deal number {text!r} is not a whole number", text=text)
     value = int(cleaned)
     if value >= DEAL_COUNT:
-        raise DealNumberError(f"deal number {text} is out of range: allowed 0 .. {DEAL_COUNT - 1}")
+        raise DealNumberError(
+            "deal number {text} is out of range: allowed 0 .. {maximum}", text=text, maximum=DEAL_COUNT - 1
+        )
     return value

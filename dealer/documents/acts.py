@@ -24,7 +24,7 @@ from dealer.bank.ledger import Entry, EntryKind
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.diagram import hand_lines
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.draw.protocol import commitment_hash
 from dealer.i18n import Messages, check_language
 from dealer.regulation import Regulation
@@ -40,6 +40,27 @@ OUTCOMES = ("ok", "faulty")
 
 class DocumentError(DealerError, ValueError):
     """A document cannot be issued (not revealed yet, nothing recorded, …), saying why."""
+
+
+DRAW_STATES = {
+    "committed": Phrase("commitment published"),
+    "public-value": Phrase("public value entered"),
+    "drawn": Phrase("drawn"),
+    "revealed": Phrase("revealed"),
+    "void": Phrase("void"),
+}
+
+
+def not_revealed(label: str, state: str) -> DocumentError:
+    return DocumentError(
+        "The annex is printed only after draw '{label}' is revealed (now: {state}).",
+        label=label,
+        state=DRAW_STATES.get(state, state),
+    )
+
+
+def no_checks(session: str) -> DocumentError:
+    return DocumentError("No equipment check is recorded for session '{label}'", label=session)
 
 
 class LedgerReader(Protocol):
@@ -362,7 +383,7 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
     m = messages(ctx.lang)
     rec = bank.get_draw(label)
     if rec.state != "revealed":
-        raise DocumentError(m("annex.not_revealed", label=label, state=m(f"draw.state.{rec.state}")))
+        raise not_revealed(label, rec.state)
     seats = m.list("seat.letters")
     rows = []
     for board, stored in enumerate(drawn, start=1):
@@ -404,7 +425,7 @@ def boards_act(
         if e.data.get("what") == "boards" and e.data.get("label") == label
     ]
     if not runs and journal is None:
-        raise DocumentError(m("boards.none", label=label))
+        raise DocumentError("No board making for session '{label}' is recorded in the bank's ledger", label=label)
     last = runs[-1] if runs else None
     done = [tuple(x) for x in (journal or {}).get("done", [])]
     fouls = list((journal or {}).get("fouls", []))
@@ -471,7 +492,7 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
     m = messages(ctx.lang)
     checks = check_entries(bank, session)
     if not checks:
-        raise DocumentError(m("equipment.no_checks", label=session))
+        raise no_checks(session)
     norm = 1.0
     rows = []
     for e in checks:
@@ -536,11 +557,11 @@ def equipment_check(
     if not session.strip() or not session.isprintable():
         raise DocumentError("an equipment check needs a session label (printable text)")
     if phase not in PHASES:
-        raise DocumentError(f"phase = {phase!r}: allowed {', '.join(PHASES)}")
+        raise DocumentError("phase = {phase!r}: allowed {PHASES}", phase=phase, PHASES=", ".join(PHASES))
     if outcome not in OUTCOMES:
-        raise DocumentError(f"outcome = {outcome!r}: allowed {', '.join(OUTCOMES)}")
+        raise DocumentError("outcome = {outcome!r}: allowed {OUTCOMES}", outcome=outcome, OUTCOMES=", ".join(OUTCOMES))
     if len(note) > 500:
-        raise DocumentError(f"note is {len(note)} characters long: at most 500")
+        raise DocumentError("note is {n_note} characters long: at most 500", n_note=len(note))
     return {
         "session": session.strip(),
         "phase": phase,

@@ -70,7 +70,9 @@ def issue(
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{stem}.pdf"
     if path.exists():
-        raise DocumentError(f"{path} exists already: documents are never overwritten (another bank's folder?)")
+        raise DocumentError(
+            "{path} exists already: documents are never overwritten (another bank's folder?)", path=path
+        )
     write_atomic(out_dir / f"{stem}.json", content)
     write_atomic(path, pdf)
     digest = sha256(pdf).hexdigest()
@@ -110,9 +112,16 @@ def day_documents(bank: LedgerReader, out_dir: Path, day: date) -> list[tuple[Do
         try:
             content = path.read_bytes()
         except OSError as exc:
-            raise DocumentError(f"{path}: cannot read document {e.data['number']}: {exc.strerror or exc}") from exc
+            raise DocumentError(
+                "{path}: cannot read document {data}: {exc_strerror_or_exc}",
+                path=path,
+                data=e.data["number"],
+                exc_strerror_or_exc=exc.strerror or exc,
+            ) from exc
         if sha256(content).hexdigest() != e.data.get("content_sha256"):
-            raise DocumentError(f"{path}: differs from what the ledger recorded for document {e.data['number']}")
+            raise DocumentError(
+                "{path}: differs from what the ledger recorded for document {data}", path=path, data=e.data["number"]
+            )
         out.append((Document.from_dict(json.loads(content)), str(e.data["sha256"])))
     return out
 
@@ -125,7 +134,7 @@ def issue_day(bank: DocumentBank, out_dir: Path, day: date, lang: str, now: date
     docs = day_documents(bank, out_dir, day)
     day_text = format_date(day, lang)
     if not docs:
-        raise DocumentError(m("day.none", date=day_text))
+        raise DocumentError("No documents were issued on {date}", date=day.isoformat())
     title = m("day.title", date=day_text)
 
     def build(number: int, moment: datetime) -> Document:

@@ -60,8 +60,7 @@ def issue_draw_annex(
 
     rec = bank.get_draw(label)
     if rec.state != "revealed":
-        m = acts.messages(lang)
-        raise DocumentError(m("annex.not_revealed", label=label, state=m(f"draw.state.{rec.state}")))
+        raise acts.not_revealed(label, rec.state)
     drawn = [item.deal for item in Director(bank).drawn_deals(label)]
     ctx = _ctx(reg, lang, witnesses)
     return issue(bank, out_dir, lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label)
@@ -73,7 +72,7 @@ def read_journal(path: Path | None) -> dict[str, Any] | None:
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DocumentError(f"{path}: not a readable board-making journal ({exc})") from exc
+        raise DocumentError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
     return data
 
 
@@ -99,6 +98,6 @@ def issue_equipment_act(
     bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, session: str, witnesses: Sequence[str] = ()
 ) -> Issued:
     if not acts.check_entries(bank, session):
-        raise DocumentError(acts.messages(lang)("equipment.no_checks", label=session))
+        raise acts.no_checks(session)
     ctx = _ctx(reg, lang, witnesses)
     return issue(bank, out_dir, lambda n, t: acts.equipment_act(bank, ctx(n, t), session), session=session)

@@ -59,17 +59,17 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
     out: dict[str, object] = {}
     for key, value in pairs:
         if key in out:
-            raise BundleError(f"member {key!r} appears twice in one object")
+            raise BundleError("member {key!r} appears twice in one object", key=key)
         out[key] = value
     return out
 
 
 def _no_float(text: str) -> NoReturn:
-    raise BundleError(f"number {text} is not a whole number: the bundle holds integers only")
+    raise BundleError("number {text} is not a whole number: the bundle holds integers only", text=text)
 
 
 def _no_constant(text: str) -> NoReturn:
-    raise BundleError(f"{text} is not JSON")
+    raise BundleError("{text} is not JSON", text=text)
 
 
 def strict_json(data: bytes | str) -> object:
@@ -78,13 +78,13 @@ def strict_json(data: bytes | str) -> object:
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise BundleError(f"not UTF-8 at byte {exc.start}") from exc
+            raise BundleError("not UTF-8 at byte {start}", start=exc.start) from exc
     try:
         return json.loads(data, object_pairs_hook=_no_duplicates, parse_float=_no_float, parse_constant=_no_constant)
     except BundleError:
         raise
     except ValueError as exc:
-        raise BundleError(f"not JSON: {exc}") from exc
+        raise BundleError("not JSON: {exc}", exc=exc) from exc
 
 
 def load_bundle(data: bytes) -> JsonObject:
@@ -101,9 +101,15 @@ _HEX = re.compile(r"[0-9a-f]*")
 
 def _hex(value: object, where: str, size: int | None) -> bytes:
     if not isinstance(value, str) or not _HEX.fullmatch(value) or len(value) % 2:
-        raise BundleError(f"{where} = {_short(value)} is not lower-case hexadecimal (digits 0-9, a-f, nothing else)")
+        raise BundleError(
+            "{where} = {short} is not lower-case hexadecimal (digits 0-9, a-f, nothing else)",
+            where=where,
+            short=_short(value),
+        )
     if size is not None and len(value) != 2 * size:
-        raise BundleError(f"{where} is {len(value) // 2} bytes, {size} expected")
+        raise BundleError(
+            "{where} is {len_value_2} bytes, {size} expected", where=where, len_value_2=len(value) // 2, size=size
+        )
     return bytes.fromhex(value)
 
 
@@ -114,25 +120,27 @@ def _short(value: object) -> str:
 
 def _intv(value: object, where: str, lo: int = 0) -> int:
     if type(value) is not int or value < lo:
-        raise BundleError(f"{where} = {_short(value)} is not a whole number ≥ {lo}")
+        raise BundleError("{where} = {short} is not a whole number ≥ {lo}", where=where, short=_short(value), lo=lo)
     return value
 
 
 def _text(value: object, where: str) -> str:
     if not isinstance(value, str) or not value or value != value.strip() or not value.isprintable():
-        raise BundleError(f"{where} = {_short(value)} is not printable text without surrounding space")
+        raise BundleError(
+            "{where} = {short} is not printable text without surrounding space", where=where, short=_short(value)
+        )
     return value
 
 
 def _members(obj: object, where: str, names: Sequence[str]) -> JsonObject:
     if not isinstance(obj, dict):
-        raise BundleError(f"{where} is not an object")
+        raise BundleError("{where} is not an object", where=where)
     missing = [n for n in names if n not in obj]
     extra = sorted(set(obj) - set(names))
     if missing:
-        raise BundleError(f"{where} lacks {', '.join(missing)}")
+        raise BundleError("{where} lacks {missing}", where=where, missing=", ".join(missing))
     if extra:
-        raise BundleError(f"{where} has unknown member {extra[0]!r}")
+        raise BundleError("{where} has unknown member {extra!r}", where=where, extra=extra[0])
     return obj
 
 
@@ -154,11 +162,14 @@ def check_shape(b: JsonObject) -> None:
     fmt = b.get("format")
     if fmt in OLD_FORMATS:
         raise BundleError(
-            f"format {fmt!r} is the previous bundle format (it published the eligible list and had no chain): "
-            "see docs/bundle.md, migration"
+            "format {fmt!r} is the previous bundle format (it published the eligible list and had no chain): see "
+            "docs/bundle.md, migration",
+            fmt=fmt,
         )
     if fmt != BUNDLE_FORMAT:
-        raise BundleError(f"format = {_short(fmt)}, expected {BUNDLE_FORMAT!r}")
+        raise BundleError(
+            "format = {short}, expected {BUNDLE_FORMAT!r}", short=_short(fmt), BUNDLE_FORMAT=BUNDLE_FORMAT
+        )
     _members(b, "bundle", BUNDLE_MEMBERS)
     _hex(b["public_key"], "public_key", 32)
     seal = _members(b["seal"], "seal", ("checkpoint", "signature"))
@@ -175,7 +186,9 @@ def check_shape(b: JsonObject) -> None:
     _text(com["bank"], "commitment.bank")
     _text(com["label"], "commitment.label")
     if com["kind"] not in DRAW_KINDS:
-        raise BundleError(f"commitment.kind = {_short(com['kind'])}, expected one of {DRAW_KINDS}")
+        raise BundleError(
+            "commitment.kind = {short}, expected one of {DRAW_KINDS}", short=_short(com["kind"]), DRAW_KINDS=DRAW_KINDS
+        )
     cs = _members(com["seal"], "commitment.seal", ("index", "size", "root", "last_deal", "ts"))
     _intv(cs["index"], "commitment.seal.index")
     _intv(cs["size"], "commitment.seal.size", 1)
@@ -188,7 +201,11 @@ def check_shape(b: JsonObject) -> None:
     el = _members(com["eligible"], "commitment.eligible", ("count", "rule"))
     _intv(el["count"], "commitment.eligible.count")
     if el["rule"] != ELIGIBLE_RULE:
-        raise BundleError(f"commitment.eligible.rule = {_short(el['rule'])}, expected {ELIGIBLE_RULE!r}")
+        raise BundleError(
+            "commitment.eligible.rule = {short}, expected {ELIGIBLE_RULE!r}",
+            short=_short(el["rule"]),
+            ELIGIBLE_RULE=ELIGIBLE_RULE,
+        )
     _intv(com["n"], "commitment.n", 1)
     q = _members(com["quota"], "commitment.quota", ("share_bp", "target", "override"))
     _intv(q["share_bp"], "commitment.quota.share_bp")
@@ -199,7 +216,7 @@ def check_shape(b: JsonObject) -> None:
     try:
         PublicValueSpec.from_dict(com["public_value"])
     except DrawError as exc:
-        raise BundleError(f"commitment.public_value: {exc}") from exc
+        raise BundleError("commitment.public_value: {exc}", exc=exc) from exc
     _text(com["ts"], "commitment.ts")
     _hex(b["commitment_signature"], "commitment_signature", 64)
     _hex(b["secret"], "secret", 32)
@@ -207,11 +224,13 @@ def check_shape(b: JsonObject) -> None:
         raise BundleError("drawn is not a list")
     if b["void"] is None:
         if not isinstance(b["public_value"], str):
-            raise BundleError(f"public_value = {_short(b['public_value'])} is not a string")
+            raise BundleError("public_value = {short} is not a string", short=_short(b["public_value"]))
         if b["void_signature"] is not None:
             raise BundleError("void_signature is given but void is null")
         if len(b["drawn"]) != com["n"]:
-            raise BundleError(f"drawn lists {len(b['drawn'])} deals, the commitment draws n = {com['n']}")
+            raise BundleError(
+                "drawn lists {n_b} deals, the commitment draws n = {com}", n_b=len(b["drawn"]), com=com["n"]
+            )
     else:
         v = _members(b["void"], "void", VOID_MEMBERS)
         for k in ("format", "label", "reason", "ts"):
@@ -222,14 +241,14 @@ def check_shape(b: JsonObject) -> None:
         if b["drawn"]:
             raise BundleError("a voided draw drew nothing, but drawn is not empty")
         if b["public_value"] is not None and not isinstance(b["public_value"], str):
-            raise BundleError(f"public_value = {_short(b['public_value'])} is neither a string nor null")
+            raise BundleError("public_value = {short} is neither a string nor null", short=_short(b["public_value"]))
     seen: set[int] = set()
     for j, d in enumerate(b["drawn"]):
         w = f"drawn[{j}]"
         _members(d, w, OPENING_MEMBERS)
         deal_id = _intv(d["deal_id"], f"{w}.deal_id", 1)
         if deal_id in seen:
-            raise BundleError(f"{w}.deal_id = {deal_id} is listed twice")
+            raise BundleError("{w}.deal_id = {deal_id} is listed twice", w=w, deal_id=deal_id)
         seen.add(deal_id)
         _intv(d["position"], f"{w}.position", 1)
         _hex(d["deal"], f"{w}.deal", 13)
@@ -237,9 +256,9 @@ def check_shape(b: JsonObject) -> None:
         _text(d["pbn"], f"{w}.pbn")
         _intv(d["ledger_index"], f"{w}.ledger_index")
         if not isinstance(d["entry"], str) or not d["entry"].isascii():
-            raise BundleError(f"{w}.entry is not an ASCII string")
+            raise BundleError("{w}.entry is not an ASCII string", w=w)
         if not isinstance(d["proof"], list):
-            raise BundleError(f"{w}.proof is not a list")
+            raise BundleError("{w}.proof is not a list", w=w)
         for m, h in enumerate(d["proof"]):
             _hex(h, f"{w}.proof[{m}]", 32)
 

@@ -212,8 +212,10 @@ class Director:
             done = sum(1 for r in draws if r.state != "void" and self._kind(r) == "session")
             if done >= regulation.sessions:
                 raise DrawError(
-                    f"the schedule has {regulation.sessions} sessions and {done} session draws are made: "
-                    "a replacement board is drawn with --replacement (one deal)"
+                    "the schedule has {sessions} sessions and {done} session draws are made: a replacement board "
+                    "is drawn with --replacement (one deal)",
+                    sessions=regulation.sessions,
+                    done=done,
                 )
             n, kind = regulation.deals_per_session, "session"
         reason = (override or "").strip() or None
@@ -221,8 +223,11 @@ class Director:
             raise DrawError("the override reason must be printable text")
         if sealed < regulation.bank_target and reason is None:
             raise DrawError(
-                f"the sealed bank holds {sealed} deals, below the regulation's target of {regulation.bank_target} "
-                f"({regulation.plan_text()}): seal more deals, or record the director's override with a reason"
+                "the sealed bank holds {sealed} deals, below the regulation's target of {bank_target} "
+                "({plan_text}): seal more deals, or record the director's override with a reason",
+                sealed=sealed,
+                bank_target=regulation.bank_target,
+                plan_text=regulation.plan_phrase(),
             )
         check_quota(sealed, regulation.share_bp, drawn_before, n)
         secret = secrets.token_bytes(SECRET_SIZE)
@@ -283,8 +288,9 @@ class Director:
         value = self.normalise(label, dice, named)
         if not self.bank.draw_published(label):
             raise DrawError(
-                f"draw {label!r}: its commitment has not been shown to the hall yet: publish it before the "
-                "public value is made"
+                "draw {label!r}: its commitment has not been shown to the hall yet: publish it before the public "
+                "value is made",
+                label=label,
             )
         self.bank.draw_public_value(label, value, {"label": label, "value": value})
         return value
@@ -297,9 +303,9 @@ class Director:
         """Draw (director only): the result is stored and marked, never published before ``reveal``."""
         rec = self.bank.get_draw(label)
         if rec.state == "void":
-            raise DrawError(f"draw {label!r} is void: it draws nothing")
+            raise DrawError("draw {label!r} is void: it draws nothing", label=label)
         if rec.public_value is None:
-            raise DrawError(f"draw {label!r} has no public value yet: enter it first")
+            raise DrawError("draw {label!r} has no public value yet: enter it first", label=label)
         doc = self.commitment(label)["commitment"]
         picks = commitment_picks(doc, rec.secret, rec.public_value, self._before(rec))[1]
         self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
@@ -310,11 +316,13 @@ class Director:
         """The drawn deals in pick order (director only)."""
         rec = self.bank.get_draw(label)
         if rec.drawn is None:
-            raise DrawError(f"draw {label!r} has not been run")
+            raise DrawError("draw {label!r} has not been run", label=label)
         doc = self.commitment(label)["commitment"]
         picks = commitment_picks(doc, rec.secret, rec.public_value or "", self._before(rec))[1]
         if [i for _, i in picks] != list(rec.drawn):
-            raise DrawError(f"draw {label!r}: the stored result differs from K and V (run dealer bank verify)")
+            raise DrawError(
+                "draw {label!r}: the stored result differs from K and V (run dealer bank verify)", label=label
+            )
         return self._with_deals(picks)
 
     def _with_deals(self, picks: list[tuple[int, int]]) -> list[DrawnDeal]:
@@ -325,7 +333,7 @@ class Director:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
         rec = self.bank.get_draw(label)
         if rec.drawn is None:
-            raise DrawError(f"draw {label!r} has not been run: nothing to reveal")
+            raise DrawError("draw {label!r} has not been run: nothing to reveal", label=label)
         data = {"drawn": list(rec.drawn), "label": label, "secret": rec.secret.hex()}
         self.bank.draw_reveal(label, data)
         return data
@@ -335,7 +343,11 @@ class Director:
         bank = self.bank
         rec = bank.get_draw(label)
         if rec.state not in ("revealed", "void"):
-            raise DrawError(f"draw {label!r} is {rec.state}: the bundle holds K, so it exists only after reveal")
+            raise DrawError(
+                "draw {label!r} is {state}: the bundle holds K, so it exists only after reveal",
+                label=label,
+                state=rec.state,
+            )
         published = self.commitment(label)
         doc = published["commitment"]
         seal_entry = bank.entry(doc["seal"]["index"])

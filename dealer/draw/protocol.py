@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from hashlib import sha256
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 
 from .sampler import sample_without_replacement
@@ -42,12 +42,17 @@ def share_basis_points(percent: float | int | str) -> int:
     try:
         bp = Decimal(str(percent)) * 100
     except InvalidOperation as exc:
-        raise DrawError(f"share {percent!r} is not a number") from exc
+        raise DrawError("share {percent!r} is not a number", percent=percent) from exc
     if bp != bp.to_integral_value():
-        raise DrawError(f"share {percent}% has more than two decimals")
+        raise DrawError("share {percent}% has more than two decimals", percent=percent)
     value = int(bp)
     if not MIN_PERCENT * 100 <= value <= MAX_PERCENT * 100:
-        raise DrawError(f"share {percent}% is outside {MIN_PERCENT}%..{MAX_PERCENT}%")
+        raise DrawError(
+            "share {percent}% is outside {MIN_PERCENT}%..{MAX_PERCENT}%",
+            percent=percent,
+            MIN_PERCENT=MIN_PERCENT,
+            MAX_PERCENT=MAX_PERCENT,
+        )
     return value
 
 
@@ -65,15 +70,22 @@ def quota_limit(sealed: int, share_bp: int) -> int:
 def check_quota(sealed: int, share_bp: int, drawn_before: int, n: int) -> None:
     """Refuse, with the figures, a draw that would take the bank's total drawn above p% of the sealed bank."""
     if n < 1:
-        raise DrawError(f"a draw takes at least one deal, not {n}")
+        raise DrawError("a draw takes at least one deal, not {n}", n=n)
     limit = quota_limit(sealed, share_bp)
     if drawn_before + n > limit:
         after = drawn_before + n
         raise DrawError(
-            f"drawing {n} deals would bring the bank's total drawn to {after} of {sealed} sealed deals "
-            f"= {100 * after / max(sealed, 1):.2f}%, above the regulation's {percent_text(share_bp)}: "
-            f"at most {limit} deals may be drawn from this bank, {drawn_before} are drawn already "
-            f"({max(limit - drawn_before, 0)} left)"
+            "drawing {n} deals would bring the bank's total drawn to {after} of {sealed} sealed deals = "
+            "{percent:.2f}%, above the regulation's {percent_text}: at most {limit} deals may be drawn from this "
+            "bank, {drawn_before} are drawn already ({max} left)",
+            n=n,
+            after=after,
+            sealed=sealed,
+            percent=100 * after / max(sealed, 1),
+            percent_text=percent_text(share_bp),
+            limit=limit,
+            drawn_before=drawn_before,
+            max=max(limit - drawn_before, 0),
         )
 
 
@@ -86,26 +98,30 @@ _ENTRY_SEPARATORS = set(",;/-_.:|")
 
 def _exact(d: object, keys: Iterable[str], what: str) -> JsonObject:
     if not isinstance(d, dict):
-        raise DrawError(f"{what} must be an object")
+        raise DrawError("{what} must be an object", what=what)
     want = set(keys)
     if set(d) != want:
         missing = ", ".join(sorted(want - set(d)))
         extra = ", ".join(sorted(set(d) - want))
-        raise DrawError(f"{what}: missing [{missing}], unknown [{extra}]")
+        raise DrawError("{what}: missing [{missing}], unknown [{extra}]", what=what, missing=missing, extra=extra)
     return d
 
 
 def _int_field(d: Mapping[str, object], key: str, lo: int, hi: int, what: str) -> int:
     v = d[key]
     if type(v) is not int or not lo <= v <= hi:
-        raise DrawError(f"{what}.{key} = {v!r} must be a whole number in {lo}..{hi}")
+        raise DrawError(
+            "{what}.{key} = {v!r} must be a whole number in {lo}..{hi}", what=what, key=key, v=v, lo=lo, hi=hi
+        )
     return v
 
 
 def _text_field(d: Mapping[str, object], key: str, what: str) -> str:
     v = d[key]
     if not isinstance(v, str) or not v or v != v.strip() or not v.isprintable():
-        raise DrawError(f"{what}.{key} = {v!r} must be printable text without surrounding space")
+        raise DrawError(
+            "{what}.{key} = {v!r} must be printable text without surrounding space", what=what, key=key, v=v
+        )
     return v
 
 
@@ -159,13 +175,13 @@ class PublicValueSpec:
         """Strict: exactly the members of the kind, with exact types; then the same checks as at prepare."""
         what = "public value spec"
         if not isinstance(d, dict):
-            raise DrawError(f"{what} must be an object")
+            raise DrawError("{what} must be an object", what=what)
         kind = d.get("kind")
         if kind == "dice":
             _exact(d, ("description", "faces", "kind", "rolls", "witnesses"), what)
             ws = d["witnesses"]
             if not isinstance(ws, list) or not all(isinstance(w, str) for w in ws):
-                raise DrawError(f"{what}.witnesses must be a list of names")
+                raise DrawError("{what}.witnesses must be a list of names", what=what)
             spec = cls(
                 "dice",
                 _text_field(d, "description", what),
@@ -176,9 +192,9 @@ class PublicValueSpec:
         elif kind == "named":
             _exact(d, ("count", "description", "distinct", "kind", "max", "min", "order", "separator", "width"), what)
             if type(d["distinct"]) is not bool:
-                raise DrawError(f"{what}.distinct = {d['distinct']!r} must be true or false")
+                raise DrawError("{what}.distinct = {d!r} must be true or false", what=what, d=d["distinct"])
             if not isinstance(d["order"], str) or not isinstance(d["separator"], str):
-                raise DrawError(f"{what}: order and separator must be strings")
+                raise DrawError("{what}: order and separator must be strings", what=what)
             spec = cls(
                 "named",
                 _text_field(d, "description", what),
@@ -191,7 +207,7 @@ class PublicValueSpec:
                 separator=d["separator"],
             )
         else:
-            raise DrawError(f"public value kind {kind!r}: expected dice or named")
+            raise DrawError("public value kind {kind!r}: expected dice or named", kind=kind)
         spec.check()
         return spec
 
@@ -210,15 +226,33 @@ class PublicValueSpec:
 
     def format_text(self) -> str:
         """The committed format in words (English; shown with the commitment)."""
+        return str(self.format_phrase())
+
+    def format_phrase(self) -> Phrase:
+        """The committed format in words, as a phrase the catalogues translate (the hall shows it in its language:
+        ``valueFormat`` in ``dealer/web/static/i18n.js`` says the same)."""
         if self.kind == "dice":
-            symbols = "1-6" if self.faces == 6 else "0-9"
-            return (
-                f"{len(self.witnesses)} witnesses ({', '.join(self.witnesses)}) × {self.rolls} rolls of a "
-                f"d{self.faces} ({symbols}), each witness's digits in that order, joined by '/'"
+            return Phrase(
+                "{n} witnesses ({names}) × {rolls} rolls of a d{faces} ({symbols}), each witness's digits in that "
+                "order, joined by '/'",
+                n=len(self.witnesses),
+                names=", ".join(self.witnesses),
+                rolls=self.rolls,
+                faces=self.faces,
+                symbols="1-6" if self.faces == 6 else "0-9",
             )
-        return (
-            f"{self.count} {'distinct ' if self.distinct else ''}numbers {self.minimum}..{self.maximum}, "
-            f"{self.width} digits each (leading zeros), {self.order}, joined by '{self.separator}'"
+        return Phrase(
+            "{n} distinct numbers {minimum}..{maximum}, {width} digits each (leading zeros), {order}, joined by "
+            "'{separator}'"
+            if self.distinct
+            else "{n} numbers {minimum}..{maximum}, {width} digits each (leading zeros), {order}, joined by "
+            "'{separator}'",
+            n=self.count,
+            minimum=self.minimum,
+            maximum=self.maximum,
+            width=self.width,
+            order=Phrase("ascending") if self.order == "ascending" else Phrase("as drawn"),
+            separator=self.separator,
         )
 
     def example(self) -> str:
@@ -236,38 +270,59 @@ class PublicValueSpec:
                 raise DrawError("dice: name at least one witness who will roll")
             for w in self.witnesses:
                 if not w or w != w.strip() or not w.isprintable():
-                    raise DrawError(f"dice: witness name {w!r} must be printable text without surrounding space")
+                    raise DrawError("dice: witness name {w!r} must be printable text without surrounding space", w=w)
             if len(set(self.witnesses)) != len(self.witnesses):
                 raise DrawError("dice: each witness is named once")
             if self.faces not in DICE_FACES:
-                raise DrawError(f"dice: {self.faces} faces; use 6 (digits 1-6) or 10 (digits 0-9)")
+                raise DrawError("dice: {faces} faces; use 6 (digits 1-6) or 10 (digits 0-9)", faces=self.faces)
             if not 1 <= self.rolls <= 100:
-                raise DrawError(f"dice: rolls per witness {self.rolls} is outside 1..100")
+                raise DrawError("dice: rolls per witness {rolls} is outside 1..100", rolls=self.rolls)
         elif self.kind == "named":
             if not self.description.strip():
                 raise DrawError("named public value: describe which public number will be used, and when")
             if not 1 <= self.count <= 100:
-                raise DrawError(f"named public value: count {self.count} is outside 1..100")
+                raise DrawError("named public value: count {count} is outside 1..100", count=self.count)
             if not 0 <= self.minimum < self.maximum:
-                raise DrawError(f"named public value: range {self.minimum}..{self.maximum} is empty or negative")
+                raise DrawError(
+                    "named public value: range {minimum}..{maximum} is empty or negative",
+                    minimum=self.minimum,
+                    maximum=self.maximum,
+                )
             if not len(str(self.maximum)) <= self.width <= 20:
                 raise DrawError(
-                    f"named public value: width {self.width} must hold {self.maximum} "
-                    f"({len(str(self.maximum))}..20 digits)"
+                    "named public value: width {width} must hold {maximum} ({n_maximum}..20 digits)",
+                    width=self.width,
+                    maximum=self.maximum,
+                    n_maximum=len(str(self.maximum)),
                 )
             if self.order not in NAMED_ORDERS:
-                raise DrawError(f"named public value: order {self.order!r}: expected one of {NAMED_ORDERS}")
+                raise DrawError(
+                    "named public value: order {order!r}: expected one of {NAMED_ORDERS}",
+                    order=self.order,
+                    NAMED_ORDERS=NAMED_ORDERS,
+                )
             if len(self.separator) != 1 or self.separator not in NAMED_SEPARATORS:
-                raise DrawError(f"named public value: separator {self.separator!r}: one of {NAMED_SEPARATORS}")
+                raise DrawError(
+                    "named public value: separator {separator!r}: one of {NAMED_SEPARATORS}",
+                    separator=self.separator,
+                    NAMED_SEPARATORS=NAMED_SEPARATORS,
+                )
             if self.distinct and self.count > self.maximum - self.minimum + 1:
-                raise DrawError(f"named public value: {self.count} distinct numbers do not fit in the range")
+                raise DrawError(
+                    "named public value: {count} distinct numbers do not fit in the range", count=self.count
+                )
         else:
-            raise DrawError(f"public value kind {self.kind!r}: expected dice or named")
+            raise DrawError("public value kind {kind!r}: expected dice or named", kind=self.kind)
         if self.outcomes() < 1 << MIN_BITS:
             raise DrawError(
-                f"the public value carries {self.bits():.1f} bits ({self.format_text()}); at least {MIN_BITS} "
-                "bits are needed so that nobody can grind K against its likely values: "
-                + ("add witnesses or rolls" if self.kind == "dice" else "take more numbers")
+                "the public value carries {bits:.1f} bits ({format}); at least {minimum} bits are needed so that "
+                "nobody can grind K against its likely values: add witnesses or rolls"
+                if self.kind == "dice"
+                else "the public value carries {bits:.1f} bits ({format}); at least {minimum} bits are needed so "
+                "that nobody can grind K against its likely values: take more numbers",
+                bits=self.bits(),
+                format=self.format_phrase(),
+                minimum=MIN_BITS,
             )
 
 
@@ -317,7 +372,13 @@ def _entry_digits(text: str, who: str) -> list[str]:
                 runs.append("".join(cur))
                 cur = []
             continue
-        raise DrawError(f"{who}: {text!r} has {unicodedata.name(ch, repr(ch))!s} at character {pos}; type digits")
+        raise DrawError(
+            "{who}: {text!r} has {name!s} at character {pos}; type digits",
+            who=who,
+            text=text,
+            name=unicodedata.name(ch, repr(ch)),
+            pos=pos,
+        )
     if cur:
         runs.append("".join(cur))
     return runs
@@ -331,8 +392,12 @@ def normalise_dice(spec: PublicValueSpec, entries: Sequence[str]) -> str:
         digits = "".join(_entry_digits(entries[0], "public value"))
         if len(digits) != w * r:
             raise DrawError(
-                f"{len(digits)} digits typed, {w} witnesses × {r} rolls = {w * r} expected "
-                f"(in the order {', '.join(spec.witnesses)})"
+                "{n_digits} digits typed, {w} witnesses × {r} rolls = {wr} expected (in the order {witnesses})",
+                n_digits=len(digits),
+                w=w,
+                r=r,
+                wr=w * r,
+                witnesses=", ".join(spec.witnesses),
             )
         parts = [digits[i * r : (i + 1) * r] for i in range(w)]
     elif len(entries) == w:
@@ -340,15 +405,27 @@ def normalise_dice(spec: PublicValueSpec, entries: Sequence[str]) -> str:
         for witness, text in zip(spec.witnesses, entries, strict=True):
             d = "".join(_entry_digits(text, f"witness {witness}"))
             if len(d) != r:
-                raise DrawError(f"witness {witness}: {text!r} has {len(d)} digits, {r} rolls were committed")
+                raise DrawError(
+                    "witness {witness}: {text!r} has {n_d} digits, {r} rolls were committed",
+                    witness=witness,
+                    text=text,
+                    n_d=len(d),
+                    r=r,
+                )
             parts.append(d)
     else:
-        raise DrawError(f"{len(entries)} dice entries given, {w} witnesses committed")
+        raise DrawError("{n_entries} dice entries given, {w} witnesses committed", n_entries=len(entries), w=w)
     for witness, part in zip(spec.witnesses, parts, strict=True):
         for k, ch in enumerate(part, start=1):
             if ch not in allowed:
                 raise DrawError(
-                    f"witness {witness}: roll {k} is {ch}, a d{spec.faces} gives {allowed[0]}..{allowed[-1]}"
+                    "witness {witness}: roll {k} is {ch}, a d{faces} gives {allowed}..{allowed2}",
+                    witness=witness,
+                    k=k,
+                    ch=ch,
+                    faces=spec.faces,
+                    allowed=allowed[0],
+                    allowed2=allowed[-1],
                 )
     return "/".join(parts)
 
@@ -357,7 +434,12 @@ def normalise_named(spec: PublicValueSpec, text: str) -> str:
     """What a person typed for a named public number -> the canonical V (ascending: sorted)."""
     numbers = [int(run) for run in _entry_digits(text, "public number")]
     if len(numbers) != spec.count:
-        raise DrawError(f"{len(numbers)} numbers typed in {text!r}, the commitment says {spec.count}")
+        raise DrawError(
+            "{n_numbers} numbers typed in {text!r}, the commitment says {count}",
+            n_numbers=len(numbers),
+            text=text,
+            count=spec.count,
+        )
     if spec.order == "ascending":
         numbers.sort()
     _check_numbers(spec, numbers)
@@ -367,11 +449,17 @@ def normalise_named(spec: PublicValueSpec, text: str) -> str:
 def _check_numbers(spec: PublicValueSpec, numbers: Sequence[int]) -> None:
     for k, x in enumerate(numbers, start=1):
         if not spec.minimum <= x <= spec.maximum:
-            raise DrawError(f"number {k} is {x}, outside the committed {spec.minimum}..{spec.maximum}")
+            raise DrawError(
+                "number {k} is {x}, outside the committed {minimum}..{maximum}",
+                k=k,
+                x=x,
+                minimum=spec.minimum,
+                maximum=spec.maximum,
+            )
     if spec.distinct and len(set(numbers)) != len(numbers):
-        raise DrawError(f"the numbers {list(numbers)} repeat, the commitment says distinct")
+        raise DrawError("the numbers {numbers} repeat, the commitment says distinct", numbers=list(numbers))
     if spec.order == "ascending" and list(numbers) != sorted(numbers):
-        raise DrawError(f"the numbers {list(numbers)} are not ascending")
+        raise DrawError("the numbers {numbers} are not ascending", numbers=list(numbers))
 
 
 def public_value(spec: PublicValueSpec, dice: Sequence[str] | None = None, named: str | None = None) -> str:
@@ -382,7 +470,9 @@ def public_value(spec: PublicValueSpec, dice: Sequence[str] | None = None, named
         value = normalise_dice(spec, dice)
     else:
         if named is None or dice is not None:
-            raise DrawError(f"this draw's public value is a named public number: {spec.description}")
+            raise DrawError(
+                "this draw's public value is a named public number: {description}", description=spec.description
+            )
         value = normalise_named(spec, named)
     check_public_value(spec, value)
     return value
@@ -391,27 +481,49 @@ def public_value(spec: PublicValueSpec, dice: Sequence[str] | None = None, named
 def check_public_value(spec: PublicValueSpec, value: object) -> None:
     """Strict: ``value`` must be exactly the canonical V of some outcome; refuse any other form."""
     if not isinstance(value, str):
-        raise DrawError(f"V = {value!r} is not a string")
+        raise DrawError("V = {value!r} is not a string", value=value)
     bad = next((c for c in value if not ("!" <= c <= "~")), None)
     if bad is not None:
-        raise DrawError(f"V = {value!r} holds {unicodedata.name(bad, repr(bad))}: only the canonical ASCII form")
+        raise DrawError(
+            "V = {value!r} holds {name}: only the canonical ASCII form",
+            value=value,
+            name=unicodedata.name(bad, repr(bad)),
+        )
     if spec.kind == "dice":
         parts = value.split("/")
         if len(parts) != len(spec.witnesses):
-            raise DrawError(f"V = {value!r} has {len(parts)} parts split on '/', {len(spec.witnesses)} witnesses")
+            raise DrawError(
+                "V = {value!r} has {n_parts} parts split on '/', {n_witnesses} witnesses",
+                value=value,
+                n_parts=len(parts),
+                n_witnesses=len(spec.witnesses),
+            )
         allowed = DICE_FACES[spec.faces]
         for witness, part in zip(spec.witnesses, parts, strict=True):
             if len(part) != spec.rolls or any(c not in allowed for c in part):
                 raise DrawError(
-                    f"V = {value!r}: witness {witness}'s part {part!r} is not exactly {spec.rolls} digits {allowed}"
+                    "V = {value!r}: witness {witness}'s part {part!r} is not exactly {rolls} digits {allowed}",
+                    value=value,
+                    witness=witness,
+                    part=part,
+                    rolls=spec.rolls,
+                    allowed=allowed,
                 )
         return
     parts = value.split(spec.separator)
     if len(parts) != spec.count:
-        raise DrawError(f"V = {value!r} has {len(parts)} parts split on {spec.separator!r}, {spec.count} committed")
+        raise DrawError(
+            "V = {value!r} has {n_parts} parts split on {separator!r}, {count} committed",
+            value=value,
+            n_parts=len(parts),
+            separator=spec.separator,
+            count=spec.count,
+        )
     for part in parts:
         if len(part) != spec.width or any(c not in "0123456789" for c in part):
-            raise DrawError(f"V = {value!r}: {part!r} is not exactly {spec.width} digits 0-9")
+            raise DrawError(
+                "V = {value!r}: {part!r} is not exactly {width} digits 0-9", value=value, part=part, width=spec.width
+            )
     _check_numbers(spec, [int(p) for p in parts])
 
 
@@ -449,7 +561,9 @@ def eligible_ranges(last_deal: int, drawn_before: Iterable[int]) -> list[list[in
     start = 1
     for i in [*sorted(set(drawn_before)), last_deal + 1]:
         if i > last_deal + 1:
-            raise DrawError(f"an earlier draw drew deal {i}, beyond the sealed deals 1..{last_deal}")
+            raise DrawError(
+                "an earlier draw drew deal {i}, beyond the sealed deals 1..{last_deal}", i=i, last_deal=last_deal
+            )
         if i > start:
             ranges.append([start, i - 1])
         start = i + 1
@@ -492,11 +606,17 @@ def commitment_picks(
     before = set(drawn_before)
     if len(before) != doc["drawn_before"]:
         raise DrawError(
-            f"the chain drew {len(before)} deals before this draw, its commitment says {doc['drawn_before']}"
+            "the chain drew {n_before} deals before this draw, its commitment says {doc}",
+            n_before=len(before),
+            doc=doc["drawn_before"],
         )
     ranges = eligible_ranges(doc["seal"]["last_deal"], before)
     count = sum(b - a + 1 for a, b in ranges)
     if count != doc["eligible"]["count"]:
-        raise DrawError(f"the chain leaves {count} eligible deals, the commitment says {doc['eligible']['count']}")
+        raise DrawError(
+            "the chain leaves {count} eligible deals, the commitment says {doc}",
+            count=count,
+            doc=doc["eligible"]["count"],
+        )
     seed = draw_seed(secret, value, bytes.fromhex(doc["seal"]["root"]), doc["label"])
     return seed, drawn_ids(seed, ranges, count, doc["n"])

@@ -38,7 +38,7 @@ class SessionBoard:
 def _copies(copies: int) -> int:
     lo, hi = COPIES_RANGE
     if isinstance(copies, bool) or not isinstance(copies, int) or not lo <= copies <= hi:
-        raise BoardsError(f"copies = {copies!r} is out of range: allowed {lo}..{hi}")
+        raise BoardsError("copies = {copies!r} is out of range: allowed {lo}..{hi}", copies=copies, lo=lo, hi=hi)
     return copies
 
 
@@ -59,7 +59,12 @@ def boards_from_pairs(pairs: Iterable[tuple[int, Deal]], *, copies: int = 1) -> 
         if isinstance(number, bool) or not isinstance(number, int) or number < 1:
             raise BoardNumberError(number)
         if number in seen:
-            raise BoardsError(f"board {number} is given twice (items {seen[number] + 1} and {i + 1})")
+            raise BoardsError(
+                "board {number} is given twice (items {first} and {second})",
+                number=number,
+                first=seen[number] + 1,
+                second=i + 1,
+            )
         seen[number] = i
         out.append(SessionBoard(number, deal, n))
     return sorted(out, key=lambda b: b.number)

@@ -19,7 +19,7 @@ def render(boards: Sequence[SessionBoard], fmt_name: str, meta: ExportMeta) -> b
     load_all()
     fmt = by_name(fmt_name)
     if not fmt.can_write:
-        raise FormatError(f"format {fmt.name} can be read but not written")
+        raise FormatError("format {name} can be read but not written", name=fmt.name)
     return fmt.write(records_of(boards), meta)
 
 
@@ -42,12 +42,16 @@ def read_deal_file(path: Path, fmt_name: str | None = None, max_bytes: int = MAX
     load_all()
     fmt = by_name(fmt_name) if fmt_name else by_path(str(path))
     if not fmt.can_read:
-        raise FormatError(f"format {fmt.name} can be written but not read")
+        raise FormatError("format {name} can be written but not read", name=fmt.name)
     try:
         data = read_input(path, max_bytes)
     except InputFileError as exc:
-        raise FormatError(f"{path}: {exc}") from exc
+        raise FormatError("{path}: {exc}", path=path, exc=exc) from exc
     result = fmt.read(data, source=str(path))
     if not result.records and not result.problems:
-        raise FormatError(f"{path}: no deals: {no_deals_reason(data, result.problems, fmt.name)}")
+        raise FormatError(
+            "{path}: no deals: {no_deals_reason}",
+            path=path,
+            no_deals_reason=no_deals_reason(data, result.problems, fmt.name),
+        )
     return result

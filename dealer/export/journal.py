@@ -62,18 +62,26 @@ class Journal:
             if not isinstance(doc, dict):
                 raise TypeError("not a JSON object")
             if doc.get("version") != VERSION:
-                raise JournalError(f"{path}: journal version {doc.get('version')!r}, expected {VERSION}")
+                raise JournalError(
+                    "{path}: journal version {get!r}, expected {VERSION}",
+                    path=path,
+                    get=doc.get("version"),
+                    VERSION=VERSION,
+                )
             done = {(int(b), int(c)) for b, c in doc["done"]}
             fouls = [FoulCopy(**f) for f in doc.get("fouls", [])]
             their = str(doc["boards_digest"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, JournalError):
                 raise
-            raise JournalError(f"{path}: not a readable board-making journal ({exc})") from exc
+            raise JournalError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
         if their != digest:
             raise JournalError(
-                f"{path}: this journal belongs to other boards (digest {their[:12]}…, these boards {digest[:12]}…); "
-                "remove it to start over"
+                "{path}: this journal belongs to other boards (digest {their}…, these boards {digest}…); remove it "
+                "to start over",
+                path=path,
+                their=their[:12],
+                digest=digest[:12],
             )
         return cls(path, digest, done, fouls)
 

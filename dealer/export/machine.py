@@ -258,7 +258,11 @@ class BoardMaker:
                     break
                 else:
                     raise MachineError(
-                        f"board {board.number} copy {copy} was foul {self.max_attempts} times in a row "
-                        f"(last: {report.fouls[-1].reason}); fix the machine and run again to resume"
+                        "board {number} copy {copy} was foul {max_attempts} times in a row (last: {reason}); fix "
+                        "the machine and run again to resume",
+                        number=board.number,
+                        copy=copy,
+                        max_attempts=self.max_attempts,
+                        reason=report.fouls[-1].reason,
                     )
         return report

@@ -26,7 +26,7 @@ def numbered(records: Sequence[BoardRecord]) -> list[NumberedBoard]:
     for rec in records:
         board = rec.board if rec.board is not None else previous + 1
         if board < 1:
-            raise FormatError(f"board number {board} is out of range: boards are numbered from 1")
+            raise FormatError("board number {board} is out of range: boards are numbered from 1", board=board)
         dealer = rec.dealer if rec.dealer is not None else board_dealer(board)
         vul = rec.vulnerability if rec.vulnerability is not None else board_vulnerability(board)
         out.append(NumberedBoard(board, dealer, vul, rec.deal, rec))
@@ -45,9 +45,13 @@ def require_consecutive(boards: Sequence[NumberedBoard], fmt: str, *, law2_align
         expected = (boards[0].board if not law2_aligned else 1) + i
         if nb.board != expected:
             raise FormatError(
-                f"{fmt} files carry no board numbers, so boards must run consecutively from "
-                f"{'1' if law2_aligned else str(boards[0].board)}: record {i + 1} is board {nb.board}, "
-                f"expected {expected}"
+                "{fmt} files carry no board numbers, so boards must run consecutively from {first}: record "
+                "{record} is board {board}, expected {expected}",
+                fmt=fmt,
+                first="1" if law2_aligned else str(boards[0].board),
+                record=i + 1,
+                board=nb.board,
+                expected=expected,
             )
 
 
@@ -55,7 +59,12 @@ def ascii_text(data: bytes, source: str) -> str:
     try:
         return data.decode("ascii")
     except UnicodeDecodeError as exc:
-        raise FormatError(f"{source}: byte {exc.start} is 0x{data[exc.start]:02x}, not ASCII text") from exc
+        raise FormatError(
+            "{source}: byte {start} is 0x{data:02x}, not ASCII text",
+            source=source,
+            start=exc.start,
+            data=data[exc.start],
+        ) from exc
 
 
 def split_lines(text: str) -> list[str]:

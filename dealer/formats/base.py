@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from dealer.core import Deal, Seat, Vulnerability
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 
 
 class FormatError(DealerError, ValueError):
@@ -40,30 +40,38 @@ def check_line_length(text: str, source: str = "<input>") -> None:
     m = _LONG_LINE.search(text)
     if m is not None:
         line = text.count("\n", 0, m.start()) + 1
-        raise FormatError(f"{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters")
+        raise FormatError(
+            "{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters",
+            source=source,
+            line=line,
+            MAX_LINE_CHARS=MAX_LINE_CHARS,
+        )
 
 
 _UTF16_32 = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
-def no_deals_reason(data: bytes, problems: Sequence[ReadProblem], fmt_name: str) -> str:
+def no_deals_reason(data: bytes, problems: Sequence[ReadProblem], fmt_name: str) -> Phrase:
     """Why a file gave no deal at all, for the error that refuses it: empty, encoding, binary or format."""
     if not data.strip():
-        return "the file is empty" if not data else "the file holds only blank space"
+        return Phrase("the file is empty") if not data else Phrase("the file holds only blank space")
     if not data.strip(b"\x00"):
-        return f"the file holds only NUL bytes ({len(data)} of them)"
+        return Phrase("the file holds only NUL bytes ({n} of them)", n=len(data))
     if data.startswith(_UTF16_32) or data[:64].count(b"\x00") >= 8:
-        return "encoding: the text is UTF-16 or UTF-32 (or binary); save it as UTF-8 or Latin-1"
+        return Phrase("encoding: the text is UTF-16 or UTF-32 (or binary); save it as UTF-8 or Latin-1")
     if problems:
         first = problems[0]
-        return (
-            f"no deal could be read: {len(problems)} record(s) with problems, first at {first.where()}: {first.reason}"
+        return Phrase(
+            "no deal could be read: {n} record(s) with problems, first at {where}: {reason}",
+            n=len(problems),
+            where=first.where_phrase(),
+            reason=first.reason_phrase(),
         )
     head = data[:4096]
     controls = sum(1 for b in head if b < 32 and b not in b"\t\r\n\x0c\x1a")
     if controls > len(head) // 20:
-        return f"format: binary data, not a {fmt_name.upper()} deal file"
-    return f"format: no {fmt_name.upper()} deal found in the file"
+        return Phrase("format: binary data, not a {format} deal file", format=fmt_name.upper())
+    return Phrase("format: no {format} deal found in the file", format=fmt_name.upper())
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,16 +91,32 @@ class ReadProblem:
     board: int | None = None
     line: int | None = None
     offset: int | None = None
+    error: object = field(default=None, compare=False)  # the error (or Phrase) behind ``reason``, to translate it
 
     def where(self) -> str:
-        parts = []
-        if self.board is not None:
-            parts.append(f"board {self.board}")
-        if self.line is not None:
-            parts.append(f"line {self.line}")
-        if self.offset is not None:
-            parts.append(f"byte {self.offset}")
-        return ", ".join(parts) or "file"
+        return str(self.where_phrase())
+
+    def where_phrase(self) -> Phrase:
+        """Where the record is, as a phrase the catalogues translate: ``board 3, line 12``."""
+        b, n, o = self.board, self.line, self.offset
+        if b is not None and n is not None and o is not None:
+            return Phrase("board {board}, line {line}, byte {offset}", board=b, line=n, offset=o)
+        if b is not None and n is not None:
+            return Phrase("board {board}, line {line}", board=b, line=n)
+        if b is not None and o is not None:
+            return Phrase("board {board}, byte {offset}", board=b, offset=o)
+        if n is not None and o is not None:
+            return Phrase("line {line}, byte {offset}", line=n, offset=o)
+        if b is not None:
+            return Phrase("board {board}", board=b)
+        if n is not None:
+            return Phrase("line {line}", line=n)
+        if o is not None:
+            return Phrase("byte {offset}", offset=o)
+        return Phrase("file")
+
+    def reason_phrase(self) -> object:
+        return self.error if self.error is not None else self.reason
 
 
 @dataclass(slots=True)
@@ -142,7 +166,7 @@ def by_name(name: str) -> DealFormat:
         if key in fmt.extensions:
             return fmt
     known = ", ".join(sorted(_REGISTRY))
-    raise FormatError(f"unknown format {name!r}: known formats are {known}")
+    raise FormatError("unknown format {name!r}: known formats are {known}", name=name, known=known)
 
 
 def by_path(path: str) -> DealFormat:
@@ -150,4 +174,4 @@ def by_path(path: str) -> DealFormat:
     for fmt in _REGISTRY.values():
         if suffix in fmt.extensions:
             return fmt
-    raise FormatError(f"cannot tell the format of {path!r} from its extension: give --from/--to")
+    raise FormatError("cannot tell the format of {path!r} from its extension: give --from/--to", path=path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dealer.core import Deal
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 
 from ._common import law2_record, numbered
 from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, register
@@ -45,18 +45,28 @@ class BerFormat:
                 cut = next((k for k, ch in enumerate(raw) if not 48 <= ch <= 57), len(raw))
                 what = "the file ends" if cut == len(raw) else f"byte {raw[cut : cut + 1]!r}"
                 raise FormatError(
-                    f"{source}: board {board}, byte {pos + cut}: {what} inside a {RECORD}-digit BER record"
+                    "{source}: board {board}, byte {byte}: {what} inside a {RECORD}-digit BER record",
+                    source=source,
+                    board=board,
+                    byte=pos + cut,
+                    what=what,
+                    RECORD=RECORD,
                 )
             bad = next((k for k, ch in enumerate(raw) if ch not in b"1234"), -1)
             if bad >= 0:
                 result.problems.append(
-                    ReadProblem(f"seat digit {chr(raw[bad])!r} is not 1..4", board=board, offset=pos + bad)
+                    ReadProblem(
+                        f"seat digit {chr(raw[bad])!r} is not 1..4",
+                        board=board,
+                        offset=pos + bad,
+                        error=Phrase("seat digit {digit!r} is not 1..4", digit=chr(raw[bad])),
+                    )
                 )
             else:
                 try:
                     result.records.append(law2_record(Deal(raw.translate(_DECODE)), board, offset=pos))
                 except DealerError as exc:
-                    result.problems.append(ReadProblem(str(exc), board=board, offset=pos))
+                    result.problems.append(ReadProblem(str(exc), board=board, offset=pos, error=exc))
             pos += RECORD
         return result
 

@@ -54,8 +54,13 @@ class BhgFormat:
             board += 1
             if len(body) != 52:
                 raise FormatError(
-                    f"{source}: line {lineno} (board {board}, byte {start}) has {len(body)} characters, "
-                    "a BHG board has 52 letters"
+                    "{source}: line {lineno} (board {board}, byte {start}) has {n_body} characters, a BHG board "
+                    "has 52 letters",
+                    source=source,
+                    lineno=lineno,
+                    board=board,
+                    start=start,
+                    n_body=len(body),
                 )
             dealer = board_dealer(board)
             seats = bytearray([4] * 52)
@@ -63,13 +68,15 @@ class BhgFormat:
                 for k, ch in enumerate(body):
                     card = _CARD_OF.get(ch)
                     if card is None:
-                        raise FormatError(f"character {ch!r} at column {k + 1} is not a card letter A..Z a..z")
+                        raise FormatError(
+                            "character {ch!r} at column {column} is not a card letter A..Z a..z", ch=ch, column=k + 1
+                        )
                     if seats[card] != 4:
-                        raise FormatError(f"card letter {ch!r} at column {k + 1} appears twice")
+                        raise FormatError("card letter {ch!r} at column {column} appears twice", ch=ch, column=k + 1)
                     seats[card] = (dealer + k // 13) % 4
                 deal = Deal(bytes(seats))
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, line=lineno, offset=start))
+                result.problems.append(ReadProblem(str(exc), board=board, line=lineno, offset=start, error=exc))
                 continue
             rec = law2_record(deal, board, line=lineno, offset=start)
             result.records.append(rec)

@@ -36,12 +36,14 @@ def decode_cards(raw: bytes, board: int, offset: int) -> Deal:
         pair = raw[2 * k : 2 * k + 2]
         where = f"board {board}, byte {offset + 2 * k}"
         if not pair.isdigit():
-            raise FormatError(f"{where}: card number {pair.decode('latin-1')!r} is not two digits")
+            raise FormatError(
+                "{where}: card number {decode!r} is not two digits", where=where, decode=pair.decode("latin-1")
+            )
         number = int(pair)
         if not 1 <= number <= 52:
-            raise FormatError(f"{where}: card number {number} is out of range 1..52")
+            raise FormatError("{where}: card number {number} is out of range 1..52", where=where, number=number)
         if seen[number - 1]:
-            raise FormatError(f"{where}: card number {number} appears twice")
+            raise FormatError("{where}: card number {number} appears twice", where=where, number=number)
         seen[number - 1] = 1
         seats[number - 1] = k // 13
     return Deal(bytes(seats))
@@ -60,9 +62,14 @@ class BriFormat:
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
         if len(data) % RECORD:
             raise FormatError(
-                f"{source}: {len(data)} bytes is not a whole number of {RECORD}-byte BRI records "
-                f"({len(data) // RECORD} records and {len(data) % RECORD} bytes left over at byte "
-                f"{len(data) - len(data) % RECORD})"
+                "{source}: {n_data} bytes is not a whole number of {RECORD}-byte BRI records ({len_data_record} "
+                "records and {len_data_record2} bytes left over at byte {len_data_len_data_record})",
+                source=source,
+                n_data=len(data),
+                RECORD=RECORD,
+                len_data_record=len(data) // RECORD,
+                len_data_record2=len(data) % RECORD,
+                len_data_len_data_record=len(data) - len(data) % RECORD,
             )
         result = ReadResult()
         for i in range(len(data) // RECORD):
@@ -71,7 +78,7 @@ class BriFormat:
             try:
                 deal = decode_cards(data[offset : offset + CARDS_PART], board, offset)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, offset=offset))
+                result.problems.append(ReadProblem(str(exc), board=board, offset=offset, error=exc))
                 continue
             result.records.append(law2_record(deal, board, offset=offset))
         return result

@@ -50,10 +50,12 @@ def _parse_holding(text: str, suit: int, seat: int, seats: bytearray, column: in
             continue
         rank = _RANK.get(ch)
         if rank is None:
-            raise FormatError(f"column {column}: {ch!r} in {text!r} is not a rank (AKQJT98765432)")
+            raise FormatError(
+                "column {column}: {ch!r} in {text!r} is not a rank (AKQJT98765432)", column=column, ch=ch, text=text
+            )
         card = suit * 13 + rank
         if seats[card] != 4:
-            raise FormatError(f"column {column}: {'SHDC'[suit]}{ch} appears twice")
+            raise FormatError("column {column}: {shdc}{ch} appears twice", column=column, shdc="SHDC"[suit], ch=ch)
         seats[card] = seat
 
 
@@ -67,12 +69,18 @@ def _rows(reader: Iterator[list[str]], source: str) -> Iterator[list[str]]:
             return
         except csv.Error as exc:
             line_num = getattr(reader, "line_num", line_num)
-            raise FormatError(f"{source}: line {line_num}: not valid CSV: {exc}") from exc
+            raise FormatError(
+                "{source}: line {line_num}: not valid CSV: {exc}", source=source, line_num=line_num, exc=exc
+            ) from exc
         for k, cell in enumerate(row):
             if len(cell) > MAX_FIELD_CHARS:
                 line_num = getattr(reader, "line_num", line_num)
                 raise FormatError(
-                    f"{source}: line {line_num}, column {k + 1}: field over {MAX_FIELD_CHARS:,} characters"
+                    "{source}: line {line_num}, column {column}: field over {MAX_FIELD_CHARS:,} characters",
+                    source=source,
+                    line_num=line_num,
+                    column=k + 1,
+                    MAX_FIELD_CHARS=MAX_FIELD_CHARS,
                 )
         yield row
 
@@ -108,7 +116,10 @@ class CsvFormat:
                 continue
             if len(row) < 16:
                 raise FormatError(
-                    f"{source}: line {lineno} has {len(row)} fields, a CSV board has 16 holdings and more"
+                    "{source}: line {lineno} has {n_row} fields, a CSV board has 16 holdings and more",
+                    source=source,
+                    lineno=lineno,
+                    n_row=len(row),
                 )
             board_text = row[16].strip() if len(row) > 16 else ""
             if position == 0 and board_text and not board_text.isdecimal():
@@ -129,14 +140,14 @@ class CsvFormat:
                     try:
                         dealer = Seat("NESW".index(left.strip().upper()[:1])) if left.strip() else dealer
                     except ValueError as exc:
-                        raise FormatError(f"column 18: dealer {left!r} is not N, E, S or W") from exc
+                        raise FormatError("column 18: dealer {left!r} is not N, E, S or W", left=left) from exc
                     if right.strip():
                         try:
                             vul = Vulnerability.parse(right)
                         except ValueError as exc:
-                            raise FormatError(f"column 18: {exc}") from exc
+                            raise FormatError("column 18: {exc}", exc=exc) from exc
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, line=lineno))
+                result.problems.append(ReadProblem(str(exc), board=board, line=lineno, error=exc))
                 continue
             result.records.append(BoardRecord(deal, board, dealer, vul, line=lineno))
         return result

@@ -47,13 +47,23 @@ def decode_hands(raw: bytes, board: int, offset: int) -> tuple[Deal, int]:
             if pos >= len(raw) or raw[pos] != SUIT_BYTES[suit]:
                 got = f"0x{raw[pos]:02x}" if pos < len(raw) else "end of record"
                 raise FormatError(
-                    f"{where}: expected suit byte 0x{SUIT_BYTES[suit]:02x} of hand {'NESW'[seat]}, got {got}"
+                    "{where}: expected suit byte 0x{SUIT_BYTES:02x} of hand {nesw}, got {got}",
+                    where=where,
+                    SUIT_BYTES=SUIT_BYTES[suit],
+                    nesw="NESW"[seat],
+                    got=got,
                 )
             pos += 1
             while pos < len(raw) and raw[pos] in _RANK_OF_BYTE:
                 card = suit * 13 + _RANK_OF_BYTE[raw[pos]]
                 if seats[card] != 4:
-                    raise FormatError(f"board {board}, byte {offset + pos}: card {chr(raw[pos])} of suit {suit} twice")
+                    raise FormatError(
+                        "board {board}, byte {byte}: card {chr} of suit {suit} twice",
+                        board=board,
+                        byte=offset + pos,
+                        chr=chr(raw[pos]),
+                        suit=suit,
+                    )
                 seats[card] = seat
                 pos += 1
     return Deal(bytes(seats)), pos
@@ -72,8 +82,13 @@ class DgeFormat:
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
         if len(data) % RECORD:
             raise FormatError(
-                f"{source}: {len(data)} bytes is not a whole number of {RECORD}-byte DGE records "
-                f"({len(data) % RECORD} bytes left over at byte {len(data) - len(data) % RECORD})"
+                "{source}: {n_data} bytes is not a whole number of {RECORD}-byte DGE records ({len_data_record} "
+                "bytes left over at byte {len_data_len_data_record})",
+                source=source,
+                n_data=len(data),
+                RECORD=RECORD,
+                len_data_record=len(data) % RECORD,
+                len_data_len_data_record=len(data) - len(data) % RECORD,
             )
         result = ReadResult()
         for i in range(len(data) // RECORD):
@@ -82,7 +97,7 @@ class DgeFormat:
             try:
                 deal, _ = decode_hands(data[offset : offset + RECORD], board, offset)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, offset=offset))
+                result.problems.append(ReadProblem(str(exc), board=board, offset=offset, error=exc))
                 continue
             result.records.append(law2_record(deal, board, offset=offset))
         return result

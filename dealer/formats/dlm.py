@@ -54,7 +54,7 @@ def decode_letters(letters: str) -> Deal:
     for i, ch in enumerate(letters):
         v = ord(ch) - 97
         if not 0 <= v < 16:
-            raise FormatError(f"letter {ch!r} at position {i + 1} is not one of a..p")
+            raise FormatError("letter {ch!r} at position {position} is not one of a..p", ch=ch, position=i + 1)
         seats[2 * i] = v >> 2
         seats[2 * i + 1] = v & 3
     return Deal(bytes(seats))
@@ -72,9 +72,11 @@ class DlmFormat:
         by_number: dict[int, Deal] = {}
         for nb in nbs:
             if not 1 <= nb.board <= MAX_BOARD:
-                raise FormatError(f"DLM holds boards 1..{MAX_BOARD}; board {nb.board} does not fit")
+                raise FormatError(
+                    "DLM holds boards 1..{MAX_BOARD}; board {board} does not fit", MAX_BOARD=MAX_BOARD, board=nb.board
+                )
             if nb.board in by_number:
-                raise FormatError(f"board {nb.board} appears twice; a DLM file holds each board once")
+                raise FormatError("board {board} appears twice; a DLM file holds each board once", board=nb.board)
             by_number[nb.board] = nb.deal
         first = min(by_number, default=1)
         last = max(by_number, default=0)
@@ -114,11 +116,20 @@ class DlmFormat:
             low = key.lower()
             if low.startswith("board ") and low[6:].strip().isdecimal():
                 if len(low[6:].strip()) > MAX_INT_DIGITS:
-                    raise FormatError(f"{source}: line {lineno}: {key[:40]!r}… is not a board number")
+                    raise FormatError(
+                        "{source}: line {lineno}: {key!r}… is not a board number",
+                        source=source,
+                        lineno=lineno,
+                        key=key[:40],
+                    )
                 nn = int(low[6:])
                 if nn in board_lines:
                     raise FormatError(
-                        f"{source}: line {lineno}: board {nn} appears twice (first at line {board_lines[nn][1]})"
+                        "{source}: line {lineno}: board {nn} appears twice (first at line {board_lines})",
+                        source=source,
+                        lineno=lineno,
+                        nn=nn,
+                        board_lines=board_lines[nn][1],
                     )
                 board_lines[nn] = (value, lineno)
             else:
@@ -126,10 +137,16 @@ class DlmFormat:
 
         def number(key: str) -> tuple[int, int]:
             if key not in header:
-                raise FormatError(f"{source}: the [Document] header has no {key!r} line")
+                raise FormatError("{source}: the [Document] header has no {key!r} line", source=source, key=key)
             value, lineno = header[key]
             if not value.lstrip("-").isdecimal() or len(value) > MAX_INT_DIGITS:
-                raise FormatError(f"{source}: line {lineno}: {key} = {value[:40]!r} is not a number")
+                raise FormatError(
+                    "{source}: line {lineno}: {key} = {value!r} is not a number",
+                    source=source,
+                    lineno=lineno,
+                    key=key,
+                    value=value[:40],
+                )
             return int(value), lineno
 
         first, _ = number("from board")
@@ -137,10 +154,20 @@ class DlmFormat:
         duplicates = number("duplicates")[0] if "duplicates" in header else 1
         status = header.get("status", ("Show", 0))[0].lower()
         if status not in ("show", "sealed"):
-            raise FormatError(f"{source}: line {header['status'][1]}: Status={status!r}, expected Show or Sealed")
+            raise FormatError(
+                "{source}: line {header}: Status={status!r}, expected Show or Sealed",
+                source=source,
+                header=header["status"][1],
+                status=status,
+            )
         if not 1 <= first <= last <= MAX_BOARD and not (first == 1 and last == 0):
             raise FormatError(
-                f"{source}: line {last_line}: boards {first}..{last} are not a range within 1..{MAX_BOARD}"
+                "{source}: line {last_line}: boards {first}..{last} are not a range within 1..{MAX_BOARD}",
+                source=source,
+                last_line=last_line,
+                first=first,
+                last=last,
+                MAX_BOARD=MAX_BOARD,
             )
         if "checksum" in header:
             given, lineno = number("checksum")
@@ -162,13 +189,15 @@ class DlmFormat:
             letters, digits = value[:26], value[26:]
             try:
                 if len(letters) != 26 or not digits.isdecimal() or len(digits) > 3:
-                    raise FormatError(f"'{value}' is not 26 letters and a checksum")
+                    raise FormatError("'{value}' is not 26 letters and a checksum", value=value)
                 want = board_checksum(nn, letters)
                 if int(digits) != want:
-                    raise FormatError(f"checksum {digits} does not match the letters (expected {want:03d})")
+                    raise FormatError(
+                        "checksum {digits} does not match the letters (expected {want:03d})", digits=digits, want=want
+                    )
                 deal = decode_letters(letters)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=nn, line=lineno))
+                result.problems.append(ReadProblem(str(exc), board=nn, line=lineno, error=exc))
                 continue
             result.records.append(law2_record(deal, nn, line=lineno))
         return result

@@ -25,7 +25,7 @@ TRAILER = 10
 def _field(value: int, width: int, what: str) -> bytes:
     text = str(value)
     if len(text) > width:
-        raise FormatError(f"DUP {what} {value} does not fit in {width} characters")
+        raise FormatError("DUP {what} {value} does not fit in {width} characters", what=what, value=value, width=width)
     return text.ljust(width).encode("ascii")
 
 
@@ -51,8 +51,13 @@ class DupFormat:
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
         if len(data) % RECORD:
             raise FormatError(
-                f"{source}: {len(data)} bytes is not a whole number of {RECORD}-byte DUP records "
-                f"({len(data) % RECORD} bytes left over at byte {len(data) - len(data) % RECORD})"
+                "{source}: {n_data} bytes is not a whole number of {RECORD}-byte DUP records ({len_data_record} "
+                "bytes left over at byte {len_data_len_data_record})",
+                source=source,
+                n_data=len(data),
+                RECORD=RECORD,
+                len_data_record=len(data) % RECORD,
+                len_data_len_data_record=len(data) - len(data) % RECORD,
             )
         result = ReadResult()
         lowest = 1
@@ -74,14 +79,22 @@ class DupFormat:
                 deal = decode_cards(rec[:CARDS_PART], board, offset)
                 other, used = decode_hands(rec[CARDS_PART : CARDS_PART + HANDS_PART], board, offset + CARDS_PART)
                 if used != HANDS_PART:
-                    raise FormatError(f"board {board}, byte {offset + CARDS_PART + used}: DGE part ends early")
+                    raise FormatError(
+                        "board {board}, byte {byte}: DGE part ends early",
+                        board=board,
+                        byte=offset + CARDS_PART + used,
+                    )
                 if other != deal:
                     raise FormatError(
-                        f"board {board}, byte {offset}: the BRI part ({deal.to_pbn()}) and the DGE part "
-                        f"({other.to_pbn()}) hold different deals"
+                        "board {board}, byte {offset}: the BRI part ({deal}) and the DGE part ({other}) hold "
+                        "different deals",
+                        board=board,
+                        offset=offset,
+                        deal=deal.to_pbn(),
+                        other=other.to_pbn(),
                     )
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=board, offset=offset))
+                result.problems.append(ReadProblem(str(exc), board=board, offset=offset, error=exc))
                 continue
             result.records.append(law2_record(deal, board, offset=offset))
         return result

@@ -37,13 +37,15 @@ def _deal_of(deal_text: str, canonical: object, i: int) -> Deal:
     if canonical is None:
         return Deal.from_pbn(deal_text)
     if not isinstance(canonical, str) or len(canonical) != 26:
-        raise FormatError(f"boards[{i}].canonical {canonical!r} is not 26 hex digits")
+        raise FormatError("boards[{i}].canonical {canonical!r} is not 26 hex digits", i=i, canonical=canonical)
     try:
         deal = Deal.from_bytes(bytes.fromhex(canonical))
     except ValueError as exc:
-        raise FormatError(f"boards[{i}].canonical {canonical!r} is not a deal: {exc}") from exc
+        raise FormatError(
+            "boards[{i}].canonical {canonical!r} is not a deal: {exc}", i=i, canonical=canonical, exc=exc
+        ) from exc
     if deal_text != deal.to_pbn(Seat.N) and Deal.from_pbn(deal_text) != deal:
-        raise FormatError(f"boards[{i}].canonical {canonical!r} does not match its deal")
+        raise FormatError("boards[{i}].canonical {canonical!r} does not match its deal", i=i, canonical=canonical)
     return deal
 
 
@@ -68,7 +70,12 @@ def _check_doc(doc: object, source: str) -> None:
         node, depth = stack.pop()
         if isinstance(node, str):
             if len(node) > MAX_FIELD_CHARS:
-                raise FormatError(f"{source}: a JSON string of {len(node):,} characters (at most {MAX_FIELD_CHARS:,})")
+                raise FormatError(
+                    "{source}: a JSON string of {n_node:,} characters (at most {MAX_FIELD_CHARS:,})",
+                    source=source,
+                    n_node=len(node),
+                    MAX_FIELD_CHARS=MAX_FIELD_CHARS,
+                )
             continue
         if isinstance(node, dict):
             children: list[object] = [*node.keys(), *node.values()]
@@ -77,7 +84,11 @@ def _check_doc(doc: object, source: str) -> None:
         else:
             continue
         if depth > MAX_JSON_DEPTH:
-            raise FormatError(f"{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            raise FormatError(
+                "{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                source=source,
+                MAX_JSON_DEPTH=MAX_JSON_DEPTH,
+            )
         stack.extend((child, depth + 1) for child in children)
 
 
@@ -115,53 +126,72 @@ class JsonFormat:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise FormatError(f"{source}: byte {exc.start} is not UTF-8") from exc
+            raise FormatError("{source}: byte {start} is not UTF-8", source=source, start=exc.start) from exc
         try:
             doc = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
-            raise FormatError(f"{source}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from exc
+            raise FormatError(
+                "{source}: line {lineno}, column {colno}: not valid JSON: {msg}",
+                source=source,
+                lineno=exc.lineno,
+                colno=exc.colno,
+                msg=exc.msg,
+            ) from exc
         except _LimitError as exc:
-            raise FormatError(f"{source}: {exc}") from exc
+            raise FormatError("{source}: {exc}", source=source, exc=exc) from exc
         except RecursionError as exc:  # deeper than the interpreter's stack: far past MAX_JSON_DEPTH
-            raise FormatError(f"{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels") from exc
+            raise FormatError(
+                "{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                source=source,
+                MAX_JSON_DEPTH=MAX_JSON_DEPTH,
+            ) from exc
         _check_doc(doc, source)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT_ID:
-            raise FormatError(f'{source}: not a bridge-dealer deal file ("format" must be {FORMAT_ID!r})')
+            raise FormatError(
+                '{source}: not a bridge-dealer deal file ("format" must be {FORMAT_ID!r})',
+                source=source,
+                FORMAT_ID=FORMAT_ID,
+            )
         if doc.get("version") != VERSION:
-            raise FormatError(f"{source}: version {doc.get('version')!r} is not supported (expected {VERSION})")
+            raise FormatError(
+                "{source}: version {get!r} is not supported (expected {VERSION})",
+                source=source,
+                get=doc.get("version"),
+                VERSION=VERSION,
+            )
         items = doc.get("boards")
         if not isinstance(items, list):
-            raise FormatError(f'{source}: "boards" must be a list')
+            raise FormatError('{source}: "boards" must be a list', source=source)
         result = ReadResult()
         for i, item in enumerate(items):
             board = item.get("board") if isinstance(item, dict) else None
             where_board = board if isinstance(board, int) else None
             try:
                 if not isinstance(item, dict):
-                    raise FormatError(f"boards[{i}] is not an object")
+                    raise FormatError("boards[{i}] is not an object", i=i)
                 if not isinstance(board, int) or isinstance(board, bool) or board < 1:
-                    raise FormatError(f"boards[{i}].board = {board!r} must be a whole number ≥ 1")
+                    raise FormatError("boards[{i}].board = {board!r} must be a whole number ≥ 1", i=i, board=board)
                 deal_text = item.get("deal")
                 if not isinstance(deal_text, str):
-                    raise FormatError(f"boards[{i}].deal must be a PBN deal string")
+                    raise FormatError("boards[{i}].deal must be a PBN deal string", i=i)
                 deal = _deal_of(deal_text, item.get("canonical"), i)
                 rec = law2_record(deal, board)
                 dealer, vul = rec.dealer, rec.vulnerability
                 if "dealer" in item:
                     text = item["dealer"]
                     if not isinstance(text, str) or text.upper() not in ("N", "E", "S", "W"):
-                        raise FormatError(f"boards[{i}].dealer = {text!r}: expected N, E, S or W")
+                        raise FormatError("boards[{i}].dealer = {text!r}: expected N, E, S or W", i=i, text=text)
                     dealer = Seat("NESW".index(text.upper()))
                 if "vulnerable" in item:
                     try:
                         vul = Vulnerability.parse(str(item["vulnerable"]))
                     except ValueError as exc:
-                        raise FormatError(f"boards[{i}].vulnerable: {exc}") from exc
+                        raise FormatError("boards[{i}].vulnerable: {exc}", i=i, exc=exc) from exc
                 tags = item.get("tags", {})
                 if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
-                    raise FormatError(f"boards[{i}].tags must map names to strings")
+                    raise FormatError("boards[{i}].tags must map names to strings", i=i)
             except DealerError as exc:
-                result.problems.append(ReadProblem(str(exc), board=where_board))
+                result.problems.append(ReadProblem(str(exc), board=where_board, error=exc))
                 continue
             result.records.append(BoardRecord(deal, board, dealer, vul, tags=dict(tags)))
         return result

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from dealer.core import Card, Deal, Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.cards import RANK_CHARS
-from dealer.core.errors import DealError
+from dealer.core.errors import DealError, Phrase
 
 from .base import BoardRecord, ExportMeta, ReadProblem, ReadResult, register, small_int
 from .pbn import decode_text
@@ -37,11 +37,11 @@ def parse_md(value: str) -> tuple[Deal, Seat | None]:
     dealer = _DEALER.get(text[:1])
     if dealer is not None or text[:1].isdigit():
         if dealer is None:
-            raise DealError(f"dealer digit {text[0]!r} is not 1..4 (1=S 2=W 3=N 4=E)")
+            raise DealError("dealer digit {text!r} is not 1..4 (1=S 2=W 3=N 4=E)", text=text[0])
         text = text[1:]
     hands = text.split(",")
     if len(hands) < 3 or len(hands) > 4:
-        raise DealError(f"md has {len(hands)} hands separated by ',', expected 3 or 4")
+        raise DealError("md has {n_hands} hands separated by ',', expected 3 or 4", n_hands=len(hands))
     seats = bytearray([4] * 52)
     known = 0
     for seat, hand in zip(_MD_ORDER, hands, strict=False):
@@ -56,16 +56,18 @@ def parse_md(value: str) -> tuple[Deal, Seat | None]:
             elif ch in _RANK and suit >= 0:
                 card = suit * 13 + _RANK[ch]
                 if seats[card] != 4:
-                    raise DealError(f"card {Card(card).name} is in two hands")
+                    raise DealError("card {name} is in two hands", name=Card(card).name)
                 seats[card] = seat
                 count += 1
             else:
-                raise DealError(f"unexpected {ch!r} in hand {hand!r}")
+                raise DealError("unexpected {ch!r} in hand {hand!r}", ch=ch, hand=hand)
         if count != 13:
-            raise DealError(f"hand {seat.letter} {hand!r} has {count} cards, expected 13")
+            raise DealError(
+                "hand {letter} {hand!r} has {count} cards, expected 13", letter=seat.letter, hand=hand, count=count
+            )
         known += 1
     if known < 3:
-        raise DealError(f"md gives {known} hands; a complete deal needs at least three")
+        raise DealError("md gives {known} hands; a complete deal needs at least three", known=known)
     if known == 3:
         missing = next(s for s in Seat if s not in seats)
         seats = bytearray(missing if s == 4 else s for s in seats)
@@ -128,7 +130,11 @@ class LinFormat:
         try:
             deal, dealer = parse_md(md)
         except DealError as exc:
-            result.problems.append(ReadProblem(f"md {md[:60]!r}: {exc}", board, line))
+            result.problems.append(
+                ReadProblem(
+                    f"md {md[:60]!r}: {exc}", board, line, error=Phrase("md {md!r}: {exc}", md=md[:60], exc=exc)
+                )
+            )
             return
         result.records.append(BoardRecord(deal, board, dealer, vul, line, None, {}))
 

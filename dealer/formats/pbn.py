@@ -24,7 +24,7 @@ from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
 from dealer.core.deal import fast_pbn_deal
-from dealer.core.errors import DealError
+from dealer.core.errors import DealError, Phrase
 
 from .base import BoardRecord, ExportMeta, FormatError, ReadProblem, ReadResult, check_line_length, register, small_int
 
@@ -73,7 +73,11 @@ def decode_text(data: bytes, source: str = "<input>") -> str:
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise FormatError(f"{source}: byte {exc.start} is not UTF-16 text (the file starts with its mark)") from exc
+            raise FormatError(
+                "{source}: byte {start} is not UTF-16 text (the file starts with its mark)",
+                source=source,
+                start=exc.start,
+            ) from exc
     else:
         try:
             text = data.decode("utf-8-sig")
@@ -244,14 +248,28 @@ class _Reader:
             if bad is not None:
                 self.result.problems.append(ReadProblem(bad, board, line))
             elif board_text is not None:
-                self.result.problems.append(ReadProblem("game has a Board tag but no Deal tag", board, line))
+                self.result.problems.append(
+                    ReadProblem(
+                        "game has a Board tag but no Deal tag",
+                        board,
+                        line,
+                        error=Phrase("game has a Board tag but no Deal tag"),
+                    )
+                )
             return
         deal = self.deals.get(value)
         if deal is None:
             try:
                 deal = parse_deal_value(value)
             except DealError as exc:
-                self.result.problems.append(ReadProblem(f"Deal {value!r}: {exc}", board, line))
+                self.result.problems.append(
+                    ReadProblem(
+                        f"Deal {value!r}: {exc}",
+                        board,
+                        line,
+                        error=Phrase("Deal {value!r}: {exc}", value=value, exc=exc),
+                    )
+                )
                 return
             self.deals[value] = deal
         dealer = _parsed(Seat.parse, tags.get("Dealer"))

@@ -37,7 +37,7 @@ def font_dir() -> Path:
         raise FontMissingError("matplotlib is not installed: its bundled DejaVu Sans font is needed for PDF output")
     path = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
     if not (path / "DejaVuSans.ttf").is_file():
-        raise FontMissingError(f"DejaVuSans.ttf not found in {path}")
+        raise FontMissingError("DejaVuSans.ttf not found in {path}", path=path)
     return path
 
 

@@ -44,7 +44,9 @@ def render(analyses: Sequence[BoardAnalysis], kind: str, *, title: str, subtitle
         return render_html(doc).encode("utf-8")
     if kind == "pdf":
         return render_pdf(doc)
-    raise DealerError(f"unknown hand-record output {kind!r}: expected one of {', '.join(OUTPUTS)}")
+    raise DealerError(
+        "unknown hand-record output {kind!r}: expected one of {OUTPUTS}", kind=kind, OUTPUTS=", ".join(OUTPUTS)
+    )
 
 
 class PublishOptions(TypedDict, total=False):
@@ -81,7 +83,9 @@ def publish(
         gate.ensure_revealed(session)
     for kind in kinds:
         if kind not in OUTPUTS:
-            raise DealerError(f"unknown hand-record output {kind!r}: expected one of {', '.join(OUTPUTS)}")
+            raise DealerError(
+                "unknown hand-record output {kind!r}: expected one of {OUTPUTS}", kind=kind, OUTPUTS=", ".join(OUTPUTS)
+            )
     analyses = analyse(records, batch=batch, progress=progress)
     rendered = [
         (out_dir / f"{stem}.{kind}", render(analyses, kind, title=title, subtitle=subtitle, lang=lang, meta=meta))

@@ -21,7 +21,7 @@ from dealer.core.errors import DealerError
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
 from .hub import PublicHub, parse_last_event_id
-from .i18n import catalogue, translate
+from .i18n import LanguageMiddleware, catalogue, error_detail, translate
 from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
 from .models import (
     CommandError,
@@ -70,6 +70,7 @@ def create_app(service: Service) -> FastAPI:
     )
     app.state.service = service
     app.add_middleware(LimitsMiddleware, limits=service.config.limits)
+    app.add_middleware(LanguageMiddleware, default=service.config.language)
     app.add_exception_handler(RequestValidationError, validation_errors)
     app.mount("/static", StaticFiles(directory=_package_dir("static")), name="static")
     templates = Jinja2Templates(directory=_package_dir("templates"))
@@ -191,7 +192,7 @@ def create_app(service: Service) -> FastAPI:
         try:
             return await service.judge_command(name, action, body or JudgeAction())
         except (StationError, DealerError, ValueError) as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     @app.websocket("/judge/ws")
     async def judge_ws(ws: WebSocket) -> None:
@@ -235,7 +236,7 @@ def create_app(service: Service) -> FastAPI:
                         await service.judge_command(str(command.station), StationAction(command.cmd), command)
                         reply = CommandOk(cmd=command.cmd, id=command.id)
                 except (StationError, DealerError, ValueError) as exc:
-                    reply = CommandError(cmd=command.cmd, message=str(exc), id=command.id)
+                    reply = CommandError(cmd=command.cmd, message=error_detail(exc), id=command.id)
                 await ws.send_text(reply.model_dump_json())
         except (WebSocketDisconnect, RuntimeError):
             pass

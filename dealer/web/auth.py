@@ -9,7 +9,12 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, WebSocket
 
+from dealer.core.errors import Phrase
+
+from .i18n import error_detail
 from .secrets import RoleSecrets
+
+ROLES = {"judge": Phrase("judge"), "director": Phrase("director")}  # the roles as the messages name them
 
 COOKIE = "dealer_{role}"
 
@@ -64,11 +69,18 @@ def same_origin(conn: Request | WebSocket) -> bool:
 def check_role(conn: Request | WebSocket, secrets: RoleSecrets, role: str, state_changing: bool) -> None:
     value, from_cookie = presented_secret(conn, role)
     if value is None:
-        raise HTTPException(401, f"the {role} role needs its secret (open the link printed at start-up)")
+        raise HTTPException(
+            401,
+            error_detail(
+                Phrase(
+                    "the {role} role needs its secret (open the link printed at start-up)", role=ROLES.get(role, role)
+                )
+            ),
+        )
     if not secrets.check(role, value):
-        raise HTTPException(403, f"wrong secret for the {role} role")
+        raise HTTPException(403, error_detail(Phrase("wrong secret for the {role} role", role=ROLES.get(role, role))))
     if state_changing and from_cookie and not same_origin(conn):
-        raise HTTPException(403, "cross-site request refused (Origin does not match)")
+        raise HTTPException(403, error_detail(Phrase("cross-site request refused (Origin does not match)")))
 
 
 def role_check(secrets: RoleSecrets, role: str, state_changing: bool) -> Callable[[Request], Awaitable[None]]:

@@ -20,8 +20,10 @@ DEFAULT_PATH = Path("config/service.toml")
 
 
 class ConfigError(DealerError, ValueError):
-    def __init__(self, message: str, source: str) -> None:
-        super().__init__(f"{source}: {message}")
+    PREFIX = "{source}: "  # put before every template (the catalogue's keys include it)
+
+    def __init__(self, template: str, source: str, /, **params: object) -> None:
+        super().__init__(self.PREFIX + template, source=source, **params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +90,18 @@ _STATION = {
 def _unknown(table: Mapping[str, object], allowed: set[str], where: str, source: str) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
-        raise ConfigError(f"unknown key {where}{extra[0]!r} (allowed: {', '.join(sorted(allowed))})", source)
+        raise ConfigError(
+            "unknown key {where}{extra!r} (allowed: {allowed})",
+            source,
+            where=where,
+            extra=extra[0],
+            allowed=", ".join(sorted(allowed)),
+        )
 
 
 def _table(value: object, name: str, allowed: set[str], source: str) -> dict[str, object]:
     if not isinstance(value, dict):
-        raise ConfigError(f"[{name}] must be a table", source)
+        raise ConfigError("[{name}] must be a table", source, name=name)
     _unknown(value, allowed, f"{name}.", source)
     return value
 
@@ -101,59 +109,77 @@ def _table(value: object, name: str, allowed: set[str], source: str) -> dict[str
 def _secret(secrets: Mapping[str, object], role: str, source: str) -> str | None:
     value = secrets.get(role)
     if role in secrets and (not isinstance(value, str) or len(value) < 16):
-        raise ConfigError(f"secrets.{role} must be a string of at least 16 characters", source)
+        raise ConfigError("secrets.{role} must be a string of at least 16 characters", source, role=role)
     return value if isinstance(value, str) else None
 
 
 def _num(value: object, key: str, lo: float, hi: float, source: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
-        raise ConfigError(f"{key} = {value!r} must be a number in {lo:g}..{hi:g}", source)
+        raise ConfigError(
+            "{key} = {value!r} must be a number in {lo:g}..{hi:g}", source, key=key, value=value, lo=lo, hi=hi
+        )
     return float(value)
 
 
 def _str(value: object, key: str, source: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ConfigError(f"{key} = {value!r} must be a non-empty string", source)
+        raise ConfigError("{key} = {value!r} must be a non-empty string", source, key=key, value=value)
     return value
 
 
 def _station(data: object, i: int, source: str) -> StationConfig:
     where = f"stations[{i}]"
     if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a table", source)
+        raise ConfigError("{where} must be a table", source, where=where)
     _unknown(data, _STATION, f"{where}.", source)
     name = _str(data.get("name", chr(ord("A") + i)), f"{where}.name", source)
     kind = data.get("kind", "simulator")
     kinds = device_kinds()  # the kinds registered with drivers (entry points of the group dealer.devices)
     if kind not in kinds:
-        raise ConfigError(f"{where}.kind = {kind!r}: allowed {', '.join(kinds)}", source)
+        raise ConfigError(
+            "{where}.kind = {kind!r}: allowed {STATION_KINDS}",
+            source,
+            where=where,
+            kind=kind,
+            STATION_KINDS=", ".join(kinds),
+        )
     url = data.get("url")
     if url is not None:
         url = _str(url, f"{where}.url", source)
     elif kind != "simulator":
-        raise ConfigError(f"{where}.url is required for kind = {kind!r}", source)
+        raise ConfigError("{where}.url is required for kind = {kind!r}", source, where=where, kind=kind)
     if kind == "simulator" and url not in (None, "pty", "usb"):
         raise ConfigError(
-            f"{where}.url = {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)", source
+            "{where}.url = {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)",
+            source,
+            where=where,
+            url=url,
         )
     auto = data.get("auto_redeal", False)
     if not isinstance(auto, bool):
-        raise ConfigError(f"{where}.auto_redeal = {auto!r} must be true or false", source)
+        raise ConfigError("{where}.auto_redeal = {auto!r} must be true or false", source, where=where, auto=auto)
     first = data.get("first_seat", "N")
     if first not in ("N", "E", "S", "W"):
-        raise ConfigError(f"{where}.first_seat = {first!r}: allowed N, E, S, W", source)
+        raise ConfigError("{where}.first_seat = {first!r}: allowed N, E, S, W", source, where=where, first=first)
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ConfigError(f"{where}.seed = {seed!r} must be a whole number", source)
+        raise ConfigError("{where}.seed = {seed!r} must be a whole number", source, where=where, seed=seed)
     calibration = data.get("calibration")
     if calibration is not None:
         calibration = _str(calibration, f"{where}.calibration", source)
         if kind != "camera":
-            raise ConfigError(f"{where}.calibration = {calibration!r}: only a kind = 'camera' station has one", source)
+            raise ConfigError(
+                "{where}.calibration = {calibration!r}: only a kind = 'camera' station has one",
+                source,
+                where=where,
+                calibration=calibration,
+            )
     elif kind == "camera" and not str(url).startswith("virtual:"):
         raise ConfigError(
-            f"{where}.calibration is required for a camera on {url!r} (only a virtual: source calibrates itself)",
+            "{where}.calibration is required for a camera on {url!r} (only a virtual: source calibrates itself)",
             source,
+            where=where,
+            url=url,
         )
     return StationConfig(
         name=name,
@@ -176,10 +202,12 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
 
         language = language_from_env() or DEFAULT_LANGUAGE
     if not isinstance(language, str) or language not in LANGUAGES:
-        raise ConfigError(f"language = {language!r}: allowed {', '.join(LANGUAGES)}", source)
+        raise ConfigError(
+            "language = {language!r}: allowed {LANGUAGES}", source, language=language, LANGUAGES=", ".join(LANGUAGES)
+        )
     port = data.get("port", 8000)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-        raise ConfigError(f"port = {port!r} must be a whole number in 0..65535", source)
+        raise ConfigError("port = {port!r} must be a whole number in 0..65535", source, port=port)
     bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
     bank = _table(data.get("bank", {}), "bank", bank_keys, source)
     secrets = _table(data.get("secrets", {}), "secrets", {"judge", "director"}, source)
@@ -193,19 +221,23 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
     names = [s.name for s in stations]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
-        raise ConfigError(f"station name {dup!r} is used twice", source)
+        raise ConfigError("station name {dup!r} is used twice", source, dup=dup)
     regulation = data.get("regulation")
     relay_nats, relay_event = _relay(data.get("relay", {}), source)
     bank_url = bank.get("url")
     if bank_url is not None:
         bank_url = _str(bank_url, "bank.url", source)
         if not bank_url.startswith(("postgresql://", "postgres://")):
-            raise ConfigError(f"bank.url = {bank_url!r} must be a postgresql:// URL (or use bank.path)", source)
+            raise ConfigError(
+                "bank.url = {bank_url!r} must be a postgresql:// URL (or use bank.path)", source, bank_url=bank_url
+            )
         if "path" in bank:
             raise ConfigError("[bank] has both path and url: give one (path: SQLite file, url: PostgreSQL)", source)
     seal_deals = bank.get("seal_every_deals", 50)
     if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
-        raise ConfigError(f"bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source)
+        raise ConfigError(
+            "bank.seal_every_deals = {seal_deals!r} must be a whole number in 0..1000000", source, seal_deals=seal_deals
+        )
     limits_table = data.get("limits", {})
     if not isinstance(limits_table, dict):
         raise ConfigError("[limits] must be a table", source)
@@ -214,7 +246,14 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
     for key, (lo, hi) in _LIMITS.items():
         value = limits_table.get(key, getattr(Limits(), key))
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise ConfigError(f"limits.{key} = {value!r} must be a whole number in {lo}..{hi}", source)
+            raise ConfigError(
+                "limits.{key} = {value!r} must be a whole number in {lo}..{hi}",
+                source,
+                key=key,
+                value=value,
+                lo=lo,
+                hi=hi,
+            )
         if key in limits_table:
             limits[key] = value
     return ServiceConfig(
@@ -247,14 +286,14 @@ def _relay(table: object, source: str) -> tuple[str | None, str]:
     if url is not None:
         url = _str(url, "relay.nats", source)
         if not url.startswith(("nats://", "tls://")):
-            raise ConfigError(f"relay.nats = {url!r} must be a nats:// or tls:// URL", source)
+            raise ConfigError("relay.nats = {url!r} must be a nats:// or tls:// URL", source, url=url)
     event = _str(table.get("event", "event"), "relay.event", source)
     from dealer.web.public_wire import WireError, check_event
 
     try:
         check_event(event)
     except WireError as exc:
-        raise ConfigError(f"relay.event: {exc}", source) from exc
+        raise ConfigError("relay.event: {exc}", source, exc=exc) from exc
     return url, event
 
 
@@ -262,7 +301,7 @@ def parse_config(text: str, source: str) -> ServiceConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", source) from exc
+        raise ConfigError("not valid TOML: {exc}", source, exc=exc) from exc
     return config_from_dict(data, source)
 
 
@@ -278,5 +317,5 @@ def load_config(path: str | Path | None = None) -> ServiceConfig:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", str(p)) from exc
+        raise ConfigError("cannot read: {strerror}", str(p), strerror=exc.strerror) from exc
     return parse_config(text, str(p))

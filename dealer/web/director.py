@@ -20,10 +20,11 @@ from fastapi.responses import Response
 from dealer.bank.ledger import canonical_json
 from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
+from .i18n import error_detail
 from .models import (
     DirectorStatus,
     Drawn,
@@ -108,7 +109,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     async def to_hall(label: str) -> None:
         view = await act(director.hall_view, label)
@@ -126,9 +127,14 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         target = service.regulation.bank_target
         warning = None
         if seal.last_deal < target:
-            warning = (
-                f"sealed {seal.last_deal} deals, below the regulation's target of {target} "
-                f"({service.regulation.plan_text()}): a draw from this bank needs the director's override"
+            warning = error_detail(
+                Phrase(
+                    "sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this bank "
+                    "needs the director's override",
+                    n=seal.last_deal,
+                    target=target,
+                    plan=service.regulation.plan_phrase(),
+                )
             )
         return SealView(
             index=seal.ledger_index,

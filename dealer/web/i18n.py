@@ -6,10 +6,14 @@ An entry is a text (with ``{name}`` parameters), a list, or plural forms ``{"one
 
 from __future__ import annotations
 
+import contextlib
 import json
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .config import LANGUAGES
 
@@ -28,3 +32,47 @@ def translate(lang: str, key: str, **params: object) -> str:
     from dealer.i18n import Messages
 
     return Messages(lang, catalogue(lang))(key, **params)
+
+
+# The language of the request being answered (set by ``LanguageMiddleware``): error answers are written in it.
+REQUEST_LANGUAGE: ContextVar[str | None] = ContextVar("dealer_request_language", default=None)
+
+
+def error_detail(exc: object) -> str:
+    """An error for an answer to people (a 4xx detail, a console's command error) in the request's language."""
+    from dealer.i18n import error_text
+
+    return error_text(exc, REQUEST_LANGUAGE.get() or "en")
+
+
+class LanguageMiddleware:
+    """Notes each request's language: the page's ``X-Dealer-Lang`` header, ``?lang=``, the ``dealer_lang``
+    cookie, else the configured default (HTTP and WebSocket alike)."""
+
+    def __init__(self, app: ASGIApp, default: str) -> None:
+        self.app = app
+        self.default = default
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            token = REQUEST_LANGUAGE.set(self.language(scope))
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                REQUEST_LANGUAGE.reset(token)
+        else:
+            await self.app(scope, receive, send)
+
+    def language(self, scope: Scope) -> str:
+        from http.cookies import SimpleCookie
+        from urllib.parse import parse_qs
+
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        asked = [headers.get("x-dealer-lang", "")]
+        asked += parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", [])
+        cookie: SimpleCookie = SimpleCookie()
+        with contextlib.suppress(Exception):  # a malformed cookie header is ignored, never an error
+            cookie.load(headers.get("cookie", ""))
+        if "dealer_lang" in cookie:
+            asked.append(cookie["dealer_lang"].value)
+        return next((lang for lang in asked if lang in LANGUAGES), self.default)

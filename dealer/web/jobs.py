@@ -65,7 +65,7 @@ class JobRunner:
         """Start ``work(job)`` in the slot (kind, key); ``JobBusy`` while a job of that slot is running.
         ``on_end(job)`` is called once the job has its final state."""
         if self.running(kind, key) is not None:
-            raise JobBusy(f"{kind} of {key!r} is already running")
+            raise JobBusy("{kind} of {key!r} is already running", kind=kind, key=key)
         job: Job[P] = Job(kind, key, progress)
         self._jobs[(kind, key)] = job
         job.task = asyncio.create_task(self._run(job, work, on_end), name=f"{kind}-{key}")

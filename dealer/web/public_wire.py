@@ -130,7 +130,7 @@ PUBLIC_TYPES = frozenset(
 
 def check_event(name: str) -> str:
     if not _EVENT_RE.match(name):
-        raise WireError(f"event name {name!r}: use 1..64 letters, digits, '-' or '_'")
+        raise WireError("event name {name!r}: use 1..64 letters, digits, '-' or '_'", name=name)
     return name
 
 
@@ -145,11 +145,13 @@ def subject(event: str) -> str:
 def encode(msg: dict[str, Any]) -> bytes:
     """The bytes published for ``msg``; refuses anything but a valid public message."""
     if msg.get("type") not in PUBLIC_TYPES:
-        raise WireError(f"message type {msg.get('type')!r} is not public")
+        raise WireError("message type {get!r} is not public", get=msg.get("type"))
     try:
         _ADAPTER.validate_python(msg)
     except ValidationError as exc:
-        raise WireError(f"not a public message: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
+        raise WireError(
+            "not a public message: {field}: {problem}", field=exc.errors()[0]["loc"], problem=exc.errors()[0]["msg"]
+        ) from exc
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -158,11 +160,13 @@ def decode(data: bytes) -> dict[str, Any]:
     try:
         msg = json.loads(data)
     except ValueError as exc:
-        raise WireError(f"not JSON: {exc}") from exc
+        raise WireError("not JSON: {exc}", exc=exc) from exc
     if not isinstance(msg, dict) or msg.get("type") not in PUBLIC_TYPES:
         raise WireError("not a public message")
     try:
         _ADAPTER.validate_python(msg)
     except ValidationError as exc:
-        raise WireError(f"not a public message: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
+        raise WireError(
+            "not a public message: {field}: {problem}", field=exc.errors()[0]["loc"], problem=exc.errors()[0]["msg"]
+        ) from exc
     return msg

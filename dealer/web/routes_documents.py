@@ -19,6 +19,7 @@ from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
 from .auth import role_check
+from .i18n import error_detail
 from .models import (
     CheckRecorded,
     DirectorDocument,
@@ -99,7 +100,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     async def issuing(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
@@ -112,7 +113,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             return await asyncio.to_thread(locked)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
 
     def download(role: str, name: str, kinds: tuple[str, ...] | None) -> FileResponse:
         path = folder / name
@@ -145,7 +146,7 @@ def make_router(service: Service) -> APIRouter:
                 body.note,
             )
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
         index = await act(bank().record_event, CHECK_ENTRY, payload)
         return CheckRecorded(ledger_index=index, **payload)
 

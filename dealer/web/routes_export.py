@@ -34,6 +34,7 @@ from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
+from .i18n import error_detail
 from .jobs import Job, JobBusy
 from .models import (
     BoardCards,
@@ -148,7 +149,10 @@ class WatchdogMaker:
             return await asyncio.wait_for(self.inner.make_copy(board_number, deal, copy), self.seconds)
         except TimeoutError:
             raise CopyTimeout(
-                f"board {board_number} copy {copy}: no end from the machine in {self.seconds:g} s"
+                "board {board_number} copy {copy}: no end from the machine in {seconds:g} s",
+                board_number=board_number,
+                copy=copy,
+                seconds=self.seconds,
             ) from None
 
     async def recover(self) -> None:
@@ -186,7 +190,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             drawn = await service.bank.call(d.drawn_deals, label)
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
         return number_deals([item.deal.deal for item in drawn], first=first, copies=copies)
 
     async def record(kind: str, label: str, paths: list[Path], **extra: Any) -> None:
@@ -208,7 +212,7 @@ def make_router(service: Service) -> APIRouter:
                 write_session_files, boards, out_dir(label), session_slug(label), list(body.formats), meta
             )
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
         await record("files", label, paths, sealed=meta.sealed)
         return FilesWritten(label=label, boards=len(boards), files=[p.name for p in paths])
 
@@ -289,7 +293,7 @@ def make_router(service: Service) -> APIRouter:
                 on_end=lambda j: service.operator.send(job_view(j, cards=service.board_cards_shown)),
             )
         except JobBusy as exc:
-            raise HTTPException(409, str(exc)) from exc
+            raise HTTPException(409, error_detail(exc)) from exc
         return job_view(job)
 
     @router.get("/api/director/draws/{label}/boards", dependencies=read, response_model=BoardsView)
@@ -318,7 +322,9 @@ def make_router(service: Service) -> APIRouter:
             if session == CLOSED_LABEL and service.closed is not None:
                 return  # variant 1 boards are no draw: their hand records are the director's to publish
             if self.d.bank.get_draw(session).state != "revealed":
-                raise NotRevealedError(f"session {session!r} is not revealed: hand records wait for the reveal")
+                raise NotRevealedError(
+                    "session {session!r} is not revealed: hand records wait for the reveal", session=session
+                )
 
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
     async def handrecords(label: LabelParam, body: HandRecords | None = None) -> FilesWritten:
@@ -329,9 +335,9 @@ def make_router(service: Service) -> APIRouter:
         try:
             await service.bank.call(_Gate(d).ensure_revealed, label)
         except NotRevealedError as exc:
-            raise HTTPException(403, str(exc)) from exc
+            raise HTTPException(403, error_detail(exc)) from exc
         except DealerError as exc:
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(400, error_detail(exc)) from exc
         boards = await boards_of(d, label, body.first, 1)
         records = [b.record() for b in boards]
         written: list[Path] = []
@@ -355,7 +361,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             job = jobs.start("handrecords", label, None, work)
         except JobBusy as exc:
-            raise HTTPException(409, str(exc)) from exc
+            raise HTTPException(409, error_detail(exc)) from exc
         await job.wait()
         if job.state is not JobState.DONE:
             status = 400 if isinstance(job.exception, DealerError) else 500

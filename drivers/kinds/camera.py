@@ -92,7 +92,7 @@ class CameraDevice:
 
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
         if not url:
-            raise CameraDeviceError(f"station {options.name}: a camera station needs url = the frame source")
+            raise CameraDeviceError("station {name}: a camera station needs url = the frame source", name=options.name)
         self.options = options
         self.kind = kind
         self.url = url.strip()
@@ -130,10 +130,10 @@ class CameraDevice:
             elif self._template is not None:
                 self.calibration = calibrate_virtual(self._template, self.url)
             else:
-                raise CameraDeviceError(f"calibration is required for a camera on {self.url!r}")
+                raise CameraDeviceError("calibration is required for a camera on {url!r}", url=self.url)
         except DealerError as exc:
             self._close_source()
-            raise CameraDeviceError(f"{where}: {exc}") from exc
+            raise CameraDeviceError("{where}: {exc}", where=where, exc=exc) from exc
 
     async def close(self) -> None:
         self._closed = True
@@ -194,7 +194,7 @@ class CameraDevice:
     # -- dealing ---------------------------------------------------------------------------------------------
     async def request_deal(self) -> None:
         if self._closed or self.calibration is None:
-            raise CameraDeviceError(f"station {self.options.name}: the camera is not open")
+            raise CameraDeviceError("station {name}: the camera is not open", name=self.options.name)
         await self._stop_scan()  # a deal voided half-way: its reader stops before the next deal's starts
         self._deal_id += 1
         source = shuffled_deal(self._template) if self._template is not None else self._source
@@ -253,7 +253,7 @@ class CameraDevice:
         return False
 
     def board_machine(self) -> BoardMachine:
-        raise CameraDeviceError(f"{self.url}: a camera scanner reads cards, it cannot make boards")
+        raise CameraDeviceError("{url}: a camera scanner reads cards, it cannot make boards", url=self.url)
 
     async def abort(self) -> None:
         await self._stop_scan()

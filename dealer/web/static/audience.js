@@ -72,7 +72,8 @@
       c.dataset.state = m.state || "";
       c.replaceChildren(el("h2", "", I18N.t("audience.commitment")),
         fact("audience.commitment_label", m.label), fact("audience.commitment_deals", m.deals));
-      if (m.format) c.appendChild(fact("audience.value_format", m.format, "vformat"));
+      const vformat = m.public_value_spec ? I18N.valueFormat(m.public_value_spec) : m.format;
+      if (vformat) c.appendChild(fact("audience.value_format", vformat, "vformat"));
       if (m.value) c.appendChild(fact("audience.value", m.value, "vvalue"));
       if (m.state === "revealed") c.appendChild(fact("audience.revealed", "K " + m.secret, "vreveal hash"));
       if (m.state === "void") c.appendChild(fact("audience.void", m.reason, "vvoid"));

@@ -9,7 +9,9 @@
   const typed = new Map();  // label -> the public value being typed (a refresh must not wipe it)
   const deviceTyped = new Map();
   async function api(method, path, body) {
-    const r = await fetch(path, { method, headers: body ? { "Content-Type": "application/json" } : {},
+    const headers = { "X-Dealer-Lang": I18N.lang };  // errors come back in the page's language
+    if (body) headers["Content-Type"] = "application/json";
+    const r = await fetch(path, { method, headers,
       body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
     const data = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : r.statusText);
@@ -185,6 +187,7 @@
       box.appendChild(el("code", "hash", d.commitment || ""));
       box.appendChild(el("p", "", t("director.public_value") + ": " + (d.public_value_spec ? d.public_value_spec.description : "") +
         (d.public_value ? " = " + d.public_value : "")));
+      if (d.public_value_spec) box.appendChild(el("p", "vformat", t("audience.value_format") + ": " + I18N.valueFormat(d.public_value_spec)));
       const row = el("div", "row");
       const L = encodeURIComponent(d.label);
       row.appendChild(button("director.publish", () => api("POST", `/api/director/draws/${L}/publish`),

@@ -8,7 +8,9 @@
   const role = root.dataset.role;
   const out = document.getElementById("doc-result");
   async function api(method, path, body) {
-    const r = await fetch(path, { method, headers: body ? { "Content-Type": "application/json" } : {},
+    const headers = { "X-Dealer-Lang": I18N.lang };  // errors come back in the page's language
+    if (body) headers["Content-Type"] = "application/json";
+    const r = await fetch(path, { method, headers,
       body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
     const data = await r.json().catch(() => ({}));
     if (!r.ok) {  // a 422 names each bad field: "loc: message"

@@ -43,5 +43,26 @@ const I18N = (() => {
     return new Intl.DateTimeFormat(lang === "ru" ? "ru-RU" : "en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" })
       .format(new Date(ms));
   }
-  return { t, time, apply, set, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
+  // The committed format of the public value V in words, from its spec (dealer/draw/protocol.py
+  // PublicValueSpec.format_text says the same in English): shown on the hall banner and the director's page.
+  function valueFormat(spec) {
+    if (!spec) return "";
+    if (spec.kind === "dice") {
+      const names = (spec.witnesses || []).join(", ");
+      return t("vformat.dice", {
+        witnesses: t("vformat.witnesses_n", { n: (spec.witnesses || []).length }),
+        names,
+        rolls: t("vformat.rolls_n", { n: spec.rolls, faces: spec.faces }),
+        symbols: spec.faces === 6 ? "1-6" : "0-9",
+      });
+    }
+    return t(spec.distinct ? "vformat.named_distinct" : "vformat.named", {
+      numbers: t(spec.distinct ? "vformat.distinct_numbers_n" : "vformat.numbers_n", { n: spec.count }),
+      min: spec.min, max: spec.max,
+      digits: t("vformat.digits_n", { n: spec.width }),
+      order: t(spec.order === "ascending" ? "vformat.ascending" : "vformat.as_drawn"),
+      separator: spec.separator,
+    });
+  }
+  return { t, time, apply, set, valueFormat, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
 })();

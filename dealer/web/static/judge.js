@@ -278,7 +278,7 @@
     schedule();
   }
   function connect() {
-    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws");
+    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws?lang=" + I18N.lang);
     ws.onopen = () => { conn.textContent = t("judge.connected"); conn.classList.add("live"); send("devices"); };
     ws.onmessage = (e) => onMessage(JSON.parse(e.data));
     ws.onclose = () => { conn.textContent = t("judge.disconnected_ws"); conn.classList.remove("live"); setTimeout(connect, 1000); };
