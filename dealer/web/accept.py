@@ -20,6 +20,7 @@ ACCEPT_BATCH = 8  # new connections taken per event-loop turn (bench/bench_viewe
 class PacedSocket(socket.socket):
     batch = ACCEPT_BATCH
 
+    # Any: socket.socket's own signature (family, type, proto, fileno) is passed through unchanged
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._taken = 0
@@ -29,6 +30,7 @@ class PacedSocket(socket.socket):
         self._taken = 0
         self._loop = None
 
+    # Any: the peer address, as typeshed types socket.accept (its shape depends on the family)
     def accept(self) -> tuple[socket.socket, Any]:
         if self._loop is None:
             try:
@@ -41,6 +43,7 @@ class PacedSocket(socket.socket):
         self._taken += 1
         return self._nodelay(super().accept())
 
+    # Any: the peer address, as in accept
     def _nodelay(self, accepted: tuple[socket.socket, Any]) -> tuple[socket.socket, Any]:
         """Every message goes out at once (no Nagle wait for an ACK that the reader delays 40 ms): asyncio sets
         this only on sockets whose protocol number says TCP, and a socket made with ``socket()`` says 0."""

@@ -24,7 +24,8 @@ from fastapi import FastAPI
 
 from .hub import PublicHub, Transport, parse_last_event_id
 
-Scope = MutableMapping[str, Any]  # the ASGI spec's types: plain dicts of any values
+# Any: the ASGI spec's types are plain dicts of any values (as Starlette types them)
+Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
