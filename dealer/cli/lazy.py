@@ -22,6 +22,9 @@ class _Loader(importlib.abc.Loader):
     def __init__(self, loader: importlib.abc.Loader) -> None:
         self.loader = loader
 
+    def __getattr__(self, name: str) -> object:  # get_source, get_filename, … of the module's own loader
+        return getattr(self.loader, name)
+
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self.loader.create_module(spec)
 
