@@ -1,7 +1,9 @@
 """The command line starts light: the commands officials type at a desk import no numerical, vision or web stack.
 
 Each command runs in a fresh interpreter (the real entry point, ``dealer.cli.app.main``) which then reports the
-modules it had imported; heavy ones must be absent. Timing is in ``bench/bench_cli.py``, not here.
+modules it had imported; heavy ones must be absent. Commands that run (not help, not a usage error) also leave
+out typer's rich help layer with markdown_it and pygments, the event loop, PostgreSQL's driver, and the code of
+other commands (the importer, the verifier, the draw). Timing is in ``bench/bench_cli.py``, not here.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ import typer.main
 from dealer.cli import app as cli_app
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("numpy", "cv2", "fastapi", "starlette", "uvicorn", "endplay", "scipy", "matplotlib", "fpdf", "jinja2")
+HEAVY: tuple[str, ...] = ("numpy", "cv2", "fastapi", "starlette", "uvicorn", "endplay", "scipy", "matplotlib")
+HEAVY += ("fpdf", "jinja2", "psycopg")  # psycopg: PostgreSQL's driver, only for a postgresql: bank
+# what a command that runs (no help shown, no usage error) does not need either
+NOT_RUNNING = ("typer.rich_utils", "markdown_it", "pygments", "asyncio", "dealer.bank.importer", "dealer.bank.verify")
+PBN = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
 
 # Runs the real entry point, then prints which heavy modules were imported, whatever the exit code.
 PROBE = """
@@ -30,13 +36,17 @@ try:
     main()
 finally:
     sys.stdout.flush()
-    print("\\nLOADED " + json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in json.loads(sys.argv[2]))))
+    wanted = json.loads(sys.argv[2])
+    print("\\nLOADED " + json.dumps(sorted(m for m in sys.modules if m in wanted or m.split(".")[0] in wanted)))
 """
 
 
-def _loaded(args: list[str], cwd: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+def _loaded(
+    args: list[str], cwd: Path, modules: tuple[str, ...] = HEAVY
+) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    probe = ["-c", PROBE.replace("sys.argv[1]", repr(json.dumps(args))).replace("sys.argv[2]", repr(json.dumps(HEAVY)))]
+    code = PROBE.replace("sys.argv[1]", repr(json.dumps(args))).replace("sys.argv[2]", repr(json.dumps(modules)))
+    probe = ["-c", code]
     r = subprocess.run([sys.executable, *probe], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
     line = next(x for x in r.stdout.splitlines() if x.startswith("LOADED "))
     return json.loads(line.removeprefix("LOADED ")), r
@@ -53,6 +63,9 @@ def _loaded(args: list[str], cwd: Path) -> tuple[list[str], subprocess.Completed
         ["bank", "status", "--json"],
         ["bank", "--help"],
         ["formats"],
+        ["regulation", "check"],
+        ["draw", "verify", "missing-bundle.json"],
+        ["--lang", "ru", "--help"],
         ["scanner", "--help"],
         ["serve", "--help"],
     ],
@@ -62,6 +75,40 @@ def test_light_commands_import_no_heavy_module(args: list[str], tmp_path: Path) 
     assert loaded == [], f"dealer {' '.join(args)} imported {loaded}\n{r.stderr}"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["board", "1"],
+        ["deal", "show", PBN],
+        ["deal", "rank", PBN],
+        ["regulation", "check"],
+        ["--lang", "en", "board", "7"],
+    ],
+)
+def test_running_commands_leave_out_help_and_other_commands_code(args: list[str], tmp_path: Path) -> None:
+    loaded, r = _loaded(args, tmp_path, HEAVY + NOT_RUNNING)
+    assert r.returncode == 0, r.stderr
+    assert loaded == [], f"dealer {' '.join(args)} imported {loaded}\n{r.stderr}"
+
+
+def test_help_and_usage_errors_still_load_the_rich_layer_in_russian(tmp_path: Path) -> None:
+    """The probe sees the help layer when help is shown, and its words are Russian although it loaded late."""
+    loaded, r = _loaded(["--lang", "ru", "board", "x"], tmp_path, ("typer.rich_utils",))
+    assert r.returncode == 2 and loaded == ["typer.rich_utils"]
+    assert "Ошибка" in r.stderr, r.stderr
+    loaded, r = _loaded(["--lang", "ru", "--help"], tmp_path, ("typer.rich_utils",))
+    assert r.returncode == 0 and loaded == ["typer.rich_utils"]
+    assert "Параметры" in r.stdout and "Команды" in r.stdout, r.stdout
+
+
+def test_bank_path_default_is_the_stores() -> None:
+    """``dealer.cli.options`` names the default bank without importing the store: the two must agree."""
+    from dealer.bank.store import DEFAULT_BANK_PATH
+    from dealer.cli.options import DEFAULT_BANK_PATH as CLI_DEFAULT
+
+    assert CLI_DEFAULT == DEFAULT_BANK_PATH
+
+
 def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -> None:
     from dealer.bank.api import DealSource
     from dealer.bank.store import SqliteBank
@@ -69,10 +116,12 @@ def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -
 
     with SqliteBank(tmp_path / "bank.sqlite") as bank:
         bank.commit_deal(deal_from_rank(12345), DealSource("import", file="x.pbn", board=1, line=1))
+    for args in (["bank", "status", "--json"], ["bank", "status"]):
+        loaded, r = _loaded([*args, "--bank", str(tmp_path / "bank.sqlite")], tmp_path, HEAVY + NOT_RUNNING)
+        assert r.returncode == 0, r.stderr
+        assert loaded == [], (args, loaded)
     loaded, r = _loaded(["bank", "status", "--json", "--bank", str(tmp_path / "bank.sqlite")], tmp_path)
-    assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.split("\nLOADED ")[0])["deals"] == 1
-    assert loaded == []
 
 
 def test_heavy_commands_do_load_what_they_need(tmp_path: Path) -> None:

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
-from dealer.bank.importer import ImportReport, SkippedFile, import_parsed, read_files
-from dealer.bank.verify import AnchorError, Head, Since, verify_file
-from dealer.draw.director import Director
 from dealer.fsutil import MAX_INPUT_BYTES
 
 from .app import app, fail
 from .i18n import error, t
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
+
+if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside the commands that use them
+    from rich.progress import Progress
+
+    from dealer.bank.importer import ImportReport, SkippedFile
 
 out = Console(highlight=False, markup=False)
 warn = Console(highlight=False, stderr=True)
@@ -27,6 +29,8 @@ app.add_typer(bank_app, name="bank", no_args_is_help=True)
 
 
 def _progress() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=out
     )
@@ -39,6 +43,8 @@ def status_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the public status as JSON."),
 ) -> None:
     """Public status: deals by state, eligible deals, sealed roots, draws (nothing secret)."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         st = Director(b).status()
     if as_json:
@@ -145,6 +151,8 @@ def verify_cmd(
     ),
 ) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
+    from dealer.bank.verify import AnchorError, Head, Since, verify_file
+
     if not bank.is_file():
         raise fail(t("{bank}: no bank file there", bank=bank))
     try:
@@ -189,6 +197,8 @@ def import_cmd(
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
+    from dealer.bank.importer import import_parsed, read_files
+
     skipped: list[SkippedFile] = []
     if out.is_terminal:
         with _progress() as progress:

@@ -6,12 +6,10 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from dealer.core import Deal, board_dealer, board_vulnerability
 from dealer.core.diagram import compass_diagram
 from dealer.core.numbering import deal_from_rank, format_deal_number, parse_deal_number
-from dealer.regulation import load_regulation
 
 from .app import app
 from .i18n import language, t
@@ -90,6 +88,10 @@ def regulation_check(
     path: Path | None = typer.Argument(None, help="Regulation TOML file; the embedded default when omitted."),
 ) -> None:
     """Load a regulation file and print what it says, or the first thing wrong with it."""
+    from rich.table import Table
+
+    from dealer.regulation import load_regulation
+
     reg = load_regulation(path)
     lang = language()
     variants = {1: t("closed"), 2: t("partially open"), 3: t("open")}

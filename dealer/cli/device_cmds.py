@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 import typer
@@ -61,6 +60,7 @@ def machine_info(
     target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
 ) -> None:
     """Connect, negotiate the protocol version and print the device's identity."""
+    import asyncio
 
     async def main() -> None:
         drv = _driver(target)
@@ -91,6 +91,8 @@ def machine_deal(
     count: int = typer.Option(1, "--count", "-n", min=1, help="Number of random deals."),
 ) -> None:
     """Deal random deals on the machine and print each as PBN (faults and lost links are reported)."""
+    import asyncio
+
     from dealer.core.events import DealEnded, DeviceFault, Disconnected
 
     async def main() -> int:
@@ -133,6 +135,8 @@ def machine_conformance(
     report: str = typer.Option("", "--report", help="Also write the report to this file."),
 ) -> None:
     """Check a device against the open protocol (PROTOCOL.md 1.1); print a report; exit 1 on any deviation."""
+    import asyncio
+
     from drivers.conformance import CHECKS, run_conformance
     from drivers.transport import open_transport
 

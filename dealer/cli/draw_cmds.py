@@ -13,17 +13,14 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from dealer.draw.bundle import load_bundle, verify_bundle
-from dealer.draw.director import Director, DrawnDeal
-from dealer.draw.protocol import DrawError, dice_spec, named_spec
-
 from .app import app, fail
 from .i18n import error, os_reason, t
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the other commands need none of it)
     from dealer.core.json_types import JsonObject
+    from dealer.draw.director import DrawnDeal
 
 out = Console(highlight=False, markup=False)
 note = Console(highlight=False, markup=False, stderr=True)
@@ -71,6 +68,8 @@ def prepare_cmd(
     keys: Path | None = KeysOption,
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
+    from dealer.draw.director import Director
+    from dealer.draw.protocol import dice_spec, named_spec
     from dealer.regulation import load_regulation
 
     if bool(witness) == (named is not None):
@@ -90,6 +89,8 @@ def prepare_cmd(
 @draw_app.command("publish")
 def publish_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     """Record that the commitment was shown to the hall (needed before the public value); print what it shows."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         view = Director(b).publish(label)
     print_json(view)
@@ -105,6 +106,8 @@ def public_value_cmd(
     keys: Path | None = KeysOption,
 ) -> None:
     """Enter the public value V after the commitment is published; prints the canonical V it stored."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         d = Director(b)
         value = d.normalise(label, dice or None, named) if dry_run else d.enter_public_value(label, dice or None, named)
@@ -123,6 +126,8 @@ def void_cmd(
     keys: Path | None = KeysOption,
 ) -> None:
     """Void a prepared draw that has not run: a public ledger entry with the reason and its K."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         data = Director(b).void(label, reason)
     print_json(data)
@@ -131,6 +136,8 @@ def void_cmd(
 @draw_app.command("run")
 def run_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     """Run the draw (director only: prints the drawn deals; keep them secret until play)."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         drawn = Director(b).run(label)
     _print_drawn(drawn)
@@ -147,6 +154,8 @@ def show_cmd(
     keys: Path | None = KeysOption,
 ) -> None:
     """Show the drawn deals of a draw (director only); --out writes them for `dealer export`."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         drawn = Director(b).drawn_deals(label)
     _print_drawn(drawn)
@@ -182,6 +191,8 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
 @draw_app.command("reveal")
 def reveal_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     """After play: publish K and the drawn deal ids."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         data = Director(b).reveal(label)
     print_json(data)
@@ -195,6 +206,8 @@ def bundle_cmd(
     keys: Path | None = KeysOption,
 ) -> None:
     """Write the verification bundle of a revealed draw (docs/bundle.md)."""
+    from dealer.draw.director import Director
+
     with open_bank(bank, keys) as b:
         bundle = Director(b).bundle(label)
     output.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n")
@@ -211,6 +224,8 @@ def verify_cmd(
     chain: Path | None = typer.Option(None, "--chain", help="A folder of bundles of the bank's earlier draws."),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
+    from dealer.draw.bundle import verify_bundle
+
     bundle = _read_bundle(bundle_path)
     paths = list(earlier or [])
     if chain is not None:
@@ -257,6 +272,9 @@ def _check_name(name: str) -> str:
 
 
 def _read_bundle(path: Path) -> JsonObject:
+    from dealer.draw.bundle import load_bundle
+    from dealer.draw.protocol import DrawError
+
     try:
         return load_bundle(path.read_bytes())
     except OSError as exc:

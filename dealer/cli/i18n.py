@@ -122,7 +122,7 @@ def localize(command: Any, lang: str) -> None:
     import gettext as stdlib_gettext
     import sys
 
-    import typer.rich_utils as ru
+    from .lazy import when_imported
 
     words = catalogue()["framework"]
 
@@ -135,9 +135,13 @@ def localize(command: Any, lang: str) -> None:
             module._ = gettext  # type: ignore[attr-defined]
     _vendored_click(words)
     _type_names(catalogue()["types"])
-    for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
-                 "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
-        setattr(ru, name, gettext(getattr(ru, name)))
+
+    def rich_words(ru: Any) -> None:  # typer's rich layer loads only for help and errors: its words then
+        for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
+                     "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
+            setattr(ru, name, gettext(getattr(ru, name)))
+
+    when_imported("typer.rich_utils", rich_words)
     _walk(command, catalogue()["help"])
 
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from dealer.bank.store import DEFAULT_BANK_PATH, SqliteBank
+if TYPE_CHECKING:
+    from dealer.bank.store import SqliteBank
+
+# ``dealer.bank.store.DEFAULT_BANK_PATH`` (a test checks they agree): help and light commands need the path,
+# not the bank's SQLite, signing and ledger code
+DEFAULT_BANK_PATH = Path("var/bank.sqlite")
 
 BankOption = typer.Option(
     DEFAULT_BANK_PATH, "--bank", help="The bank: a SQLite file, or a postgresql://user@host/db URL."

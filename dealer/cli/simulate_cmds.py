@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 from pathlib import Path
@@ -28,6 +27,8 @@ def simulate_machine(
     serial: str = typer.Option("SIM-000001", "--serial", help="Serial number the machine reports."),
 ) -> None:
     """Run a virtual dealing machine until Ctrl-C, printing where it listens."""
+    import asyncio
+
     from drivers.simulator import VirtualMachine, parse_faults
     from drivers.simulator.endpoints import PtyEndpoint, TcpEndpoint
 
