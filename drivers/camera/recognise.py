@@ -1,9 +1,10 @@
 """Read one frame against a calibration: find the card, compare both corner indices with the 52 templates.
 
 Scores: for each card, the normalised cross-correlation of its rank part and of its suit part (each aligned on
-its own), averaged over both corners. The rank part is compared with one template per rank (the mean of the
-four suits' rank templates), so cards of one rank differ in the suit part only: the suit is decided by the
-shape of the suit symbol, never by a chance difference between two copies of the same rank glyph. Patches are
+its own), averaged over both corners. The rank part scores a rank by the best of its four suits' rank
+templates, the same for all four cards of that rank, so cards of one rank differ in the suit part only: the
+suit is decided by the shape of the suit symbol, never by a chance difference between two copies of the same
+rank glyph. Patches are
 the darkest colour channel (see :mod:`.detect`), so every ink is dark whatever its hue and colour plays no part.
 The decision never guesses:
 
@@ -30,7 +31,7 @@ from dealer.core.cards import Card
 from .blas import single_thread_blas
 from .calibration import Calibration, part_windows
 from .detect import Image, Quad, corner_patches, find_card
-from .match import Vectors, flatten_light, unit_rows
+from .match import Vectors, flatten_light
 
 Evidence = npt.NDArray[np.float32]  # (2, 52): each corner's combined score per card
 
@@ -59,19 +60,22 @@ class Reading:
 MIN_SCALE = 0.4
 
 
-def pooled_ranks(rank_templates: Vectors) -> Vectors:
-    """One rank template per rank (13 rows): the four suits' templates of that rank averaged, unit length."""
+def rank_similarity(rank_templates: Vectors) -> Vectors:
+    """Rank-part similarity of every pair of cards (52 x 52) when each rank is scored by its best-matching suit's
+    template: 1 within a rank, else the mean similarity of the two ranks' templates over all suit pairs."""
     per_suit = rank_templates.reshape(4, 13, -1)
-    return unit_rows(per_suit.mean(axis=0))
+    sim13 = np.einsum("aid,bjd->ij", per_suit, per_suit) / 16
+    np.fill_diagonal(sim13, 1.0)
+    return np.tile(sim13, (4, 4)).astype(np.float32)
 
 
 class Recogniser:
     def __init__(self, calibration: Calibration) -> None:
         single_thread_blas()
         self.cal = calibration
-        self._ranks = pooled_ranks(calibration.rank_templates)
+        self._ranks = calibration.rank_templates
         self._suits = calibration.suit_templates
-        rank_sim = np.tile(self._ranks @ self._ranks.T, (4, 4))  # card i has rank i % 13
+        rank_sim = rank_similarity(self._ranks)
         suit_sim = self._suits @ self._suits.T
         self._distance = np.maximum(1.0 - (rank_sim + suit_sim) / 2, 1e-3).astype(np.float32)
         lo = max(0.05, calibration.card_height * MIN_SCALE)
@@ -98,7 +102,8 @@ class Recogniser:
             flat = flatten_light(patch)
             rank = (part_windows(flat, g, top, split) @ self._ranks.T).max(axis=0)
             suit = (part_windows(flat, g, split, bottom) @ self._suits.T).max(axis=0)
-            out[k] = (np.tile(rank, 4) + suit) / 2
+            best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
+            out[k] = (np.tile(best_rank, 4) + suit) / 2
         return out
 
     def decide(self, evidence: Evidence, quad: Quad | None) -> Reading:
