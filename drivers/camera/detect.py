@@ -145,6 +145,10 @@ def _order(box: Points) -> Points:
 def corner_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]:
     """The two index regions (with the search margin) as grey patches, each seen upright.
 
+    Grey is the darkest of the three colour channels, not luminance: black, red, blue, green or orange ink on
+    white paper are all about equally dark in it, so a four-colour deck's suits differ from each other (and
+    from a two-colour deck's) by the symbol's shape alone, with the full contrast of black ink.
+
     The second is the bottom-right corner turned half a turn, so on a card with indices in opposite corners
     both patches show the index the same way up, whichever way the card lies.
     """
@@ -163,5 +167,5 @@ def _patch(frame: Image, corners: Points, g: Geometry) -> Image:
     )
     m = cv2.getPerspectiveTransform(corners, dst)
     warped = cv2.warpPerspective(frame, m, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    grey = warped.min(axis=2) if warped.ndim == 3 else warped  # ink of any hue is dark in its darkest channel
     return np.asarray(cv2.resize(grey, (pw // ss, ph // ss), interpolation=cv2.INTER_AREA), np.uint8)

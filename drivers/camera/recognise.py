@@ -1,7 +1,12 @@
 """Read one frame against a calibration: find the card, compare both corner indices with the 52 templates.
 
 Scores: for each card, the normalised cross-correlation of its rank part and of its suit part (each aligned on
-its own), averaged over both corners. The decision never guesses:
+its own), averaged over both corners. The rank part scores a rank by the best of its four suits' rank
+templates, the same for all four cards of that rank, so cards of one rank differ in the suit part only: the
+suit is decided by the shape of the suit symbol, never by a chance difference between two copies of the same
+rank glyph. Patches are
+the darkest colour channel (see :mod:`.detect`), so every ink is dark whatever its hue and colour plays no part.
+The decision never guesses:
 
 - best score below ``face``: whatever is there is no face of this deck (a back, a joker, a hand) - ignored;
 - best score below ``accept``, or a normalised margin to any other card below ``margin``, or one corner
@@ -15,17 +20,20 @@ margin, capped at 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 import numpy as np
+import numpy.typing as npt
 
 from dealer.core.cards import Card
 
 from .blas import single_thread_blas
 from .calibration import Calibration, part_windows
 from .detect import Image, Quad, corner_patches, find_card
-from .match import flatten_light
+from .match import Vectors, flatten_light
+
+Evidence = npt.NDArray[np.float32]  # (2, 52): each corner's combined score per card
 
 
 class Seen(Enum):
@@ -42,15 +50,35 @@ class Reading:
     confidence: float = 0.0
     score: float = 0.0
     quad: Quad | None = None
+    evidence: Evidence | None = field(default=None, compare=False)  # per-corner scores, for the tracker
+
+
+# Smallest card looked at, as a share of its size in the calibration pass. Cards come 0.6-1.3 times that size
+# (the dealer's hand nearer or farther); the floor used to be 0.6, so a card at 60% whose outline measured a
+# pixel short was dropped in every still frame and gave no event at all (#17). Below about 0.4 the index is too
+# small to read, but such a card still gives an event: unreadable.
+MIN_SCALE = 0.4
+
+
+def rank_similarity(rank_templates: Vectors) -> Vectors:
+    """Rank-part similarity of every pair of cards (52 x 52) when each rank is scored by its best-matching suit's
+    template: 1 within a rank, else the mean similarity of the two ranks' templates over all suit pairs."""
+    per_suit = rank_templates.reshape(4, 13, -1)
+    sim13 = np.einsum("aid,bjd->ij", per_suit, per_suit) / 16
+    np.fill_diagonal(sim13, 1.0)
+    return np.tile(sim13, (4, 4)).astype(np.float32)
 
 
 class Recogniser:
     def __init__(self, calibration: Calibration) -> None:
         single_thread_blas()
         self.cal = calibration
-        self._parts = calibration.parts
-        self._distance = np.maximum(1.0 - calibration.similarity(), 1e-3).astype(np.float32)
-        lo = max(0.05, calibration.card_height * 0.6)
+        self._ranks = calibration.rank_templates
+        self._suits = calibration.suit_templates
+        rank_sim = rank_similarity(self._ranks)
+        suit_sim = self._suits @ self._suits.T
+        self._distance = np.maximum(1.0 - (rank_sim + suit_sim) / 2, 1e-3).astype(np.float32)
+        lo = max(0.05, calibration.card_height * MIN_SCALE)
         self._min_height = lo
         self._aspect = (calibration.aspect - 0.07, calibration.aspect + 0.07)
 
@@ -63,20 +91,30 @@ class Recogniser:
         return self.read_quad(image, quad)
 
     def read_quad(self, image: Image, quad: Quad) -> Reading:
+        return self.decide(self.evidence(image, quad), quad)
+
+    def evidence(self, image: Image, quad: Quad) -> Evidence:
+        """Each corner's score per card: the mean of its rank-part and suit-part correlations."""
         g = self.cal.geometry
-        flats = [flatten_light(p) for p in corner_patches(image, quad, g)]
-        per_corner = []
-        for flat in flats:
-            total = np.zeros(52, np.float32)
-            for top, bottom, templates in self._parts:
-                total += (part_windows(flat, g, top, bottom) @ templates.T).max(axis=0)
-            per_corner.append(total / len(self._parts))
-        scores = (per_corner[0] + per_corner[1]) / 2
+        top, split, bottom = 0, self.cal.split, g.region_h
+        out = np.empty((2, 52), np.float32)
+        for k, patch in enumerate(corner_patches(image, quad, g)):
+            flat = flatten_light(patch)
+            rank = (part_windows(flat, g, top, split) @ self._ranks.T).max(axis=0)
+            suit = (part_windows(flat, g, split, bottom) @ self._suits.T).max(axis=0)
+            best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
+            out[k] = (np.tile(best_rank, 4) + suit) / 2
+        return out
+
+    def decide(self, evidence: Evidence, quad: Quad | None) -> Reading:
+        """The reading that per-corner ``evidence`` (one frame's, or several frames' mean) supports."""
+        per_corner = evidence
+        scores = per_corner.mean(axis=0)
         best = int(scores.argmax())
         score = float(scores[best])
         th = self.cal.thresholds
         if score < th.face:
-            return Reading(Seen.OTHER, score=score, quad=quad)
+            return Reading(Seen.OTHER, score=score, quad=quad, evidence=evidence)
         margins = (score - scores) / self._distance[best]
         margins[best] = np.inf
         confidence = float(min(1.0, margins.min()))
@@ -86,5 +124,5 @@ class Recogniser:
             own[best] = np.inf
             corner_margins.append(float(own.min()))
         if score < th.accept or confidence < th.margin or min(corner_margins) < th.corner:
-            return Reading(Seen.UNREADABLE, confidence=max(0.0, confidence), score=score, quad=quad)
-        return Reading(Seen.CARD, Card(best), confidence, score, quad)
+            return Reading(Seen.UNREADABLE, None, max(0.0, confidence), score, quad, evidence)
+        return Reading(Seen.CARD, Card(best), confidence, score, quad, evidence)

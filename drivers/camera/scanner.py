@@ -19,7 +19,8 @@ class ScanStats:
     frames: int = 0
     cards: int = 0
     unreadable: int = 0
-    seconds: float = 0.0  # time spent recognising
+    seconds: float = 0.0  # time spent recognising (wall clock)
+    cpu_seconds: float = 0.0  # the same, this thread's CPU time (not inflated by waiting for a busy core)
     last_seen: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -41,14 +42,15 @@ class CameraScanner:
         self.source = source
         self.recogniser = Recogniser(calibration)
         default = TrackerSettings.for_stills() if source.still else TrackerSettings()
-        self.tracker = CardTracker(deal_id, settings or default)
+        self.tracker = CardTracker(deal_id, settings or default, self.recogniser.decide)
         self.stats = ScanStats()
 
     def events(self) -> Iterator[CardSeen]:
         for frame in self.source.frames():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             reading = self.recogniser.read(frame.image)
             self.stats.seconds += time.perf_counter() - start
+            self.stats.cpu_seconds += time.thread_time() - cpu
             self.stats.frames += 1
             self.stats.last_seen[reading.seen.value] = frame.number
             yield from self._count(self.tracker.feed(reading, frame.timestamp, frame.number))

@@ -7,10 +7,17 @@ without a gap: a new event). An object that lay still for ``unreadable_frames`` 
 read) without being read stably becomes one unreadable event when it goes (or is replaced): reported late,
 but never followed by a second event for the same card, since the dealing session voids a deal on an
 unreadable card.
+
+Frames of one still object are also read together: with a ``judge`` (the recogniser's decision rule), the
+per-frame evidence of the frames it has lain still since it was last read as the card already reported is
+averaged and judged once more each frame. Noise and a glare that moves with the hand differ from frame to
+frame, so the average often reads a card that no single frame read three times in a row; and it tells a new
+card laid exactly where the last one lay (no empty frame between) from the last card dimmed by a glare.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +26,13 @@ from dealer.core.cards import Card
 from dealer.core.events import CardSeen
 
 from .detect import Quad
-from .recognise import Reading, Seen
+from .recognise import Evidence, Reading, Seen
+
+Judge = Callable[[Evidence, Quad | None], Reading]
+
+# A still, unread object where the reported card lay is that card (dimmed by a glare) when the card scores within
+# this much of the best one; a card laid in its place is far further off (another rank), or clearly (a twin).
+SAME_CARD_GAP = 0.03
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +58,11 @@ def _still(a: Quad, b: Quad) -> bool:
 
 
 class CardTracker:
-    def __init__(self, deal_id: int = 0, settings: TrackerSettings | None = None) -> None:
+    def __init__(self, deal_id: int = 0, settings: TrackerSettings | None = None, judge: Judge | None = None) -> None:
         self.deal_id = deal_id
         self.s = settings or TrackerSettings()
+        self.judge = judge
+        self._window: list[tuple[float, int, Evidence]] = []  # still frames since the reported card was last read
         self.position = 0
         self._key: int | None = None  # what the current run reads: card index, -1 unreadable
         self._run = 0
@@ -68,6 +83,7 @@ class CardTracker:
         if reading.seen in (Seen.NOTHING, Seen.OTHER) or quad is None:
             self._absent += 1
             self._key, self._run, self._last_quad, self._still_run = None, 0, None, 0
+            self._window.clear()
             if self._absent >= self.s.gap_frames:
                 self._end_presence(out)
             return out
@@ -79,6 +95,11 @@ class CardTracker:
         else:
             self._still_run = 1
             self._still_start = (timestamp, frame, reading.confidence)
+            self._window.clear()
+        if key >= 0 and key == self._emitted:
+            self._window.clear()  # the reported card, read again: what lies here is still that card
+        elif reading.evidence is not None:
+            self._window.append((timestamp, frame, reading.evidence))
         if key == self._key and steady:
             self._run += 1
             self._run_conf = min(self._run_conf, reading.confidence)
@@ -96,11 +117,42 @@ class CardTracker:
                 self._flush_pending(out)
                 out.append(self._event(Card(key), self._run_start[0], self._run_start[1], self._run_conf))
                 self._emitted, self._emitted_quad = key, quad
-        if self._emitted != key and self._still_run >= self.s.unreadable_frames and self._pending is None:
+                self._window.clear()
+        if self._emitted == key or self._still_run < self.s.unreadable_frames:
+            return out
+        if self.judge is not None and not self.s.still and len(self._window) >= self.s.unreadable_frames:
+            self._judge_window(quad, out)
+        elif self._pending is None:
             same_as_read = not self.s.still and self._emitted_quad is not None and _still(self._emitted_quad, quad)
             if not same_as_read:  # not the card already reported, dimmed by a glare
                 self._pending = (self._still_start[0], self._still_start[1], 0.0, quad)
         return out
+
+    def _judge_window(self, quad: Quad, out: list[CardSeen]) -> None:
+        """Judge the still frames' mean evidence: a card, the reported card again, or a new unreadable object."""
+        assert self.judge is not None
+        evidence = np.mean([e for _, _, e in self._window], axis=0).astype(np.float32)
+        verdict = self.judge(evidence, quad)
+        stamp, frame = self._window[0][0], self._window[0][1]
+        if verdict.seen is Seen.CARD and verdict.card is not None:
+            if int(verdict.card) == self._emitted:
+                return  # the reported card under a glare
+            if self._pending is not None and _still(self._pending[3], quad):
+                self._pending = None  # the unread object is this card, read at last
+            self._flush_pending(out)
+            out.append(self._event(verdict.card, stamp, frame, verdict.confidence))
+            self._emitted, self._emitted_quad = int(verdict.card), quad
+            self._window.clear()
+            return
+        if self._pending is not None:
+            if _still(self._pending[3], quad):
+                return  # already waiting to be reported
+            self._flush_pending(out)  # another unread object took its place with no empty frame
+        if self._emitted is not None and self._emitted_quad is not None and _still(self._emitted_quad, quad):
+            scores = evidence.mean(axis=0)
+            if float(scores.max() - scores[self._emitted]) < SAME_CARD_GAP:
+                return  # where the reported card lay and (nearly) most like it: that card dimmed, not a new one
+        self._pending = (stamp, frame, 0.0, quad)
 
     def finish(self) -> list[CardSeen]:
         """The stream ended: report a still, unread object in view, if any."""

@@ -22,6 +22,7 @@ from dealer.core.cards import ALL_CARDS, Card
 from dealer.core.errors import DealerError
 
 from .deckart import CardArt, DeckArt, image_deck, synthetic_deck
+from .printdeck import print_deck
 from .sources import Frame
 
 Image = npt.NDArray[np.uint8]
@@ -368,16 +369,21 @@ def _hand_art(card_h: int, rng: np.random.Generator) -> CardArt:
 
 
 def named_deck(name: str) -> DeckArt:
-    """``synthetic`` / ``synthetic-2c-en``, ``synthetic-4c-fr`` … or a folder of face images."""
-    if name.startswith("synthetic"):
-        parts = name.split("-")[1:]
-        colours = int(parts[0][:-1]) if parts and parts[0].endswith("c") and parts[0][:-1].isdigit() else 2
-        index_set = parts[1] if len(parts) > 1 else "en"
-        return synthetic_deck(colours, index_set)
+    """``synthetic`` / ``synthetic-2c-en``, ``synthetic-4c-fr``, ``print-4c-en`` (the independently drawn deck
+    of :mod:`.printdeck`) … or a folder of face images."""
+    for prefix, make in (("synthetic", synthetic_deck), ("print", print_deck)):
+        if name.startswith(prefix):
+            parts = name.split("-")[1:]
+            default = 2 if prefix == "synthetic" else 4
+            colours = int(parts[0][:-1]) if parts and parts[0].endswith("c") and parts[0][:-1].isdigit() else default
+            index_set = parts[1] if len(parts) > 1 else "en"
+            return make(colours, index_set)
     folder = Path(name)
     if folder.is_dir():
         return image_deck(folder)
-    raise DealerError(f"deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl> or a folder of card images")
+    raise DealerError(
+        f"deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl>, print-<2|4>c-<en|fr|de|nl> or a folder of card images"
+    )
 
 
 def virtual_source(spec: str) -> VirtualCamera:
