@@ -18,9 +18,9 @@ from dealer.bank.api import BankApi, DealSource
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json, commitment
 from dealer.bank.store import BankError, DuplicateDealError, ImportItem, SqliteBank
-from dealer.bank.verify import verify_bank
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
+from dealer.draw.verify import verify_bank
 
 
 @pytest.fixture

@@ -19,10 +19,10 @@ from draw_support import DICE, derive, full_draw, make_bank, regulation
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.store import BankError
-from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.protocol import DrawError, named_spec
+from dealer.draw.verify import verify_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 REG = regulation(boards=18, sessions=2, spare=4, share=10)  # 40 deals at 10 % -> a 400-deal bank

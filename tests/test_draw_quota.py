@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from draw_support import DICE, full_draw, make_bank
 
-from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.protocol import DrawError
+from dealer.draw.verify import verify_bank
 from dealer.regulation import regulation_from_dict
 
 SEVEN = {"dealing": {"variant": 2, "open_cards": 32}, "draw": {"share_percent": 5}, "session": {"boards": 24}}

@@ -1,8 +1,8 @@
 """The bank as the director's operations and the importer need it: the repository interface.
 
-``SqliteBank`` implements it; another storage engine can follow by implementing these methods with the same
-guarantees (every write one durable transaction, ledger append-only and hash-chained). ``verify_bank`` is
-SQLite-specific: it reads the rows themselves.
+``SqliteBank`` and ``PostgresBank`` implement it; another storage engine can follow by implementing these methods
+with the same guarantees (every write one durable transaction, ledger append-only and hash-chained). The
+records it returns are the table modules' (``deals``, ``draws``, ``seals``, ``ledger``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from .api import BankApi
-from .ledger import Entry
-from .store import DrawRecord, ImportItem, ImportOutcome, Seal, StoredDeal
+from .deals import ImportItem, ImportOutcome, StoredDeal
+from .draws import ChainCheck, DrawRecord
+from .ledger import DealEntry, Entry
+from .ledger_table import LedgerRow
+from .seals import Seal
 
 
 class BankRepository(BankApi, Protocol):
@@ -34,7 +37,8 @@ class BankRepository(BankApi, Protocol):
     # the ledger
     def entry(self, index: int) -> Entry: ...
     def entry_bodies(self, indices: Sequence[int]) -> dict[int, bytes]: ...
-    def entries(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]: ...
+    def entries(self, start: int = 0, stop: int | None = None) -> Iterator[LedgerRow]: ...
+    def deal_entries(self, start: int = 0) -> list[DealEntry]: ...
     def entries_of_kind(self, kind: str) -> list[Entry]: ...
     def leaves(self, size: int) -> list[bytes]: ...
 
@@ -47,7 +51,7 @@ class BankRepository(BankApi, Protocol):
     def eligible_ranges(self, last_deal: int) -> list[list[int]]: ...
 
     # draws
-    def draw_commit(self, label: str, secret: bytes, data: dict[str, Any]) -> Entry: ...
+    def draw_commit(self, label: str, secret: bytes, data: dict[str, Any], *, follows: ChainCheck) -> Entry: ...
     def draw_publish(self, label: str, data: dict[str, Any]) -> Entry: ...
     def draw_published(self, label: str) -> bool: ...
     def draw_void(self, label: str, data: dict[str, Any]) -> Entry: ...

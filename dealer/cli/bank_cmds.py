@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from dealer.bank.importer import ImportReport, SkippedFile, import_parsed, read_files
-from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
+from dealer.draw.verify import AnchorError, Head, Since, verify_file
 from dealer.fsutil import MAX_INPUT_BYTES
 
 from .app import app, fail

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
-import json
 import logging
 import re
 import time
@@ -27,7 +26,7 @@ from fastapi.responses import FileResponse
 
 from dealer.core.errors import DealerError
 from dealer.export.boards import SessionBoard, number_deals
-from dealer.export.journal import FoulCopy
+from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import BoardMaker, Progress, Stage
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
@@ -156,6 +155,7 @@ class WatchdogMaker:
 
 
 def make_router(service: Service) -> APIRouter:
+    from dealer.bank.draws import DrawState
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
 
@@ -319,12 +319,11 @@ def make_router(service: Service) -> APIRouter:
         progress = BoardProgress()
         state = JobState.IDLE
         journal = out_dir(label) / f"{session_slug(label)}.journal.json"
-        if journal.is_file():  # made in an earlier run of the service: what the journal says is finished
-            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-                done = json.loads(journal.read_text(encoding="utf-8"))["done"]
-                progress.copies_done = len(done)
-                progress.skipped = [(int(b), int(c)) for b, c in sorted(done)]
-                state = JobState.INTERRUPTED
+        done = finished_copies(journal)  # made in an earlier run of the service: what its journal says is finished
+        if done is not None:
+            progress.copies_done = len(done)
+            progress.skipped = done
+            state = JobState.INTERRUPTED
         return boards_view(label, state, progress)
 
     # -- hand records ---------------------------------------------------------------------------------------
@@ -335,7 +334,7 @@ def make_router(service: Service) -> APIRouter:
         def ensure_revealed(self, session: str) -> None:
             if session == CLOSED_LABEL and service.closed is not None:
                 return  # variant 1 boards are no draw: their hand records are the director's to publish
-            if self.d.bank.get_draw(session).state != "revealed":
+            if self.d.bank.get_draw(session).state != DrawState.REVEALED:
                 raise NotRevealedError(f"session {session!r} is not revealed: hand records wait for the reveal")
 
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
