@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dealer.core import Deal
+from dealer.core.errors import DealerError
 
 from .deals import DealRow, DealState
 from .draws import DrawRow
@@ -57,7 +58,7 @@ class Finding(Exception):
 _Bad = Finding
 
 
-class AnchorError(ValueError):
+class AnchorError(DealerError, ValueError):
     """An anchor given to verify that cannot be used (names what is wrong with it)."""
 
 
@@ -79,8 +80,9 @@ class Head:
         pattern = "[0-9a-f]{" + str(MIN_HEAD_DIGITS) + ",64}"
         if not re.fullmatch(pattern, digits) or (size_text and not size_text.isdigit()):
             raise AnchorError(
-                f"head {text[:80]!r}: give SIZE:HASH or HASH as the hall display shows it "
-                f"(HASH: {MIN_HEAD_DIGITS} to 64 hex digits)"
+                "head {text!r}: give SIZE:HASH or HASH as the hall display shows it (HASH: {digits} to 64 hex digits)",
+                text=text[:80],
+                digits=MIN_HEAD_DIGITS,
             )
         return cls(digits, int(size_text) if size_text else None)
 
@@ -103,11 +105,13 @@ class Since:
     def load(cls, path: Path) -> Since:
         try:
             if not path.is_file():
-                raise AnchorError(f"{path}: not a regular file")
+                raise AnchorError("{path}: not a regular file", path=path)
             with path.open("rb") as f:
                 raw = f.read(MAX_SINCE_BYTES + 1)
             if len(raw) > MAX_SINCE_BYTES:
-                raise AnchorError(f"{path}: larger than {MAX_SINCE_BYTES >> 20} MiB: not a bundle or a seal record")
+                raise AnchorError(
+                    "{path}: larger than {mib} MiB: not a bundle or a seal record", path=path, mib=MAX_SINCE_BYTES >> 20
+                )
             doc = json.loads(raw)
             seal = doc["seal"]
             checkpoint, signature = seal["checkpoint"], seal["signature"]
@@ -119,10 +123,13 @@ class Since:
         except AnchorError:
             raise
         except OSError as exc:
-            raise AnchorError(f"{path}: cannot read ({exc.strerror})") from exc
+            raise AnchorError("{path}: cannot read ({reason})", path=path, reason=exc.strerror) from exc
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
             raise AnchorError(
-                f"{path}: not a draw bundle or a `bank seal --json` record ({type(exc).__name__}: {exc})"
+                "{path}: not a draw bundle or a `bank seal --json` record ({error}: {exc})",
+                path=path,
+                error=type(exc).__name__,
+                exc=exc,
             ) from exc
         value = doc.get("public_value")
         return cls(checkpoint, signature, commitment if isinstance(commitment, dict) else None,
