@@ -107,14 +107,18 @@ def verify_cmd(
     ),
 ) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    if not bank.is_file():
+    from dealer.bank.pg_store import is_url, normalise_url, redact
+
+    on_server = is_url(bank)  # a postgresql:// bank (verify_file opens it without ever creating one)
+    where = redact(normalise_url(bank)) if on_server else str(bank)
+    if not on_server and not bank.is_file():
         raise fail(f"{bank}: no bank file there")
     try:
         anchor = Head.parse(head) if head is not None else None
         sealed = Since.load(since) if since is not None else None
     except AnchorError as exc:
         raise fail(str(exc)) from exc
-    size = bank.stat().st_size
+    size = 0 if on_server else bank.stat().st_size
     if size >= 20 << 20:
         with _progress() as progress:
             task = progress.add_task("verifying ledger", total=None)
@@ -124,7 +128,7 @@ def verify_cmd(
     else:
         report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
-        raise fail(f"{bank}: {report.problem}")
+        raise fail(f"{where}: {report.problem}")
     extra = (f"; head {anchor} found" if anchor else "") + (f"; {since} is in the ledger" if sealed else "")
     out.print(
         f"ok: {report.entries} ledger entries chained, {report.seals} seals, {report.deals} commitments, "
