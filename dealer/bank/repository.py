@@ -11,11 +11,27 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from .api import BankApi
-from .deals import ImportItem, ImportOutcome, StoredDeal
-from .draws import ChainCheck, DrawRecord
+from .deals import DealState, ImportItem, ImportOutcome, StoredDeal
+from .draws import ChainCheck, DrawRecord, DrawState, PriorDraw
 from .ledger import DealEntry, Entry
 from .ledger_table import LedgerRow
 from .seals import Seal
+
+__all__ = [  # the interface and the records it deals in: what the rest of the project imports
+    "BankRepository",
+    "ChainCheck",
+    "DealEntry",
+    "DealState",
+    "DrawRecord",
+    "DrawState",
+    "Entry",
+    "ImportItem",
+    "ImportOutcome",
+    "LedgerRow",
+    "PriorDraw",
+    "Seal",
+    "StoredDeal",
+]
 
 
 class BankRepository(BankApi, Protocol):

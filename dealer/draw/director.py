@@ -13,12 +13,9 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any
 
-from dealer.bank.deals import StoredDeal
-from dealer.bank.draws import DrawRecord, DrawState, PriorDraw
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
-from dealer.bank.repository import BankRepository
-from dealer.bank.seals import Seal
+from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
 from dealer.core import Seat
 from dealer.regulation import Regulation
 
