@@ -144,14 +144,14 @@ def crash_day(
                 if kill_after is not None and p["state"] == "running":
                     await asyncio.sleep(rng.uniform(0.0, 0.3))  # somewhere inside the next copy
                     p = await boards_progress(http, server, LABEL)
-                return p
+                return dict(p)
 
         for _ in range(board_kills):
-            before = set(finished)
+            finished_before = set(finished)
             p = asyncio.run(board_run(kill_after=rng.randint(1, 2)))
             made = {tuple(x) for x in p["made"]}
-            remade += [c for c in made if c in before]
-            assert {tuple(x) for x in p["skipped"]} == before  # resumed where it stopped
+            remade += [c for c in made if c in finished_before]
+            assert {tuple(x) for x in p["skipped"]} == finished_before  # resumed where it stopped
             finished |= made
             if p["state"] != "running":
                 break  # finished before the kill

@@ -32,6 +32,7 @@ from .errors import BankError
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
 from .merkle import leaf_hash, merkle_root
+from .repository import BankRepository
 from .store import SqliteBank
 
 __all__ = [
@@ -135,7 +136,7 @@ def _sqlite_problem(exc: BaseException) -> str:
 
 
 def verify_bank(
-    bank: SqliteBank,
+    bank: BankRepository,
     progress: Callable[[int, int], None] | None = None,
     head: Head | None = None,
     since: Since | None = None,
@@ -159,7 +160,7 @@ def verify_bank(
 
 
 def _verify(
-    bank: SqliteBank,
+    bank: BankRepository,
     draws: DrawChecker,
     counts: dict[str, int],
     progress: Callable[[int, int], None] | None,

@@ -18,7 +18,7 @@ from dealer.bank.deals import DealState
 from dealer.bank.draws import RUN_ORDER, DrawRow, DrawState
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json
-from dealer.bank.store import SqliteBank
+from dealer.bank.repository import BankRepository
 from dealer.bank.verify import AnchorError, Finding, Head, Since, VerifyReport
 
 from .protocol import COMMIT_FORMAT, commitment_hash, commitment_picks, draw_seed, drawn_ids, to_ranges
@@ -98,7 +98,7 @@ DRAW_CHECKS = DrawChecks()
 
 
 def verify_bank(
-    bank: SqliteBank,
+    bank: BankRepository,
     progress: Callable[[int, int], None] | None = None,
     head: Head | None = None,
     since: Since | None = None,
