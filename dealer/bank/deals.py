@@ -34,6 +34,10 @@ class DealState(StrEnum):
     PLAYED = "played"
 
 
+IN_BANK_TEXT = DealState.IN_BANK.value
+_STATES = {state.value: state for state in DealState}
+
+
 class DealRow(NamedTuple):
     """A row of ``deals`` as stored (columns in table order)."""
 
@@ -66,18 +70,19 @@ class StoredDeal:
 
     @classmethod
     def of(cls, row: Sequence[Any]) -> StoredDeal:
-        r = DealRow(*row)
+        """From a row in ``DealRow``'s column order (a ``DealRow``, or a database row of ``select_sql``)."""
+        deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
         return cls(
-            r.deal_id,
-            r.ledger_index,
-            Deal.from_bytes(bytes(r.canonical)),
-            bytes(r.salt),
-            bytes(r.commitment),
-            json.loads(r.source),
-            None if r.dealing_order is None else bytes(r.dealing_order),
-            r.created,
-            DealState(r.state),
-            r.session,
+            deal_id,
+            ledger_index,
+            Deal.from_bytes(bytes(canonical)),
+            bytes(salt),
+            bytes(com),
+            json.loads(source),
+            None if order is None else bytes(order),
+            created,
+            _STATES.get(state) or DealState(state),  # a dict look-up: Enum's own call is slow for a whole bank
+            session,
         )
 
 
@@ -123,18 +128,10 @@ def deal_rows(
     if source.dealing_order is not None:
         data["order"] = sha256(salt + source.dealing_order).hexdigest()
     entry = ledger_row(Entry(index, EntryKind.DEAL, ts, prev, data))
-    row = DealRow(
-        deal_id=deal_id,
-        ledger_index=index,
-        canonical=canonical,
-        salt=salt,
-        commitment=com,
-        source=canonical_json(public).decode(),
-        dealing_order=source.dealing_order,
-        created=ts,
-        state=DealState.IN_BANK,
-        session=None,
-    )
+    source_text = canonical_json(public).decode()
+    # positional, in column order (deal_id, ledger_index, canonical, salt, commitment, source, dealing_order,
+    # created, state, session): built once per deal of an import, so kept cheap; the state as plain text
+    row = DealRow(deal_id, index, canonical, salt, com, source_text, source.dealing_order, ts, IN_BANK_TEXT, None)
     return entry, row
 
 
@@ -157,7 +154,7 @@ class DealsTable:
         deal_id = self.last_id(db) + 1
         entry, row = deal_rows(deal_id, last + 1, prev, ts, canonical, source)
         self.ledger.insert(db, [entry])
-        db.execute(self.INSERT, row)
+        db.execute(self.INSERT, tuple(row))
         return CommittedDeal(deal_id, row.commitment.hex(), entry.idx, entry.hash.hex())
 
     def import_items(
@@ -195,7 +192,7 @@ class DealsTable:
                 progress(position + 1)
         self.ledger.insert(db, ledger_rows)
         if rows:
-            db.executemany(self.INSERT, rows)
+            db.executemany(self.INSERT, [tuple(r) for r in rows])  # plain tuples: sqlite3 binds them fastest
         summary = {
             **batch,
             "imported": len(outcome.imported),

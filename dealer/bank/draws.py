@@ -98,7 +98,7 @@ class DrawsTable:
         entry = self.ledger.append(db, EntryKind.DRAW_COMMIT, data, ts)
         db.execute(
             self.INSERT,
-            DrawRow(label, DrawState.COMMITTED, entry.index, secret, public_value=None, drawn=None),
+            tuple(DrawRow(label, DrawState.COMMITTED, entry.index, secret, public_value=None, drawn=None)),
         )
         return entry
 

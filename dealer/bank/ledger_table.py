@@ -54,9 +54,9 @@ class LedgerTable:
     def insert(self, db: Connection, rows: Sequence[LedgerRow]) -> None:
         """Rows already chained by the caller (``deals.DealsTable`` builds a deal's entry with its row)."""
         if len(rows) == 1:
-            db.execute(self.INSERT, rows[0])
+            db.execute(self.INSERT, tuple(rows[0]))
         elif rows:
-            db.executemany(self.INSERT, rows)
+            db.executemany(self.INSERT, [tuple(r) for r in rows])  # plain tuples: sqlite3 binds them fastest
 
     # -- reading ------------------------------------------------------------------------------------------
     def page(self, db: Connection, start: int, end: int) -> list[LedgerRow]:
