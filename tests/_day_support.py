@@ -63,14 +63,16 @@ class DayConfig:
     cards_per_second: float = 1e6  # the simulator at full speed
     open_cards: int = 32
     copies: int = 2
+    bank_url: str | None = None  # a postgresql:// bank ([bank] url) instead of the SQLite file in var
 
     @property
     def var(self) -> Path:
         return self.root / "var"
 
     @property
-    def bank(self) -> Path:
-        return self.var / "bank.sqlite"
+    def bank(self) -> str:
+        """Where the bank is: the SQLite file's path, or the PostgreSQL URL (``--bank`` takes either)."""
+        return self.bank_url if self.bank_url is not None else str(self.var / "bank.sqlite")
 
     def write(self) -> Path:
         """Write the service config and the regulation; return the config path."""
@@ -83,6 +85,7 @@ class DayConfig:
             f"[bank]\ntarget = {self.target}\n"
         )
         cfg = self.root / "service.toml"
+        bank_key = "path" if self.bank_url is None else "url"
         stations = []
         for name, url, seed in (("A", "pty", self.seed), ("B", "usb", self.seed + 1)):
             stations.append(
@@ -91,7 +94,7 @@ class DayConfig:
                 f"auto_redeal = true\nseed = {seed}\n"
             )
         cfg.write_text(
-            f'var_dir = "{self.var}"\nregulation = "{reg}"\n[bank]\npath = "{self.bank}"\n'
+            f'var_dir = "{self.var}"\nregulation = "{reg}"\n[bank]\n{bank_key} = "{self.bank}"\n'
             f'[secrets]\njudge = "{JUDGE}"\ndirector = "{DIRECTOR}"\n' + "\n".join(stations)
         )
         return cfg
@@ -357,6 +360,6 @@ async def boards_progress(http: httpx.AsyncClient, server: ServerProcess, label:
 
 def bank_verify(cfg: DayConfig) -> str:
     """``dealer bank verify`` in a separate process; the output on success, AssertionError otherwise."""
-    res = dealer_cli("bank", "verify", "--bank", str(cfg.bank), cwd=cfg.root)
+    res = dealer_cli("bank", "verify", "--bank", cfg.bank, cwd=cfg.root)
     assert res.returncode == 0, f"bank verify failed: {res.stdout}{res.stderr}"
     return res.stdout

@@ -26,8 +26,8 @@ from draw_support import full_draw, regulation
 from dealer.bank import keys
 from dealer.bank.ledger import Entry, commitment
 from dealer.bank.store import SqliteBank
-from dealer.bank.verify import AnchorError, Head, Since, verify_file
 from dealer.draw.director import Director
+from dealer.draw.verify import AnchorError, Head, Since, verify_file
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 
-from dealer.bank.verify import verify_bank
 from dealer.core import Deal
+from dealer.draw.verify import verify_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 

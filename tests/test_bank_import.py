@@ -12,8 +12,8 @@ from bank_support import random_deal, station_source
 
 from dealer.bank.importer import import_files
 from dealer.bank.store import ImportItem, SqliteBank
-from dealer.bank.verify import verify_bank
 from dealer.core import Deal
+from dealer.draw.verify import verify_bank
 from dealer.formats.base import BoardRecord, FormatError
 from dealer.formats.lin import LIN
 from dealer.formats.pbn import PBN

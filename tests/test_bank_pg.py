@@ -27,9 +27,9 @@ from draw_support import DICE, full_draw, regulation
 
 from dealer.bank.migrate import migrate_bank
 from dealer.bank.store import BankError, DuplicateDealError, SqliteBank
-from dealer.bank.verify import verify_bank
 from dealer.core import Deal
 from dealer.draw.director import Director
+from dealer.draw.verify import verify_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 REG = regulation(boards=18, sessions=2, spare=4, share=10)

@@ -19,9 +19,9 @@ from dealer.bank.api import BankApi, DealSource
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json, commitment
 from dealer.bank.store import BankError, DuplicateDealError, ImportItem, SqliteBank
-from dealer.bank.verify import verify_bank
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
+from dealer.draw.verify import verify_bank
 
 
 @pytest.fixture
@@ -52,6 +52,20 @@ def test_commit_stores_salted_commitment_and_ledger_entry(bank: SqliteBank) -> N
     assert entry.data["order"] == sha256(stored.salt + bytes(range(52))).hexdigest()
     assert bank.ledger_head() == c.ledger_head == sha256(entry.encode()).hexdigest()
     assert stored.state == "bank" and stored.session is None
+
+
+def test_deal_entries_are_typed_and_start_where_asked(bank: SqliteBank) -> None:
+    """What the web reads of the ledger's deal entries, without their JSON keys."""
+    rng = random.Random(21)
+    first = bank.commit_deal(random_deal(rng), station_source())
+    bank.void_deal("jam", "T1")
+    bank.import_deals([ImportItem(random_deal(rng), DealSource("import", file="/home/x/set.pbn", board=3))], {})
+    entries = bank.deal_entries()
+    assert [(e.deal_id, e.station) for e in entries] == [(1, "T1"), (2, None)]
+    assert entries[0].index == first.ledger_index and entries[0].commitment == first.commitment
+    assert entries[1].source == {"kind": "import", "shown": 0, "board": 3, "file": "set.pbn"}
+    assert [e.deal_id for e in bank.deal_entries(first.ledger_index + 1)] == [2]
+    assert bank.deal_entries(bank.ledger_size()) == []
 
 
 def test_same_deal_gets_different_salts_in_two_banks(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from bank_support import random_deal, station_source
 from test_web_judge import Console, run_console, station_msg
 
 from dealer.bank.store import BankBusyError, SqliteBank
-from dealer.bank.verify import verify_bank
+from dealer.draw.verify import verify_bank
 from dealer.formats.base import BoardRecord
 from dealer.formats.lin import LIN
 

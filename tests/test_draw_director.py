@@ -19,10 +19,10 @@ from draw_support import DICE, derive, full_draw, make_bank, regulation
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.store import BankError, SqliteBank
-from dealer.bank.verify import verify_bank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.protocol import DrawError, named_spec
+from dealer.draw.verify import verify_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 REG = regulation(boards=18, sessions=2, spare=4, share=10)  # 40 deals at 10 % -> a 400-deal bank
@@ -321,3 +321,22 @@ def test_a_void_bundle_carrying_a_public_value_is_refused(director: Director) ->
     director.enter_public_value("S2", dice=["12345612/65432165"])
     with pytest.raises(BankError, match="needs it committed"):
         director.void("S2", "changed our mind")
+
+
+def test_a_commitment_prepared_before_another_draw_is_refused_inside_the_bank(director: Director) -> None:
+    """The bank hands its earlier draws to the draw's chain check inside the write transaction: a commitment
+    computed before another process committed a draw (stale ``previous`` / ``drawn_before``) leaves no trace."""
+    from dealer.draw.director import ChainOf
+
+    director.seal()
+    first = full_draw(director, "S1", REG)["commitment"]
+    stale = {**first, "label": "late", "previous": None, "drawn_before": 0}  # as prepared before S1 was committed
+    bank = director.bank
+    before = bank.ledger_size(), bank.ledger_head()
+    with pytest.raises(DrawError, match="another draw was made while 'late' was prepared"):
+        bank.draw_commit("late", os.urandom(32), {"commitment": stale, "signature": "00"}, follows=ChainOf(stale))
+    assert (bank.ledger_size(), bank.ledger_head()) == before
+    assert [d.label for d in bank.draws()] == ["S1"]
+    # the chain as the next draw must name it: S1's hash, and its 18 deals drawn before
+    doc = director.prepare("S2", DICE, REG)["commitment"]
+    assert doc["drawn_before"] == 18 and doc["previous"] is not None

@@ -18,7 +18,7 @@ from _web_server import Running, regulation, running_service, service_config
 from test_web_judge import Console, run_console, station_msg
 
 from dealer.bank.store import SqliteBank
-from dealer.bank.verify import Head, verify_file
+from dealer.draw.verify import Head, verify_file
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ import httpx
 from _web_server import Running, regulation, running_service, service_config
 from bank_engines import open_test_bank, pg_database
 
-from dealer.bank.verify import verify_bank
+from dealer.draw.verify import verify_bank
 
 
 def _start(server: Running, station: str) -> None:

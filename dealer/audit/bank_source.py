@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from dealer.bank.store import StoredDeal
+from dealer.bank.repository import StoredDeal
 
 from .records import AuditRecord
 

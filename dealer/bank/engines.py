@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .store import BankError, SqliteBank
+from .errors import BankError
+from .store import SqliteBank
 
 
 def open_bank_at(
@@ -18,11 +19,11 @@ def open_bank_at(
         bank = PostgresBank(url, key_dir, create=create)
         if not bank.bank_id:
             bank.close()
-            raise BankError(f"{redact(url)}: no bank in that database yet (create it with dealer bank import)")
+            raise BankError("{url}: no bank in that database yet (create it with dealer bank import)", url=redact(url))
         return bank
     path = Path(target)
     if not create and not path.exists():
-        raise BankError(f"{path}: no bank there (give --bank, or create it with dealer bank import)")
+        raise BankError("{path}: no bank there (give --bank, or create it with dealer bank import)", path=path)
     if busy_timeout is not None:
         return SqliteBank(path, key_dir, busy_timeout=busy_timeout)
     return SqliteBank(path, key_dir)

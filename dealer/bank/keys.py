@@ -23,13 +23,15 @@ def load(key_dir: Path) -> Ed25519PrivateKey:
     path = key_dir / KEY_FILE
     mode = path.stat().st_mode & 0o777
     if mode & 0o077:
-        raise SigningKeyError(f"{path}: signing key is readable by others (mode {mode:o}); chmod 600 it")
+        raise SigningKeyError(
+            "{path}: signing key is readable by others (mode {mode:o}); chmod 600 it", path=path, mode=mode
+        )
     try:
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except ValueError as exc:
-        raise SigningKeyError(f"{path}: not a PEM private key ({exc})") from exc
+        raise SigningKeyError("{path}: not a PEM private key ({exc})", path=path, exc=exc) from exc
     if not isinstance(key, Ed25519PrivateKey):
-        raise SigningKeyError(f"{path}: not an Ed25519 private key")
+        raise SigningKeyError("{path}: not an Ed25519 private key", path=path)
     return key
 
 
@@ -40,10 +42,12 @@ def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
     if path.exists():
         mode = path.stat().st_mode & 0o777
         if mode & 0o077:
-            raise SigningKeyError(f"{path}: signing key is readable by others (mode {mode:o}); chmod 600 it")
+            raise SigningKeyError(
+                "{path}: signing key is readable by others (mode {mode:o}); chmod 600 it", path=path, mode=mode
+            )
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
         if not isinstance(key, Ed25519PrivateKey):
-            raise SigningKeyError(f"{path}: not an Ed25519 private key")
+            raise SigningKeyError("{path}: not an Ed25519 private key", path=path)
         return key
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
@@ -74,3 +78,30 @@ def verify_signature(public_key_hex: str, signature_hex: str, message: bytes) ->
     except (ValueError, InvalidSignature):
         return False
     return True
+
+
+def bank_key(key_dir: Path, bank_dir: Path, sealed_by: str | None) -> Ed25519PrivateKey:
+    """The bank's own key: before the first seal, the one in ``key_dir`` (created there when absent); once a seal
+    exists, only the key that signed it (public key ``sealed_by``), never a new one (#19 item 6)."""
+    if sealed_by is None:
+        return load_or_create(key_dir)
+    path = key_dir / KEY_FILE
+    key = load(key_dir) if path.exists() else None
+    if key is not None and public_hex(key) == sealed_by:
+        return key
+    found = str(path) if key is not None else f"no {KEY_FILE} in {key_dir}"
+    hint = f"give --keys with the directory holding the key of public key {sealed_by[:16]}…"
+    default = bank_dir / KEY_FILE
+    if default != path and default.exists():
+        try:
+            if public_hex(load(bank_dir)) == sealed_by:
+                hint = f"the right one is {default}: give --keys {bank_dir} (or leave --keys out)"
+        except (OSError, SigningKeyError):
+            pass
+    raise SigningKeyError(
+        "{found}: not this bank's signing key: its seals are signed by public key {public}…; nothing was signed; "
+        "{hint}",
+        found=found,
+        public=sealed_by[:16],
+        hint=hint,
+    )

@@ -76,3 +76,28 @@ SEAL_FORMAT = "bridge-dealer-seal/1"
 def checkpoint(bank_id: str, size: int, root: bytes, ts: str, last_deal: int) -> dict[str, Any]:
     """What a seal signs: the first ``size`` ledger entries have Merkle root ``root``; deals 1..last_deal."""
     return {"bank": bank_id, "format": SEAL_FORMAT, "last_deal": last_deal, "root": root.hex(), "size": size, "ts": ts}
+
+
+# -- typed views of entries (what readers outside the bank need, without knowing the JSON keys) ------------
+@dataclass(frozen=True, slots=True)
+class DealEntry:
+    """A ``deal`` entry: the commitment the bank published for deal ``deal_id`` and its public source."""
+
+    index: int
+    ts: str
+    deal_id: int
+    commitment: str  # hex
+    source: dict[str, Any]  # kind, shown, and station/variant (dealt) or file/board/line/file_sha256 (imported)
+
+    @property
+    def station(self) -> str | None:
+        """The dealing station that dealt it (None for an imported deal)."""
+        station = self.source.get("station")
+        return station if isinstance(station, str) else None
+
+    @classmethod
+    def of(cls, entry: Entry) -> DealEntry:
+        if entry.kind != EntryKind.DEAL:
+            raise ValueError(f"ledger entry {entry.index} is a {entry.kind!r} entry, not a deal")
+        data = entry.data
+        return cls(entry.index, entry.ts, int(data["id"]), str(data["c"]), dict(data.get("src") or {}))

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .store import SCHEMA, BankError, SqliteBank
+from .errors import BankError
+from .schema import ORDER, SCHEMA, insert_sql, select_sql
+from .store import SqliteBank
 
 TABLES = ("meta", "ledger", "deals", "draws")
-ORDER = {"meta": "key", "ledger": "idx", "deals": "deal_id", "draws": "commit_index"}
 PAGE = 5000
 
 
@@ -28,7 +29,7 @@ class MigrateReport:
 
 def _sqlite_destination(path: Path) -> sqlite3.Connection:
     if path.exists() and path.stat().st_size > 0:
-        raise BankError(f"{path}: exists already; migrate into a new file")
+        raise BankError("{path}: exists already; migrate into a new file", path=path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():  # the bank holds every deal's cards: owner-only, as SqliteBank makes it
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
@@ -52,7 +53,9 @@ def migrate_bank(
         pg = PostgresBank(normalise_url(destination), create=False, schema=True)
         if pg.bank_id or pg.ledger_size() > 0:
             pg.close()
-            raise BankError(f"{destination}: that database holds a bank already; migrate into an empty one")
+            raise BankError(
+                "{destination}: that database holds a bank already; migrate into an empty one", destination=destination
+            )
         target: Any = pg.raw_connection()
         start, finish, undo = "BEGIN", target.commit, target.rollback
     else:
@@ -72,10 +75,9 @@ def migrate_bank(
         try:
             for table in TABLES:
                 n = 0
-                cur = src.execute(f"SELECT * FROM {table} ORDER BY {ORDER[table]}")
+                cur = src.execute(select_sql(table, tail=f"ORDER BY {ORDER[table]}"))
                 while batch := cur.fetchmany(PAGE):
-                    marks = ",".join("?" * len(batch[0]))
-                    target.executemany(f"INSERT INTO {table} VALUES ({marks})", [tuple(r) for r in batch])
+                    target.executemany(insert_sql(table), [tuple(r) for r in batch])
                     n += len(batch)
                     if progress is not None:
                         progress(table, n)

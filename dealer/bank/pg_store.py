@@ -15,7 +15,6 @@ which turns ``?`` placeholders into psycopg's and keeps the connection alive. Wh
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,9 +27,9 @@ import psycopg
 from dealer.core import Deal
 
 from .api import CommittedDeal, DealSource
-from .ledger import EntryKind
+from .errors import BankError, BankUnavailableError
 from .pg_schema import LATEST, MIGRATIONS
-from .store import SCHEMA_VERSION, BankError, BankUnavailableError, SqliteBank, utc_now
+from .store import SqliteBank, utc_now
 
 WRITE_LOCK = 0x6465616C6572  # "dealer": pg_advisory_xact_lock key serialising the bank's writes
 MIGRATE_LOCK = WRITE_LOCK + 1
@@ -41,8 +40,8 @@ T = TypeVar("T")
 class BankUnavailable(BankUnavailableError):
     """The database could not be reached (or the connection broke) for this operation."""
 
-    def __init__(self, message: str, maybe_committed: bool = False) -> None:
-        super().__init__(message)
+    def __init__(self, template: str, /, maybe_committed: bool = False, **params: object) -> None:
+        super().__init__(template, **params)
         self.maybe_committed = maybe_committed
 
 
@@ -106,7 +105,9 @@ class _PgConnection:
                 return self._conn
             except psycopg.OperationalError as exc:
                 if time.monotonic() > deadline:
-                    raise BankUnavailable(f"cannot reach the bank at {redact(self.url)}: {exc}") from exc
+                    raise BankUnavailable(
+                        "cannot reach the bank at {url}: {exc}", url=redact(self.url), exc=exc
+                    ) from exc
                 time.sleep(0.2)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
@@ -115,7 +116,7 @@ class _PgConnection:
             try:
                 return self._open().execute(_sql(sql), params or None)
             except psycopg.OperationalError as exc:
-                raise BankUnavailable(f"the bank's connection was lost in a transaction: {exc}") from exc
+                raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc
         for attempt in (1, 2):  # outside a transaction a statement is a read (or BEGIN): repeat it once
             try:
                 cur = self._open().execute(_sql(sql), params or None)
@@ -124,7 +125,7 @@ class _PgConnection:
                 return cur
             except psycopg.OperationalError as exc:
                 if attempt == 2:
-                    raise BankUnavailable(f"the bank's connection was lost: {exc}") from exc
+                    raise BankUnavailable("the bank's connection was lost: {exc}", exc=exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any]:
@@ -132,7 +133,7 @@ class _PgConnection:
         try:
             cur.executemany(_sql(sql), list(rows))
         except psycopg.OperationalError as exc:
-            raise BankUnavailable(f"the bank's connection was lost in a transaction: {exc}") from exc
+            raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc
         return cur
 
     def commit(self) -> None:
@@ -140,7 +141,9 @@ class _PgConnection:
         try:
             conn.execute("COMMIT")
         except psycopg.OperationalError as exc:
-            raise BankUnavailable(f"the bank's connection was lost at COMMIT: {exc}", maybe_committed=True) from exc
+            raise BankUnavailable(
+                "the bank's connection was lost at COMMIT: {exc}", maybe_committed=True, exc=exc
+            ) from exc
         finally:
             self.in_tx = False
 
@@ -174,11 +177,7 @@ class PostgresBank(SqliteBank):
         ``create``): lay the schema into a database without one, but no genesis (``dealer bank migrate``)."""
         self.url = normalise_url(url)
         self.path = Path("var") / "postgresql"  # not a file: where a signing key goes when no key_dir is given
-        self.key_dir = Path(key_dir) if key_dir is not None else Path("var")
-        self._clock = clock
-        self._lock = threading.RLock()
-        self._key = None
-        self._leaves: list[bytes] = []
+        self._setup(Path("var") if key_dir is None else key_dir, clock)
         self._db = _PgConnection(self.url)  # type: ignore[assignment]
         self._create = create
         self._schema = create if schema is None else schema
@@ -204,8 +203,11 @@ class PostgresBank(SqliteBank):
                 have = int(_scalar(db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")))
                 if have > LATEST:
                     raise BankError(
-                        f"{redact(self.url)}: the bank's schema is version {have}, newer than this program's "
-                        f"{LATEST}: update bridge-dealer"
+                        "{url}: the bank's schema is version {have}, newer than this program's {latest}: "
+                        "update bridge-dealer",
+                        url=redact(self.url),
+                        have=have,
+                        latest=LATEST,
                     )
                 for version, sql in MIGRATIONS:
                     if version <= have:
@@ -213,7 +215,7 @@ class PostgresBank(SqliteBank):
                     db.execute("BEGIN")
                     try:
                         db.execute(sql)
-                        db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, utc_now()))
+                        db.execute("INSERT INTO schema_version (version, applied) VALUES (?, ?)", (version, utc_now()))
                     except BaseException:
                         db.rollback()
                         raise
@@ -243,13 +245,7 @@ class PostgresBank(SqliteBank):
         self._migrate()
         if self._create:
             with self._tx() as db:
-                if _scalar(db.execute("SELECT COUNT(*) FROM meta")) == 0:  # a new bank
-                    import uuid
-
-                    bank_id = str(uuid.uuid4())
-                    db.execute("INSERT INTO meta VALUES ('bank_id', ?)", (bank_id,))
-                    db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                    self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
+                self._create_bank(db)
         row = self._one("SELECT value FROM meta WHERE key='bank_id'")
         self.bank_id = str(row[0]) if row else ""
 

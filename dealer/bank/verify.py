@@ -6,40 +6,49 @@ Reads the database only; it needs no key (each seal carries its public key, and 
 Damage of any kind — a file that is not a database, a malformed page, text that is not UTF-8, a missing table,
 nesting too deep to parse — is a finding with the first bad place, never an exception (``verify_file``).
 
-A ledger checked on its own proves only that it is self-consistent: whoever can write the file can cut its tail
-or rewrite it after the last seal. Anchors recorded outside the file close that gap: ``head`` (``SIZE:HASH`` or
-a hash prefix of at least 16 hex digits, as the hall display shows and officials note in their acts) must be
-an entry of the ledger, and ``since`` (a draw bundle or a ``bank seal --json`` record) must be a seal the
-ledger still holds — and for a bundle, the very draw it records.
+Anchors recorded outside the file (``anchors``: a noted head, a sealed record) close the gap a self-consistent
+ledger leaves: its tail cut, or rewritten after the last seal.
+
+What a draw's documents say (its commitment, the chain of draws, the recomputed result) is ``dealer.draw``'s to
+check: ``verify_bank`` takes it as a ``DrawChecker``; ``dealer.draw.verify`` gives the full check with it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from dealer.core import Deal
-from dealer.draw.protocol import (
-    COMMIT_FORMAT,
-    commitment_hash,
-    commitment_picks,
-    draw_seed,
-    drawn_ids,
-    to_ranges,
-)
 
+from .anchors import MAX_SINCE_BYTES, MIN_HEAD_DIGITS, AnchorError, Head, Since
+from .deals import DealRow, DealState
+from .draws import DrawRow
+from .errors import BankError
 from .keys import verify_signature
 from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
 from .merkle import leaf_hash, merkle_root
-from .store import DEAL_STATES, DRAWN, IN_BANK, PLAYED, BankError, SqliteBank
+from .repository import BankRepository
+from .store import SqliteBank
 
-OLD_COMMIT_FORMAT = "bridge-dealer-draw-commit/1"  # listed its eligible ranges; banks made before format 2
+__all__ = [
+    "MAX_SINCE_BYTES",
+    "MIN_HEAD_DIGITS",
+    "AnchorError",
+    "DrawChecker",
+    "Finding",
+    "Head",
+    "Since",
+    "VerifyReport",
+    "verify_bank",
+    "verify_file",
+]
+
+DRAW_KINDS = (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL, EntryKind.DRAW_VOID)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,80 +61,36 @@ class VerifyReport:
     problem: str | None = None  # the first entry/row that does not match, and why
 
 
-class _Bad(Exception):
-    pass
+class Finding(Exception):
+    """The first thing in the bank that does not match, and where (what ``VerifyReport.problem`` says)."""
 
 
-class AnchorError(ValueError):
-    """An anchor given to verify that cannot be used (names what is wrong with it)."""
+_Bad = Finding
 
 
-MAX_SINCE_BYTES = 64 << 20  # a --since file larger than this is refused unread (bundles are a few MB at most)
-MIN_HEAD_DIGITS = 16  # a noted head of 16 hex digits (64 bits) cannot be matched by a forged ledger
+class DrawChecker(Protocol):
+    """The draw's part of ``verify_bank``: it reads the draws' documents, which the bank only stores."""
 
+    def label(self, entry: Entry) -> str:
+        """The label of the draw a draw-step entry (commit, public value, result, reveal, void) belongs to."""
+        ...
 
-@dataclass(frozen=True, slots=True)
-class Head:
-    """A recorded ledger head: ``SIZE:HASH`` (size optional), HASH a prefix of at least 16 hex digits."""
+    def check(
+        self,
+        rows: Sequence[DrawRow],
+        steps: Mapping[str, Mapping[str, Entry]],
+        seals: Mapping[int, Mapping[str, Any]],
+        bank_id: str | None,
+        public_key: str | None,
+    ) -> dict[int, tuple[str, str]]:
+        """Check every draw (``rows`` in commit order, ``steps`` its ledger entries by kind, ``seals`` the
+        checkpoints by ledger index); return the deals the draws selected: id -> (state, label). Raises
+        ``Finding``."""
+        ...
 
-    prefix: str
-    size: int | None
-
-    @classmethod
-    def parse(cls, text: str) -> Head:
-        raw = re.sub(r"[\s\u00a0_-]", "", text).lower()
-        size_text, _, digits = raw.rpartition(":")
-        pattern = "[0-9a-f]{" + str(MIN_HEAD_DIGITS) + ",64}"
-        if not re.fullmatch(pattern, digits) or (size_text and not size_text.isdigit()):
-            raise AnchorError(
-                f"head {text[:80]!r}: give SIZE:HASH or HASH as the hall display shows it "
-                f"(HASH: {MIN_HEAD_DIGITS} to 64 hex digits)"
-            )
-        return cls(digits, int(size_text) if size_text else None)
-
-    def __str__(self) -> str:
-        return f"{self.size}:{self.prefix}" if self.size is not None else self.prefix
-
-
-@dataclass(frozen=True, slots=True)
-class Since:
-    """A sealed record kept outside the bank: a draw bundle, or the JSON of ``dealer bank seal --json``."""
-
-    checkpoint: dict[str, Any]
-    signature: str
-    commitment: dict[str, Any] | None = None  # a bundle's draw
-    public_value: str | None = None
-    drawn: tuple[int, ...] | None = None
-    name: str = "the sealed record"
-
-    @classmethod
-    def load(cls, path: Path) -> Since:
-        try:
-            if not path.is_file():
-                raise AnchorError(f"{path}: not a regular file")
-            with path.open("rb") as f:
-                raw = f.read(MAX_SINCE_BYTES + 1)
-            if len(raw) > MAX_SINCE_BYTES:
-                raise AnchorError(f"{path}: larger than {MAX_SINCE_BYTES >> 20} MiB: not a bundle or a seal record")
-            doc = json.loads(raw)
-            seal = doc["seal"]
-            checkpoint, signature = seal["checkpoint"], seal["signature"]
-            if not isinstance(checkpoint, dict) or not isinstance(signature, str):
-                raise TypeError("seal.checkpoint must be an object and seal.signature a string")
-            commitment = doc.get("commitment")
-            drawn = doc.get("drawn")
-            ids = tuple(int(d["deal_id"]) for d in drawn) if isinstance(drawn, list) else None
-        except AnchorError:
-            raise
-        except OSError as exc:
-            raise AnchorError(f"{path}: cannot read ({exc.strerror})") from exc
-        except (ValueError, TypeError, KeyError, RecursionError) as exc:
-            raise AnchorError(
-                f"{path}: not a draw bundle or a `bank seal --json` record ({type(exc).__name__}: {exc})"
-            ) from exc
-        value = doc.get("public_value")
-        return cls(checkpoint, signature, commitment if isinstance(commitment, dict) else None,
-                   value if isinstance(value, str) else None, ids, str(path))  # fmt: skip
+    def check_since(self, since: Since, steps: Mapping[str, Mapping[str, Entry]]) -> None:
+        """``since`` is a draw bundle: the draw it records must be in the ledger as it was. Raises ``Finding``."""
+        ...
 
 
 def verify_file(
@@ -133,6 +98,8 @@ def verify_file(
     progress: Callable[[int, int], None] | None = None,
     head: Head | None = None,
     since: Since | None = None,
+    *,
+    draws: DrawChecker,
 ) -> VerifyReport:
     """Open ``path`` read-only and verify it; any damage, the opening included, is a finding.
 
@@ -147,7 +114,7 @@ def verify_file(
         except BankError as exc:
             return VerifyReport(False, 0, 0, 0, 0, str(exc))
         try:
-            return verify_bank(pg, progress, head, since)
+            return verify_bank(pg, progress, head, since, draws=draws)
         finally:
             pg.close()
     try:
@@ -155,7 +122,7 @@ def verify_file(
     except sqlite3.Error as exc:
         return VerifyReport(False, 0, 0, 0, 0, f"cannot be read as a bank: {_sqlite_problem(exc)}")
     try:
-        return verify_bank(bank, progress, head, since)
+        return verify_bank(bank, progress, head, since, draws=draws)
     finally:
         bank.close()
 
@@ -169,16 +136,18 @@ def _sqlite_problem(exc: BaseException) -> str:
 
 
 def verify_bank(
-    bank: SqliteBank,
+    bank: BankRepository,
     progress: Callable[[int, int], None] | None = None,
     head: Head | None = None,
     since: Since | None = None,
+    *,
+    draws: DrawChecker,
 ) -> VerifyReport:
     counts = {"entries": 0, "deals": 0, "seals": 0, "draws": 0}
     at = ["the meta table"]  # the place being read, for a finding the database itself raises
     problem: str | None = None
     try:
-        _verify(bank, counts, progress, at, head, since)
+        _verify(bank, draws, counts, progress, at, head, since)
     except _Bad as exc:
         problem = str(exc)
     except sqlite3.Error as exc:  # a malformed page, text that is not UTF-8, a missing table or column
@@ -191,22 +160,22 @@ def verify_bank(
 
 
 def _verify(
-    bank: SqliteBank,
+    bank: BankRepository,
+    draws: DrawChecker,
     counts: dict[str, int],
     progress: Callable[[int, int], None] | None,
     at: list[str],
     head: Head | None = None,
     since: Since | None = None,
 ) -> None:
-    db = bank.raw_connection()
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    meta = bank.meta()
     bank_id = meta.get("bank_id")
     if meta.get("schema") != "1" or set(meta) != {"bank_id", "schema"}:
         raise _Bad(f"meta table: unexpected contents {sorted(meta)} / schema {meta.get('schema')!r}")
 
     # 1. the ledger: contiguous indices, canonical bytes, hash column, chain, seals
     at[0] = "the ledger table"
-    total = db.execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
+    total = bank.ledger_size()
     deal_entries: dict[int, Entry] = {}
     draw_entries: dict[str, dict[str, Entry]] = {}
     leaves: list[bytes] = []
@@ -252,20 +221,8 @@ def _verify(
             seals[idx] = data["checkpoint"]
             seal_entries[str(data.get("signature"))] = idx
             counts["seals"] += 1
-        elif kind in (
-            EntryKind.DRAW_COMMIT,
-            EntryKind.PUBLIC_VALUE,
-            EntryKind.DRAW,
-            EntryKind.REVEAL,
-            EntryKind.DRAW_VOID,
-        ):
-            label = (
-                data["commitment"]["label"]
-                if kind == EntryKind.DRAW_COMMIT
-                else data["void"].get("label")
-                if kind == EntryKind.DRAW_VOID
-                else data.get("label")
-            )
+        elif kind in DRAW_KINDS:
+            label = draws.label(entry)
             steps = draw_entries.setdefault(str(label), {})
             if kind in steps:
                 raise _Bad(f"{where}: a second {kind} entry for draw {label!r}")
@@ -283,65 +240,42 @@ def _verify(
             f"entries were removed, or the ledger before the head was rewritten"
         )
     if since is not None:
-        _check_since(since, seal_entries, seals, draw_entries)
+        _check_since(since, seal_entries, seals)
+        if since.commitment is not None:
+            draws.check_since(since, draw_entries)
 
     # 2. the deals: one row per deal entry, commitments recomputed
     states: dict[int, tuple[str, str | None]] = {}
     n_rows = 0
     at[0] = "the deals table"
-    for row in db.execute("SELECT * FROM deals ORDER BY deal_id"):
+    for row in bank.deal_rows():
         n_rows += 1
-        deal_id = row[0]
-        at[0] = f"the deals table after deal {deal_id}"
-        _check_deal_row(row, deal_entries.get(deal_id))
-        states[deal_id] = (row[8], row[9])
+        at[0] = f"the deals table after deal {row.deal_id}"
+        _check_deal_row(row, deal_entries.get(row.deal_id))
+        states[row.deal_id] = (row.state, row.session)
         counts["deals"] = n_rows
     if n_rows != len(deal_entries):
         missing = sorted(set(deal_entries) - set(states))[:5]
         raise _Bad(f"deals table has {n_rows} rows for {len(deal_entries)} deal entries (missing {missing})")
 
-    # 3. the draws: K against its hash, the result recomputed, deal states consistent
-    marked: dict[int, tuple[str, str]] = {}
-    previous: str | None = None
+    # 3. the draws: the draw checks its documents and results; the deals' states must be what the draws say
     at[0] = "the draws table"
-    rows = db.execute("SELECT * FROM draws ORDER BY commit_index").fetchall()
-    if {str(r[0]) for r in rows} != set(draw_entries):
-        raise _Bad(f"draws table {sorted(str(r[0]) for r in rows)} does not match the ledger's {sorted(draw_entries)}")
-    for row in rows:
-        doc = draw_entries[str(row[0])][EntryKind.DRAW_COMMIT].data["commitment"]
-        cp = seals.get(doc["seal"]["index"], {})
-        if any(cp.get(k) != doc["seal"][k] for k in ("size", "root", "last_deal", "ts")) or doc["bank"] != bank_id:
-            raise _Bad(f"draw {row[0]!r}: its commitment names a seal that is not ledger entry {doc['seal']['index']}")
-        if doc.get("format") == OLD_COMMIT_FORMAT and previous is None:  # format 1: no chain, ranges listed
-            never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
-            if doc["eligible"]["ranges"] != to_ranges(never_drawn):
-                raise _Bad(f"draw {row[0]!r}: its eligible set is not the sealed deals never drawn before")
-            for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key, None).items():
-                marked[deal_id] = (state, str(row[0]))
-            counts["draws"] += 1
-            continue
-        if doc.get("format") != COMMIT_FORMAT:
-            raise _Bad(f"draw {row[0]!r}: commitment format {doc.get('format')!r} is not {COMMIT_FORMAT!r}")
-        if doc["previous"] != previous or doc["drawn_before"] != len(marked):
-            raise _Bad(f"draw {row[0]!r}: it does not follow the bank's previous draw and its running total")
-        if doc["eligible"]["count"] != doc["seal"]["last_deal"] - len(marked):
-            raise _Bad(f"draw {row[0]!r}: its eligible count is not the sealed deals never drawn before")
-        previous = commitment_hash(doc)
-        before = list(marked)
-        for deal_id, state in _check_draw(row, draw_entries[str(row[0])], public_key, before).items():
-            marked[deal_id] = (state, str(row[0]))
-        counts["draws"] += 1
+    rows = bank.draw_rows()
+    if {str(r.label) for r in rows} != set(draw_entries):
+        raise _Bad(
+            f"draws table {sorted(str(r.label) for r in rows)} does not match the ledger's {sorted(draw_entries)}"
+        )
+    marked = draws.check(rows, draw_entries, seals, bank_id, public_key)
+    counts["draws"] = len(rows)
     for deal_id, (state, session) in states.items():
         want = marked.get(deal_id)
-        if want is None and (state != IN_BANK or session is not None):
+        if want is None and (state != DealState.IN_BANK or session is not None):
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, but no draw selected it")
         if want is not None and (state, session) != want:
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, the draws say {want}")
 
 
-def _check_since(
-    since: Since, seal_entries: dict[str, int], seals: dict[int, dict[str, Any]], draws: dict[str, dict[str, Entry]]
-) -> None:
+def _check_since(since: Since, seal_entries: dict[str, int], seals: dict[int, dict[str, Any]]) -> None:
     cp = since.checkpoint
     idx = seal_entries.get(since.signature)
     if idx is None or seals.get(idx) != cp:
@@ -349,18 +283,6 @@ def _check_since(
             f"{since.name}: its seal ({cp.get('size')} entries, root {str(cp.get('root'))[:16]}) is not in the ledger: "
             f"the ledger it sealed was cut or rewritten"
         )
-    if since.commitment is None:
-        return
-    label = str(since.commitment.get("label"))
-    steps = draws.get(label, {})
-    commit = steps.get(EntryKind.DRAW_COMMIT)
-    if commit is None or commit.data.get("commitment") != since.commitment:
-        raise _Bad(f"{since.name}: draw {label!r} as it committed is not in the ledger: the draw was erased or redone")
-    pv, drawn = steps.get(EntryKind.PUBLIC_VALUE), steps.get(EntryKind.REVEAL)
-    if since.public_value is not None and (pv is None or pv.data.get("value") != since.public_value):
-        raise _Bad(f"{since.name}: draw {label!r}: the ledger's public value differs from the bundle's")
-    if since.drawn is not None and (drawn is None or sorted(drawn.data.get("drawn", [])) != sorted(since.drawn)):
-        raise _Bad(f"{since.name}: draw {label!r}: the ledger's revealed deals differ from the bundle's")
 
 
 def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str | None, last_deal: int) -> str:
@@ -383,7 +305,7 @@ def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str
     return pub
 
 
-def _check_deal_row(row: tuple[Any, ...], entry: Entry | None) -> None:
+def _check_deal_row(row: DealRow, entry: Entry | None) -> None:
     deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
     where = f"deal {deal_id}"
     if entry is None:
@@ -408,63 +330,7 @@ def _check_deal_row(row: tuple[Any, ...], entry: Entry | None) -> None:
         raise _Bad(f"{where}: dealing order does not match its hash in ledger entry {entry.index}")
     if created != entry.ts:
         raise _Bad(f"{where}: created {created!r}, ledger entry {entry.index} says {entry.ts!r}")
-    if state not in DEAL_STATES:
+    if state not in tuple(DealState):
         raise _Bad(f"{where}: unknown state {state!r}")
     if session is not None and not isinstance(session, str):
         raise _Bad(f"{where}: session {session!r} is not a label")
-
-
-def _check_draw(
-    row: tuple[Any, ...], steps: dict[str, Entry], key: str | None, before: list[int] | None
-) -> dict[int, str]:
-    """``before``: the deals drawn by the earlier draws of the chain (None for a format-1 draw)."""
-    label, state, commit_index, secret, value, drawn = row
-    where = f"draw {label!r}"
-    entry = steps.get(EntryKind.DRAW_COMMIT)
-    if entry is None or entry.index != commit_index:
-        raise _Bad(f"{where}: its commitment is not ledger entry {commit_index}")
-    doc = entry.data["commitment"]
-    if key is None or not verify_signature(key, str(entry.data.get("signature")), canonical_json(doc)):
-        raise _Bad(f"{where}: commitment signature does not verify with the bank's key")
-    if not isinstance(secret, bytes) or sha256(secret).hexdigest() != doc["k_hash"]:
-        raise _Bad(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
-    order = ["committed", "public-value", "drawn", "revealed"]
-    kinds = [EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL]
-    pv = steps.get(EntryKind.PUBLIC_VALUE)
-    if (pv.data.get("value") if pv else None) != value:
-        raise _Bad(f"{where}: public value {value!r} differs from the ledger's")
-    void = steps.get(EntryKind.DRAW_VOID)
-    if (state == "void") != (void is not None):
-        raise _Bad(f"{where}: state {state!r} but the ledger {'has' if void else 'lacks'} a void entry")
-    if void is not None:
-        vd = void.data["void"]
-        if key is None or not verify_signature(key, str(void.data.get("signature")), canonical_json(vd)):
-            raise _Bad(f"{where}: the void's signature does not verify with the bank's key")
-        if vd.get("secret") != secret.hex() or drawn is not None or EntryKind.DRAW in steps:
-            raise _Bad(f"{where}: voided, but its void entry or result does not match")
-        return {}
-    if state not in order:
-        raise _Bad(f"{where}: unknown state {state!r}")
-    reached = order.index(state)
-    for k, kind in enumerate(kinds):
-        if (kind in steps) != (k <= reached):
-            raise _Bad(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
-    if reached < 2:
-        if drawn is not None:
-            raise _Bad(f"{where}: has a result before it was run")
-        return {}
-    if before is None:
-        seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
-        ids = [i for _, i in drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])]
-    else:
-        ids = [i for _, i in commitment_picks(doc, secret, str(value), before)[1]]
-    try:
-        stored = json.loads(drawn)
-    except (TypeError, ValueError) as exc:
-        raise _Bad(f"{where}: stored result is damaged") from exc
-    if stored != ids:
-        raise _Bad(f"{where}: stored result differs from the draw recomputed from K and V")
-    reveal = steps.get(EntryKind.REVEAL)
-    if reveal is not None and (reveal.data.get("drawn") != ids or reveal.data.get("secret") != secret.hex()):
-        raise _Bad(f"{where}: the reveal entry {reveal.index} does not match K and the result")
-    return dict.fromkeys(ids, PLAYED if reveal is not None else DRAWN)

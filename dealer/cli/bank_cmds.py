@@ -151,16 +151,19 @@ def verify_cmd(
     ),
 ) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    from dealer.bank.verify import AnchorError, Head, Since, verify_file
+    from dealer.bank.pg_store import is_url, normalise_url, redact
+    from dealer.draw.verify import AnchorError, Head, Since, verify_file
 
-    if not bank.is_file():
-        raise fail(t("{bank}: no bank file there", bank=bank))
+    on_server = is_url(bank)  # a postgresql:// bank (verify_file opens it without ever creating one)
+    where = redact(normalise_url(bank)) if on_server else str(bank)
+    if not on_server and not bank.is_file():
+        raise fail(t("{bank}: no bank file there", bank=where))
     try:
         anchor = Head.parse(head) if head is not None else None
         sealed = Since.load(since) if since is not None else None
     except AnchorError as exc:
         raise fail(error(exc)) from exc
-    size = bank.stat().st_size
+    size = 0 if on_server else bank.stat().st_size
     if size >= 20 << 20:
         with _progress() as progress:
             task = progress.add_task(t("verifying ledger"), total=None)
@@ -170,7 +173,7 @@ def verify_cmd(
     else:
         report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
-        raise fail(f"{bank}: {report.problem}")
+        raise fail(f"{where}: {report.problem}")
     parts = [
         t("{n} ledger entries chained", n=report.entries),
         t("{n} seals", n=report.seals),

@@ -18,7 +18,7 @@ def migrate_cmd(
     from dealer.bank.engines import open_bank_at
     from dealer.bank.migrate import migrate_bank
     from dealer.bank.pg_store import is_url, redact
-    from dealer.bank.verify import verify_bank
+    from dealer.draw.verify import verify_bank
 
     def shown(target: str) -> str:
         return redact(target) if is_url(target) else target

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 
 class DealerError(Exception):
-    """Base of every error that is the user's input's fault; the CLI prints it and exits with 1."""
+    """Base of every error that is the user's input's fault; the CLI prints it and exits with 1.
+
+    ``template`` is an English ``str.format`` template with named fields and ``params`` their values: ``str(exc)``
+    is the English text, and the catalogues translate ``template`` (keyed by the English text) with ``params``.
+    """
 
     def __init__(self, template: str = "", /, **params: object) -> None:
         self.template = template

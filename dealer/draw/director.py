@@ -15,8 +15,7 @@ from typing import TypedDict
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
-from dealer.bank.repository import BankRepository
-from dealer.bank.store import DrawRecord, Seal, StoredDeal
+from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
 from dealer.core import Seat
 from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
@@ -70,6 +69,32 @@ class DrawPlan(TypedDict):
     drawn: int
     left: int
     session_draws: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChainOf:
+    """The bank's ``ChainCheck`` for a new commitment ``doc``: run inside the bank's transaction, it refuses unless
+    ``doc`` names the bank's previous draw and the running total drawn (another process may have drawn since)."""
+
+    doc: JsonObject
+
+    def __call__(self, prior: Sequence[PriorDraw]) -> None:
+        previous: str | None = None
+        drawn_before = 0
+        for draw in prior:
+            earlier = draw.commit.data["commitment"]
+            if earlier.get("format") != COMMIT_FORMAT:
+                raise DrawError(
+                    "this bank holds a draw of the older format {format!r}: start a new bank file for the next "
+                    "stage (docs/bundle.md, migration)",
+                    format=earlier.get("format"),
+                )
+            previous = commitment_hash(earlier)
+            drawn_before += draw.drawn
+        if self.doc["previous"] != previous or self.doc["drawn_before"] != drawn_before:
+            raise DrawError(
+                "another draw was made while {label!r} was prepared: prepare it again", label=self.doc["label"]
+            )
 
 
 class Director:
@@ -131,9 +156,9 @@ class Director:
 
     def _after_reveal(self, rec: DrawRecord) -> JsonObject:
         """K and the drawn ids once revealed; K and the reason once voided; nothing before."""
-        if rec.state == "revealed":
+        if rec.state == DrawState.REVEALED:
             return {"secret": rec.secret.hex(), "drawn": list(rec.drawn or ())}
-        if rec.state == "void":
+        if rec.state == DrawState.VOID:
             void = next(e for e in self.bank.entries_of_kind("draw-void") if e.data["void"]["label"] == rec.label)
             return {"secret": rec.secret.hex(), "reason": void.data["void"]["reason"]}
         return {}
@@ -150,9 +175,9 @@ class Director:
             "public_value_spec": doc["public_value"],
             "public_value": rec.public_value,
         }
-        if rec.state in ("revealed", "void"):
+        if rec.state in (DrawState.REVEALED, DrawState.VOID):
             out["secret"] = rec.secret.hex()
-        if rec.state == "revealed":
+        if rec.state == DrawState.REVEALED:
             out["drawn_ids"] = list(rec.drawn or ())
         return out
 
@@ -164,7 +189,7 @@ class Director:
         """Where the bank stands against the regulation's quota (public figures only)."""
         seal = self.bank.latest_seal()
         sealed = seal.last_deal if seal else 0
-        draws = [r for r in self.bank.draws() if r.state != "void"]
+        draws = [r for r in self.bank.draws() if r.state != DrawState.VOID]
         drawn = sum(len(r.drawn or ()) for r in draws)
         limit = quota_limit(sealed, regulation.share_bp)
         return {
@@ -209,7 +234,7 @@ class Director:
         if replacement:
             n, kind = 1, "replacement"
         else:
-            done = sum(1 for r in draws if r.state != "void" and self._kind(r) == "session")
+            done = sum(1 for r in draws if r.state != DrawState.VOID and self._kind(r) == "session")
             if done >= regulation.sessions:
                 raise DrawError(
                     "the schedule has {sessions} sessions and {done} session draws are made: a replacement board "
@@ -251,7 +276,7 @@ class Director:
             "ts": bank.now(),
         }
         signature = bank.sign(canonical_json(doc))
-        bank.draw_commit(label, secret, {"commitment": doc, "signature": signature})
+        bank.draw_commit(label, secret, {"commitment": doc, "signature": signature}, follows=ChainOf(doc))
         return {"commitment": doc, "signature": signature}
 
     def publish(self, label: str) -> JsonObject:
@@ -302,7 +327,7 @@ class Director:
     def run(self, label: str) -> list[DrawnDeal]:
         """Draw (director only): the result is stored and marked, never published before ``reveal``."""
         rec = self.bank.get_draw(label)
-        if rec.state == "void":
+        if rec.state == DrawState.VOID:
             raise DrawError("draw {label!r} is void: it draws nothing", label=label)
         if rec.public_value is None:
             raise DrawError("draw {label!r} has no public value yet: enter it first", label=label)
@@ -342,7 +367,7 @@ class Director:
         """The verification bundle (docs/bundle.md); only after the reveal, or of a voided draw."""
         bank = self.bank
         rec = bank.get_draw(label)
-        if rec.state not in ("revealed", "void"):
+        if rec.state not in (DrawState.REVEALED, DrawState.VOID):
             raise DrawError(
                 "draw {label!r} is {state}: the bundle holds K, so it exists only after reveal",
                 label=label,
@@ -359,7 +384,7 @@ class Director:
             "seal": {"checkpoint": seal_entry.data["checkpoint"], "signature": seal_entry.data["signature"]},
             "secret": rec.secret.hex(),
         }
-        if rec.state == "void":
+        if rec.state == DrawState.VOID:
             void = next(e for e in bank.entries_of_kind("draw-void") if e.data["void"]["label"] == label)
             out.update(drawn=[], public_value=rec.public_value, void=void.data["void"])
             out["void_signature"] = void.data["signature"]

@@ -45,6 +45,16 @@ def boards_digest(boards: Sequence[SessionBoard]) -> str:
     return h.hexdigest()
 
 
+def finished_copies(path: Path) -> list[tuple[int, int]] | None:
+    """The (board, copy) pairs a journal records as finished, in order; None when there is no readable journal
+    (for showing an interrupted run's progress: it does not check which boards the journal belongs to)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return sorted((int(b), int(c)) for b, c in doc["done"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 @dataclass
 class Journal:
     path: Path

@@ -11,10 +11,8 @@ finished board-making run is recorded in the ledger (kind ``export``) with the f
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hashlib
-import json
 import logging
 import re
 import time
@@ -27,7 +25,7 @@ from fastapi.responses import FileResponse
 
 from dealer.core.errors import DealerError
 from dealer.export.boards import SessionBoard, number_deals
-from dealer.export.journal import FoulCopy
+from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import Progress, Stage
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
@@ -160,6 +158,7 @@ class WatchdogMaker:
 
 
 def make_router(service: Service) -> APIRouter:
+    from dealer.bank.draws import DrawState
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
 
@@ -305,12 +304,11 @@ def make_router(service: Service) -> APIRouter:
         progress = BoardProgress()
         state = JobState.IDLE
         journal = out_dir(label) / f"{session_slug(label)}.journal.json"
-        if journal.is_file():  # made in an earlier run of the service: what the journal says is finished
-            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-                done = json.loads(journal.read_text(encoding="utf-8"))["done"]
-                progress.copies_done = len(done)
-                progress.skipped = [(int(b), int(c)) for b, c in sorted(done)]
-                state = JobState.INTERRUPTED
+        done = finished_copies(journal)  # made in an earlier run of the service: what its journal says is finished
+        if done is not None:
+            progress.copies_done = len(done)
+            progress.skipped = done
+            state = JobState.INTERRUPTED
         return boards_view(label, state, progress)
 
     # -- hand records ---------------------------------------------------------------------------------------
@@ -321,7 +319,7 @@ def make_router(service: Service) -> APIRouter:
         def ensure_revealed(self, session: str) -> None:
             if session == CLOSED_LABEL and service.closed is not None:
                 return  # variant 1 boards are no draw: their hand records are the director's to publish
-            if self.d.bank.get_draw(session).state != "revealed":
+            if self.d.bank.get_draw(session).state != DrawState.REVEALED:
                 raise NotRevealedError(
                     "session {session!r} is not revealed: hand records wait for the reveal", session=session
                 )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealer.bank.api import CommittedDeal, DealSource
-from dealer.bank.store import BankError, BankUnavailableError
+from dealer.bank.errors import BankError, BankUnavailableError
 from dealer.core import Deal
 from dealer.core.cards import Card, Seat
 from dealer.core.events import FaultKind
@@ -269,13 +269,11 @@ class Station:
             self._set_status("disconnected")
 
     def _committed_since(self, since: int) -> bool:
-        entries = getattr(self.bank.bank, "entries", None)
-        if entries is None or since <= 0:
+        """Did the bank take a deal of this station at ledger index ``since`` or later?"""
+        deal_entries = getattr(self.bank.bank, "deal_entries", None)  # a test's stand-in bank may have no ledger
+        if deal_entries is None or since <= 0:
             return False
-        for _, kind, body, _ in entries(since):
-            if kind == "deal" and json.loads(body).get("d", {}).get("src", {}).get("station") == self.name:
-                return True
-        return False
+        return any(e.station == self.name for e in deal_entries(since))
 
     # -- formation control -----------------------------------------------------------------------------------
     async def start(self) -> None:

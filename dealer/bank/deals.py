@@ -1,0 +1,258 @@
+"""The ``deals`` table: each deal's cards, salt, commitment and source, and where it stands (bank, drawn, played).
+
+A deal is committed together with its ledger entry: ``DealsTable.commit`` and ``DealsTable.import_items``
+build both rows in the caller's transaction. Deal ids run 1, 2, 3, … without gaps (``verify_bank`` checks it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from hashlib import sha256
+from typing import Any, NamedTuple
+
+from dealer.core import Deal
+
+from .api import CommittedDeal, DealSource
+from .errors import BankError, DuplicateDealError
+from .ledger import Entry, EntryKind, canonical_json, commitment
+from .ledger_table import LedgerRow, LedgerTable, ledger_row
+from .schema import Connection, insert_sql, select_sql
+
+SALT_SIZE = 16
+BATCH = 500  # ids per ``IN (…)`` read
+PAGE = 20000
+
+
+class DealState(StrEnum):
+    IN_BANK = "bank"
+    DRAWN = "drawn"
+    PLAYED = "played"
+
+
+IN_BANK_TEXT = DealState.IN_BANK.value
+_STATES = {state.value: state for state in DealState}
+
+
+class DealRow(NamedTuple):
+    """A row of ``deals`` as stored (columns in table order)."""
+
+    deal_id: int
+    ledger_index: int
+    canonical: bytes
+    salt: bytes
+    commitment: bytes
+    source: str  # canonical JSON of the public source (as in the ledger entry)
+    dealing_order: bytes | None
+    created: str
+    state: str
+    session: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDeal:
+    """A deal as the bank keeps it (director only: it holds the cards)."""
+
+    deal_id: int
+    ledger_index: int
+    deal: Deal
+    salt: bytes
+    commitment: bytes
+    source: dict[str, Any]
+    dealing_order: bytes | None
+    created: str
+    state: DealState
+    session: str | None
+
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> StoredDeal:
+        """From a row in ``DealRow``'s column order (a ``DealRow``, or a database row of ``select_sql``)."""
+        deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
+        return cls(
+            deal_id,
+            ledger_index,
+            Deal.from_bytes(bytes(canonical)),
+            bytes(salt),
+            bytes(com),
+            json.loads(source),
+            None if order is None else bytes(order),
+            created,
+            _STATES.get(state) or DealState(state),  # a dict look-up: Enum's own call is slow for a whole bank
+            session,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ImportItem:
+    deal: Deal
+    source: DealSource
+
+
+@dataclass(slots=True)
+class ImportOutcome:
+    imported: list[tuple[int, int]] = field(default_factory=list)  # (position in the items, new deal id)
+    duplicates: list[tuple[int, int]] = field(default_factory=list)  # (position in the items, id it repeats)
+    batch_index: int = -1
+
+
+def base_name(path: str) -> str:
+    """A file's base name, whatever the separator: what the public ledger may say of a local path."""
+    return re.split(r"[\\/]", path)[-1]
+
+
+def source_public(source: DealSource) -> dict[str, Any]:
+    """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret, and of a
+    file only its base name and SHA-256 (never the organiser's local path)."""
+    out: dict[str, Any] = {"kind": source.kind, "shown": source.shown_cards}
+    for name in ("station", "variant", "board", "line", "file_sha256"):
+        value = getattr(source, name)
+        if value is not None:
+            out[name] = value
+    if source.file is not None:
+        out["file"] = base_name(source.file)
+    return out
+
+
+def deal_rows(
+    deal_id: int, index: int, prev: str, ts: str, canonical: bytes, source: DealSource
+) -> tuple[LedgerRow, DealRow]:
+    """The ledger row and the deals row that commit one deal, with a fresh salt."""
+    salt = os.urandom(SALT_SIZE)
+    com = commitment(salt, canonical)
+    public = source_public(source)
+    data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
+    if source.dealing_order is not None:
+        data["order"] = sha256(salt + source.dealing_order).hexdigest()
+    entry = ledger_row(Entry(index, EntryKind.DEAL, ts, prev, data))
+    source_text = canonical_json(public).decode()
+    # positional, in column order (deal_id, ledger_index, canonical, salt, commitment, source, dealing_order,
+    # created, state, session): built once per deal of an import, so kept cheap; the state as plain text
+    row = DealRow(deal_id, index, canonical, salt, com, source_text, source.dealing_order, ts, IN_BANK_TEXT, None)
+    return entry, row
+
+
+class DealsTable:
+    INSERT = insert_sql("deals")
+
+    def __init__(self, ledger: LedgerTable) -> None:
+        self.ledger = ledger
+
+    # -- writing (inside a transaction) -------------------------------------------------------------------
+    def last_id(self, db: Connection) -> int:
+        return int(db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0])
+
+    def commit(self, db: Connection, deal: Deal, source: DealSource, ts: str) -> CommittedDeal:
+        canonical = deal.to_bytes()
+        existing = self.id_of(db, canonical)
+        if existing is not None:
+            raise DuplicateDealError(existing)
+        last, prev = self.ledger.head(db)
+        deal_id = self.last_id(db) + 1
+        entry, row = deal_rows(deal_id, last + 1, prev, ts, canonical, source)
+        self.ledger.insert(db, [entry])
+        db.execute(self.INSERT, tuple(row))
+        return CommittedDeal(deal_id, row.commitment.hex(), entry.idx, entry.hash.hex())
+
+    def import_items(
+        self,
+        db: Connection,
+        items: Iterable[ImportItem],
+        batch: dict[str, Any],
+        ts: str,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportOutcome:
+        """Commit many deals, closed by an ``import`` entry describing the batch (see ``SqliteBank.import_deals``)."""
+        outcome = ImportOutcome()
+        last, prev = self.ledger.head(db)
+        first_id = next_id = self.last_id(db) + 1
+        seen: dict[Deal, int] = {}
+        ledger_rows: list[LedgerRow] = []
+        rows: list[DealRow] = []
+        for position, item in enumerate(items):
+            repeat = seen.get(item.deal)
+            if repeat is None:
+                canonical = item.deal.to_bytes()
+                repeat = self.id_of(db, canonical)
+            if repeat is not None:
+                outcome.duplicates.append((position, repeat))
+            else:
+                last += 1
+                entry, row = deal_rows(next_id, last, prev, ts, canonical, item.source)
+                prev = entry.hash.hex()
+                ledger_rows.append(entry)
+                rows.append(row)
+                seen[item.deal] = next_id
+                outcome.imported.append((position, next_id))
+                next_id += 1
+            if progress is not None and (position + 1) % 1000 == 0:
+                progress(position + 1)
+        self.ledger.insert(db, ledger_rows)
+        if rows:
+            db.executemany(self.INSERT, [tuple(r) for r in rows])  # plain tuples: sqlite3 binds them fastest
+        summary = {
+            **batch,
+            "imported": len(outcome.imported),
+            "duplicates": len(outcome.duplicates),
+            "first_deal": first_id if outcome.imported else None,
+            "last_deal": next_id - 1 if outcome.imported else None,
+        }
+        outcome.batch_index = self.ledger.append(db, EntryKind.IMPORT, summary, ts).index
+        return outcome
+
+    def mark_drawn(self, db: Connection, label: str, drawn: Sequence[int]) -> int:
+        """Deals ``drawn`` leave the bank for session ``label``; returns how many were still in the bank."""
+        cur = db.executemany(
+            "UPDATE deals SET state=?, session=? WHERE deal_id=? AND state=?",
+            [(DealState.DRAWN, label, i, DealState.IN_BANK) for i in drawn],
+        )
+        return int(cur.rowcount)
+
+    def mark_played(self, db: Connection, label: str) -> None:
+        db.execute("UPDATE deals SET state=? WHERE session=? AND state=?", (DealState.PLAYED, label, DealState.DRAWN))
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def id_of(self, db: Connection, canonical: bytes) -> int | None:
+        row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def count(self, db: Connection) -> int:
+        return int(db.execute("SELECT COUNT(*) FROM deals").fetchone()[0])
+
+    def get(self, db: Connection, deal_id: int) -> StoredDeal:
+        row = db.execute(select_sql("deals", "deal_id=?"), (deal_id,)).fetchone()
+        if row is None:
+            raise BankError("deal {deal_id} is not in the bank", deal_id=deal_id)
+        return StoredDeal.of(row)
+
+    def get_many(self, db: Connection, deal_ids: Sequence[int]) -> dict[int, StoredDeal]:
+        found: dict[int, StoredDeal] = {}
+        ids = list(deal_ids)
+        for k in range(0, len(ids), BATCH):
+            batch = ids[k : k + BATCH]
+            marks = ",".join("?" * len(batch))
+            for row in db.execute(select_sql("deals", f"deal_id IN ({marks})"), batch).fetchall():
+                deal = StoredDeal.of(row)
+                found[deal.deal_id] = deal
+        return found
+
+    def page(self, db: Connection, after: int) -> list[DealRow]:
+        """Up to ``PAGE`` rows with ids above ``after``, as stored (``verify_bank`` checks them raw)."""
+        rows = db.execute(select_sql("deals", "deal_id > ?", "ORDER BY deal_id LIMIT ?"), (after, PAGE)).fetchall()
+        return [DealRow(*r) for r in rows]
+
+    def state_counts(self, db: Connection) -> dict[str, int]:
+        counts = dict.fromkeys(DealState, 0)
+        for state, n in db.execute("SELECT state, COUNT(*) FROM deals GROUP BY state").fetchall():
+            counts[DealState(state)] = int(n)
+        return {str(state): n for state, n in counts.items()}
+
+    def out_of_bank(self, db: Connection, last_deal: int) -> list[int]:
+        """Ids up to ``last_deal`` that left the bank (served by the small partial index ``deals_out_of_bank``)."""
+        rows = db.execute(
+            "SELECT deal_id FROM deals WHERE state <> 'bank' AND deal_id <= ? ORDER BY deal_id", (last_deal,)
+        ).fetchall()
+        return [int(r[0]) for r in rows]

@@ -1,0 +1,194 @@
+"""The ``draws`` table and the draw's state machine: committed → public-value → drawn → revealed, or void.
+
+The bank keeps each draw's secret K, state, public value and result, and writes each step's ledger entry in
+the same transaction as the state change. What a draw's documents say (the commitment, its chain to the
+previous draw) is ``dealer.draw``'s to read: the bank stores them as given and hands the earlier ones to the
+``ChainCheck`` the draw passes in, inside the transaction, so two processes cannot both chain onto one draw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from .deals import DealsTable
+from .errors import BankError
+from .ledger import Entry, EntryKind
+from .ledger_table import LedgerTable
+from .schema import Connection, insert_sql, select_sql
+
+
+class DrawState(StrEnum):
+    COMMITTED = "committed"
+    PUBLIC_VALUE = "public-value"
+    DRAWN = "drawn"
+    REVEALED = "revealed"
+    VOID = "void"
+
+
+RUN_ORDER = (DrawState.COMMITTED, DrawState.PUBLIC_VALUE, DrawState.DRAWN, DrawState.REVEALED)
+
+
+class DrawRow(NamedTuple):
+    """A row of ``draws`` as stored (``verify_bank`` checks them raw)."""
+
+    label: str
+    state: str
+    commit_index: int
+    secret: bytes
+    public_value: str | None
+    drawn: str | None  # JSON list of deal ids, in pick order
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRecord:
+    """A draw as the bank keeps it; ``secret`` and ``drawn`` are the director's until reveal."""
+
+    label: str
+    state: DrawState
+    commit_index: int
+    secret: bytes
+    public_value: str | None
+    drawn: tuple[int, ...] | None
+
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> DrawRecord:
+        r = DrawRow(*row)
+        drawn = None if r.drawn is None else tuple(json.loads(r.drawn))
+        return cls(r.label, DrawState(r.state), r.commit_index, bytes(r.secret), r.public_value, drawn)
+
+
+@dataclass(frozen=True, slots=True)
+class PriorDraw:
+    """An earlier draw of the bank, as a new commitment's ``ChainCheck`` sees it."""
+
+    label: str
+    commit: Entry  # its draw-commit entry: the signed commitment document, as the draw wrote it
+    drawn: int  # how many deals it drew (0 before it ran, or when void)
+
+
+ChainCheck = Callable[[Sequence[PriorDraw]], None]
+"""Raises (a ``DealerError``) unless the new commitment follows the earlier draws, in commit order."""
+
+
+class DrawsTable:
+    INSERT = insert_sql("draws")
+
+    def __init__(self, ledger: LedgerTable, deals: DealsTable) -> None:
+        self.ledger = ledger
+        self.deals = deals
+
+    # -- the state machine (each step inside the caller's transaction) ------------------------------------
+    def commit(
+        self, db: Connection, label: str, secret: bytes, data: dict[str, Any], ts: str, follows: ChainCheck
+    ) -> Entry:
+        if db.execute("SELECT 1 FROM draws WHERE label=?", (label,)).fetchone():
+            raise BankError("a draw labelled {label!r} exists already: choose another session label", label=label)
+        open_draw = db.execute(
+            "SELECT label FROM draws WHERE state IN (?, ?)", (DrawState.COMMITTED, DrawState.PUBLIC_VALUE)
+        ).fetchone()
+        if open_draw:
+            raise BankError(
+                "draw {label!r} is prepared but not run: run it (or void it with a reason) first", label=open_draw[0]
+            )
+        follows(self.prior(db))
+        entry = self.ledger.append(db, EntryKind.DRAW_COMMIT, data, ts)
+        db.execute(
+            self.INSERT,
+            tuple(DrawRow(label, DrawState.COMMITTED, entry.index, secret, public_value=None, drawn=None)),
+        )
+        return entry
+
+    def publish(self, db: Connection, label: str, data: dict[str, Any], ts: str) -> Entry:
+        """The commitment was put before the hall: from now on the public value may be entered."""
+        self.expect(db, label, RUN_ORDER)
+        return self.ledger.append(db, EntryKind.DRAW_PUBLISHED, data, ts)
+
+    def void(self, db: Connection, label: str, data: dict[str, Any], ts: str) -> Entry:
+        """Only before the public value is entered: after that, the holder of K knows the result, and a void
+        would let them throw away a draw they did not like."""
+        self.expect(db, label, (DrawState.COMMITTED,))
+        entry = self.ledger.append(db, EntryKind.DRAW_VOID, data, ts)
+        self._set_state(db, label, DrawState.VOID)
+        return entry
+
+    def public_value(self, db: Connection, label: str, value: str, data: dict[str, Any], ts: str) -> Entry:
+        self.expect(db, label, (DrawState.COMMITTED,))
+        if not self.published(db, label):
+            raise BankError(
+                "draw {label!r}: its commitment has not been shown to the hall yet: publish it before "
+                "the public value is made",
+                label=label,
+            )
+        entry = self.ledger.append(db, EntryKind.PUBLIC_VALUE, data, ts)
+        db.execute("UPDATE draws SET state=?, public_value=? WHERE label=?", (DrawState.PUBLIC_VALUE, value, label))
+        return entry
+
+    def result(self, db: Connection, label: str, drawn: Sequence[int], data: dict[str, Any], ts: str) -> Entry:
+        self.expect(db, label, (DrawState.PUBLIC_VALUE,))
+        entry = self.ledger.append(db, EntryKind.DRAW, data, ts)
+        db.execute("UPDATE draws SET state=?, drawn=? WHERE label=?", (DrawState.DRAWN, json.dumps(list(drawn)), label))
+        changed = self.deals.mark_drawn(db, label, drawn)
+        if changed != len(drawn):
+            raise BankError(
+                "draw {label!r}: {missing} of the drawn deals were no longer in the bank",
+                label=label,
+                missing=len(drawn) - changed,
+            )
+        return entry
+
+    def reveal(self, db: Connection, label: str, data: dict[str, Any], ts: str) -> Entry:
+        self.expect(db, label, (DrawState.DRAWN,))
+        earlier = db.execute(
+            "SELECT label FROM draws WHERE state=? AND commit_index < "
+            "(SELECT commit_index FROM draws WHERE label=?) ORDER BY commit_index LIMIT 1",
+            (DrawState.DRAWN, label),
+        ).fetchone()
+        if earlier:  # its positions would tell which deals the earlier draw took
+            raise BankError("draw {label!r} is drawn but not revealed: reveal the draws in order", label=earlier[0])
+        entry = self.ledger.append(db, EntryKind.REVEAL, data, ts)
+        self._set_state(db, label, DrawState.REVEALED)
+        self.deals.mark_played(db, label)
+        return entry
+
+    def expect(self, db: Connection, label: str, states: Sequence[DrawState]) -> None:
+        row = db.execute("SELECT state FROM draws WHERE label=?", (label,)).fetchone()
+        if row is None:
+            raise BankError("no draw labelled {label!r}", label=label)
+        if row[0] not in states:
+            raise BankError(
+                "draw {label!r} is {state}; this step needs it {needed}",
+                label=label,
+                state=row[0],
+                needed=" or ".join(states),
+            )
+
+    def _set_state(self, db: Connection, label: str, state: DrawState) -> None:
+        db.execute("UPDATE draws SET state=? WHERE label=?", (state, label))
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def prior(self, db: Connection) -> list[PriorDraw]:
+        rows = db.execute("SELECT label, commit_index, drawn FROM draws ORDER BY commit_index").fetchall()
+        bodies = self.ledger.bodies(db, [r[1] for r in rows])
+        return [
+            PriorDraw(label, Entry.decode(bytes(bodies[index])), 0 if drawn is None else len(json.loads(drawn)))
+            for label, index, drawn in rows
+        ]
+
+    def published(self, db: Connection, label: str) -> bool:
+        return any(e.data.get("label") == label for e in self.ledger.of_kind(db, EntryKind.DRAW_PUBLISHED))
+
+    def get(self, db: Connection, label: str) -> DrawRecord:
+        row = db.execute(select_sql("draws", "label=?"), (label,)).fetchone()
+        if row is None:
+            raise BankError("no draw labelled {label!r}", label=label)
+        return DrawRecord.of(row)
+
+    def all(self, db: Connection) -> list[DrawRecord]:
+        return [DrawRecord.of(r) for r in self.rows(db)]
+
+    def rows(self, db: Connection) -> list[DrawRow]:
+        return [DrawRow(*r) for r in db.execute(select_sql("draws", tail="ORDER BY commit_index")).fetchall()]

@@ -1,0 +1,65 @@
+"""Seals: signed checkpoints of the ledger (its size, Merkle root and last deal), kept as ``seal`` entries.
+
+A seal has no table of its own: the ledger holds it. ``Seals`` reads and makes them over ``LedgerTable``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from . import keys
+from .ledger import Entry, EntryKind, canonical_json, checkpoint
+from .ledger_table import LedgerTable
+from .merkle import merkle_root
+from .schema import Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    ledger_index: int  # where the seal entry itself is
+    size: int  # entries covered: 0 .. size-1
+    root: str
+    ts: str
+    last_deal: int
+    signature: str
+    public_key: str
+
+
+def seal_from_entry(entry: Entry) -> Seal:
+    cp = entry.data["checkpoint"]
+    return Seal(
+        entry.index,
+        cp["size"],
+        cp["root"],
+        cp["ts"],
+        cp["last_deal"],
+        entry.data["signature"],
+        entry.data["public_key"],
+    )
+
+
+class Seals:
+    def __init__(self, ledger: LedgerTable) -> None:
+        self.ledger = ledger
+
+    def make(self, db: Connection, bank_id: str, key: Ed25519PrivateKey, last_deal: int, ts: str) -> Seal:
+        """Sign a checkpoint of the whole ledger so far (inside the caller's transaction) and append it."""
+        last, _ = self.ledger.head(db)
+        size = last + 1
+        root = merkle_root(self.ledger.leaves(db, size))
+        cp = checkpoint(bank_id, size, root, ts, last_deal)
+        signature = key.sign(canonical_json(cp)).hex()
+        pub = keys.public_hex(key)
+        entry = self.ledger.append(
+            db, EntryKind.SEAL, {"checkpoint": cp, "public_key": pub, "signature": signature}, ts
+        )
+        return Seal(entry.index, size, root.hex(), ts, last_deal, signature, pub)
+
+    def all(self, db: Connection) -> list[Seal]:
+        return [seal_from_entry(e) for e in self.ledger.of_kind(db, EntryKind.SEAL)]
+
+    def latest(self, db: Connection) -> Seal | None:
+        entry = self.ledger.latest_of_kind(db, EntryKind.SEAL)
+        return None if entry is None else seal_from_entry(entry)

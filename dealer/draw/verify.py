@@ -1,0 +1,169 @@
+"""``dealer bank verify`` with the draws: the bank's own checks (``dealer.bank.verify``) and, here, what only the
+draw can read — each commitment's format, its chain to the previous draw and running total, its signature, K
+against its hash, the result recomputed from K and V, the reveal and the void.
+
+``verify_bank`` and ``verify_file`` here are the full check; every caller uses these.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from dealer.bank import verify as bank_verify
+from dealer.bank.deals import DealState
+from dealer.bank.draws import RUN_ORDER, DrawRow, DrawState
+from dealer.bank.keys import verify_signature
+from dealer.bank.ledger import Entry, EntryKind, canonical_json
+from dealer.bank.repository import BankRepository
+from dealer.bank.verify import AnchorError, Finding, Head, Since, VerifyReport
+
+from .protocol import COMMIT_FORMAT, commitment_hash, commitment_picks, draw_seed, drawn_ids, to_ranges
+
+__all__ = ["AnchorError", "DrawChecks", "Head", "Since", "VerifyReport", "verify_bank", "verify_file"]
+
+OLD_COMMIT_FORMAT = "bridge-dealer-draw-commit/1"  # listed its eligible ranges; banks made before format 2
+STEP_KINDS = (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL)
+
+
+class DrawChecks:
+    """The ``dealer.bank.verify.DrawChecker`` of this program's draw formats."""
+
+    def label(self, entry: Entry) -> str:
+        data = entry.data
+        if entry.kind == EntryKind.DRAW_COMMIT:
+            return str(data["commitment"]["label"])
+        if entry.kind == EntryKind.DRAW_VOID:
+            return str(data["void"].get("label"))
+        return str(data.get("label"))
+
+    def check(
+        self,
+        rows: Sequence[DrawRow],
+        steps: Mapping[str, Mapping[str, Entry]],
+        seals: Mapping[int, Mapping[str, Any]],
+        bank_id: str | None,
+        public_key: str | None,
+    ) -> dict[int, tuple[str, str]]:
+        marked: dict[int, tuple[str, str]] = {}
+        previous: str | None = None
+        for row in rows:
+            label = str(row.label)
+            doc = steps[label][EntryKind.DRAW_COMMIT].data["commitment"]
+            cp = seals.get(doc["seal"]["index"], {})
+            if any(cp.get(k) != doc["seal"][k] for k in ("size", "root", "last_deal", "ts")) or doc["bank"] != bank_id:
+                raise Finding(
+                    f"draw {label!r}: its commitment names a seal that is not ledger entry {doc['seal']['index']}"
+                )
+            if doc.get("format") == OLD_COMMIT_FORMAT and previous is None:  # format 1: no chain, ranges listed
+                never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
+                if doc["eligible"]["ranges"] != to_ranges(never_drawn):
+                    raise Finding(f"draw {label!r}: its eligible set is not the sealed deals never drawn before")
+                for deal_id, state in _check_draw(row, steps[label], public_key, None).items():
+                    marked[deal_id] = (state, label)
+                continue
+            if doc.get("format") != COMMIT_FORMAT:
+                raise Finding(f"draw {label!r}: commitment format {doc.get('format')!r} is not {COMMIT_FORMAT!r}")
+            if doc["previous"] != previous or doc["drawn_before"] != len(marked):
+                raise Finding(f"draw {label!r}: it does not follow the bank's previous draw and its running total")
+            if doc["eligible"]["count"] != doc["seal"]["last_deal"] - len(marked):
+                raise Finding(f"draw {label!r}: its eligible count is not the sealed deals never drawn before")
+            previous = commitment_hash(doc)
+            before = list(marked)
+            for deal_id, state in _check_draw(row, steps[label], public_key, before).items():
+                marked[deal_id] = (state, label)
+        return marked
+
+    def check_since(self, since: Since, steps: Mapping[str, Mapping[str, Entry]]) -> None:
+        if since.commitment is None:
+            return
+        label = str(since.commitment.get("label"))
+        found = steps.get(label, {})
+        commit = found.get(EntryKind.DRAW_COMMIT)
+        if commit is None or commit.data.get("commitment") != since.commitment:
+            raise Finding(
+                f"{since.name}: draw {label!r} as it committed is not in the ledger: the draw was erased or redone"
+            )
+        pv, drawn = found.get(EntryKind.PUBLIC_VALUE), found.get(EntryKind.REVEAL)
+        if since.public_value is not None and (pv is None or pv.data.get("value") != since.public_value):
+            raise Finding(f"{since.name}: draw {label!r}: the ledger's public value differs from the bundle's")
+        if since.drawn is not None and (drawn is None or sorted(drawn.data.get("drawn", [])) != sorted(since.drawn)):
+            raise Finding(f"{since.name}: draw {label!r}: the ledger's revealed deals differ from the bundle's")
+
+
+DRAW_CHECKS = DrawChecks()
+
+
+def verify_bank(
+    bank: BankRepository,
+    progress: Callable[[int, int], None] | None = None,
+    head: Head | None = None,
+    since: Since | None = None,
+) -> VerifyReport:
+    """Recompute the ledger chain, every seal, every commitment and every draw; the first mismatch is named."""
+    return bank_verify.verify_bank(bank, progress, head, since, draws=DRAW_CHECKS)
+
+
+def verify_file(
+    path: Path,
+    progress: Callable[[int, int], None] | None = None,
+    head: Head | None = None,
+    since: Since | None = None,
+) -> VerifyReport:
+    """Open the bank at ``path`` (a file, or a postgresql:// URL) read-only and verify it, draws included."""
+    return bank_verify.verify_file(path, progress, head, since, draws=DRAW_CHECKS)
+
+
+def _check_draw(row: DrawRow, steps: Mapping[str, Entry], key: str | None, before: list[int] | None) -> dict[int, str]:
+    """``before``: the deals drawn by the earlier draws of the chain (None for a format-1 draw)."""
+    label, state, commit_index, secret, value, drawn = row
+    where = f"draw {label!r}"
+    entry = steps.get(EntryKind.DRAW_COMMIT)
+    if entry is None or entry.index != commit_index:
+        raise Finding(f"{where}: its commitment is not ledger entry {commit_index}")
+    doc = entry.data["commitment"]
+    if key is None or not verify_signature(key, str(entry.data.get("signature")), canonical_json(doc)):
+        raise Finding(f"{where}: commitment signature does not verify with the bank's key")
+    if not isinstance(secret, bytes) or sha256(secret).hexdigest() != doc["k_hash"]:
+        raise Finding(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
+    pv = steps.get(EntryKind.PUBLIC_VALUE)
+    if (pv.data.get("value") if pv else None) != value:
+        raise Finding(f"{where}: public value {value!r} differs from the ledger's")
+    void = steps.get(EntryKind.DRAW_VOID)
+    if (state == DrawState.VOID) != (void is not None):
+        raise Finding(f"{where}: state {state!r} but the ledger {'has' if void else 'lacks'} a void entry")
+    if void is not None:
+        vd = void.data["void"]
+        if key is None or not verify_signature(key, str(void.data.get("signature")), canonical_json(vd)):
+            raise Finding(f"{where}: the void's signature does not verify with the bank's key")
+        if vd.get("secret") != secret.hex() or drawn is not None or EntryKind.DRAW in steps:
+            raise Finding(f"{where}: voided, but its void entry or result does not match")
+        return {}
+    if state not in RUN_ORDER:
+        raise Finding(f"{where}: unknown state {state!r}")
+    reached = RUN_ORDER.index(DrawState(state))
+    for k, kind in enumerate(STEP_KINDS):
+        if (kind in steps) != (k <= reached):
+            raise Finding(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
+    if reached < 2:
+        if drawn is not None:
+            raise Finding(f"{where}: has a result before it was run")
+        return {}
+    if before is None:
+        seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
+        ids = [i for _, i in drawn_ids(seed, doc["eligible"]["ranges"], doc["eligible"]["count"], doc["n"])]
+    else:
+        ids = [i for _, i in commitment_picks(doc, secret, str(value), before)[1]]
+    try:
+        stored = json.loads(drawn)  # type: ignore[arg-type]  # None is a finding too (TypeError below)
+    except (TypeError, ValueError) as exc:
+        raise Finding(f"{where}: stored result is damaged") from exc
+    if stored != ids:
+        raise Finding(f"{where}: stored result differs from the draw recomputed from K and V")
+    reveal = steps.get(EntryKind.REVEAL)
+    if reveal is not None and (reveal.data.get("drawn") != ids or reveal.data.get("secret") != secret.hex()):
+        raise Finding(f"{where}: the reveal entry {reveal.index} does not match K and the result")
+    return dict.fromkeys(ids, DealState.PLAYED if reveal is not None else DealState.DRAWN)
