@@ -38,9 +38,16 @@ COLUMNS = {
 
 @pytest.fixture
 def old_bank(tmp_path: Path) -> Path:
-    for f in FIXTURE.iterdir():
-        shutil.copy(f, tmp_path / f.name)
-    return tmp_path / "bank.sqlite"
+    """The old bank rebuilt from its SQL dump (no database file is committed) beside its signing key."""
+    shutil.copy(FIXTURE / "bank-ed25519.pem", tmp_path / "bank-ed25519.pem")
+    (tmp_path / "bank-ed25519.pem").chmod(0o600)
+    path = tmp_path / "bank.sqlite"
+    db = sqlite3.connect(path)
+    try:
+        db.executescript((FIXTURE / "bank.sql").read_text(encoding="utf-8"))
+    finally:
+        db.close()
+    return path
 
 
 def _columns(path: Path) -> dict[str, list[str]]:
