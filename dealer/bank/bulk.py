@@ -16,8 +16,14 @@ from hashlib import sha256
 from typing import Any
 
 from .ledger import EntryKind
-from .store import IN_BANK, SALT_SIZE, ImportOutcome, SqliteBank
+from .store import IN_BANK, ImportOutcome, SqliteBank
 
+SALT_SIZE = 16  # bytes of a deal's commitment salt, as the bank's own commits use
+LEDGER_INSERT = "INSERT INTO ledger (idx, kind, body, hash) VALUES (?, ?, ?, ?)"
+DEALS_INSERT = (
+    "INSERT INTO deals (deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, "
+    "session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 LOOKUP_CHUNK = 500  # deals asked about in one query (SQLite allows 32,766 parameters; PostgreSQL 65,535)
 
 
@@ -69,6 +75,7 @@ def import_canonical(
         ledger_rows: list[tuple[int, str, bytes, bytes]] = []
         deal_rows: list[tuple[Any, ...]] = []
         imported = outcome.imported
+        state = str(IN_BANK)
         for position, canonical in enumerate(deals):
             repeat = known.get(canonical)
             if repeat is not None:
@@ -82,11 +89,12 @@ def import_canonical(
             digest = sha256(body).digest()
             prev = digest.hex()
             ledger_rows.append((last, EntryKind.DEAL, body, digest))
-            deal_rows.append((next_id, last, canonical, salt, com, src, None, ts, IN_BANK))
+            deal_rows.append((next_id, last, canonical, salt, com, src, None, ts, state, None))
             imported.append((position, next_id))
             next_id += 1
-        db.executemany("INSERT INTO ledger VALUES (?, ?, ?, ?)", ledger_rows)
-        db.executemany("INSERT INTO deals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", deal_rows)
+        if ledger_rows:
+            db.executemany(LEDGER_INSERT, ledger_rows)
+            db.executemany(DEALS_INSERT, deal_rows)
         summary = {
             **batch,
             "imported": len(imported),

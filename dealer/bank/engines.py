@@ -11,10 +11,8 @@ def open_bank_at(
     target: str | Path, key_dir: Path | str | None = None, create: bool = True, busy_timeout: float | None = None
 ) -> SqliteBank:
     """The bank at ``target``. Without ``create``, a missing bank is an error (no empty bank by a typo)."""
-    from .pg_store import is_url, normalise_url, redact
-
-    if is_url(target):
-        from .pg_store import PostgresBank
+    if str(target).startswith(("postgresql:", "postgres:")):  # as pg_store.is_url: psycopg only for a URL
+        from .pg_store import PostgresBank, normalise_url, redact
 
         url = normalise_url(target)
         bank = PostgresBank(url, key_dir, create=create)

@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from dealer.formats import by_path, load_all
 from dealer.formats.base import FormatError, ReadProblem, no_deals_reason
@@ -30,8 +31,7 @@ from .bulk import import_canonical, source_json
 from .store import SqliteBank, base_name
 
 
-@dataclass(frozen=True, slots=True)
-class Duplicate:
+class Duplicate(NamedTuple):  # a tuple: an import of a large collection makes tens of thousands of them
     file: str
     line: int | None
     board: int | None
@@ -48,7 +48,7 @@ class Duplicate:
 class FileReport:
     path: str
     format: str
-    sha256: str
+    sha256: str  # "" for a file whose deals all came earlier in the import (the ledger never names it)
     records: int = 0
     imported: int = 0
     duplicates: list[Duplicate] = field(default_factory=list)
@@ -118,10 +118,14 @@ def read_files(
     A file that cannot be read, or holds no deal, is a FormatError naming every such file and the reason;
     with ``skip_bad`` such files are left out instead and appended to ``skipped``.
     """
-    load_all()
+    if all(os.fspath(p).lower().endswith(".pbn") for p in paths):
+        import dealer.formats.pbn  # noqa: F401  (registers PBN; the other readers are not needed)
+    else:
+        load_all()
     out = []
     bad: list[SkippedFile] = []
     cache = DealCache()  # a deal value met again (other room, other file) is not parsed again
+    seen: set[bytes] = set()  # deals of the files before: a file adding none needs no SHA-256
     for done, p in enumerate(paths, start=1):
         path = os.fspath(p)
         try:
@@ -141,7 +145,10 @@ def read_files(
             if progress is not None:
                 progress(done)
             continue
-        report = FileReport(path, fmt.name, hashlib.sha256(data).hexdigest(), len(deals.deals))
+        fresh = not seen.issuperset(deals.deals)
+        if fresh:
+            seen.update(deals.deals)
+        report = FileReport(path, fmt.name, hashlib.sha256(data).hexdigest() if fresh else "", len(deals.deals))
         report.problems.extend(deals.problems)
         out.append((report, deals))
         if progress is not None:
@@ -184,11 +191,13 @@ def import_parsed(
     reports = [report for report, _ in parsed]
     deals: list[bytes] = []
     owner: list[int] = []  # position -> index of its file in ``reports``
+    lines: list[int | None] = []
+    boards: list[int | None] = []
     for k, (_, scanned) in enumerate(parsed):
         deals.extend(scanned.deals)
         owner.extend([k] * len(scanned.deals))
-    lines = [line for _, scanned in parsed for line in scanned.lines]
-    boards = [board for _, scanned in parsed for board in scanned.boards]
+        lines.extend(scanned.lines)
+        boards.extend(scanned.boards)
     total = len(deals)
     first: dict[bytes, int] = {}  # deal -> position of its first occurrence
     unique: list[int] = []
@@ -254,3 +263,29 @@ def import_parsed(
         ids[-1] if ids else None,
         indices,
     )
+
+
+def import_json(report: ImportReport) -> dict[str, object]:
+    """The import's outcome for machines: totals, then every file left out, unreadable record and duplicate."""
+    return {
+        "files": len(report.files),
+        "records": report.records,
+        "imported": report.imported,
+        "duplicates": report.duplicates,
+        "unreadable": report.problems,
+        "files_left_out": len(report.skipped),
+        "first_deal": report.first_deal,
+        "last_deal": report.last_deal,
+        "ledger_entries": report.batch_indices,
+        "left_out": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+        "problems": [
+            {"file": f.path, "line": p.line, "board": p.board, "reason": p.reason}
+            for f in report.files
+            for p in f.problems
+        ],
+        "duplicate_records": [
+            {"file": d.file, "line": d.line, "board": d.board, "repeats": d.repeats, "first_seen": d.first_seen}
+            for f in report.files
+            for d in f.duplicates
+        ],
+    }

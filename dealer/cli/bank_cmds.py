@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -10,9 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from dealer.bank.importer import ImportReport, SkippedFile, import_parsed, read_files
-from dealer.bank.verify import AnchorError, Head, Since, verify_file
-from dealer.draw.director import Director
+from dealer.bank.importer import ImportReport, SkippedFile, import_json, import_parsed, read_files
 from dealer.fsutil import MAX_INPUT_BYTES
 
 from .app import app, fail
@@ -38,6 +37,8 @@ def status_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the public status as JSON."),
 ) -> None:
     """Public status: deals by state, eligible deals, sealed roots, draws (nothing secret)."""
+    from dealer.draw.director import Director  # here, not at the top: ``bank import`` starts without it
+
     with open_bank(bank, keys) as b:
         st = Director(b).status()
     if as_json:
@@ -107,6 +108,8 @@ def verify_cmd(
     ),
 ) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
+    from dealer.bank.verify import AnchorError, Head, Since, verify_file
+
     if not bank.is_file():
         raise fail(f"{bank}: no bank file there")
     try:
@@ -143,10 +146,11 @@ def import_cmd(
         MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
     ),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
     skipped: list[SkippedFile] = []
-    if out.is_terminal:
+    if out.is_terminal and not as_json:
         with _progress() as progress:
             task = progress.add_task("reading files", total=len(files))
             parsed = read_files(
@@ -162,13 +166,16 @@ def import_cmd(
         raise fail(f"no file with deals to import ({len(skipped)} left out); nothing was imported")
     total = sum(len(records) for _, records in parsed)
     with open_bank(bank, keys, create=True) as b:
-        if out.is_terminal:
+        if out.is_terminal and not as_json:
             with _progress() as progress:
                 task = progress.add_task("importing", total=total)
                 report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
         else:
             report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
+    if as_json:
+        print_line(json.dumps(import_json(report)))  # one line: thousands of duplicates print at once
+        return
     _import_summary(report, show)
 
 

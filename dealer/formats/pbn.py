@@ -66,9 +66,9 @@ _NEEDS_ESCAPE = re.compile(r'\\(?=[\\"]|$)')  # a backslash the reader would oth
 _DIGITS = re.compile(r"\d+")
 
 
-def decode_text(data: bytes, source: str = "<input>") -> str:
+def decode_text(data: bytes, source: str = "<input>", normalise: bool = True) -> str:
     """UTF-8 when the bytes are valid UTF-8 (BOM dropped), UTF-16 after its byte-order mark, otherwise Latin-1;
-    newlines normalised to LF. A line over ``MAX_LINE_CHARS`` is a FormatError."""
+    newlines normalised to LF (unless ``normalise`` is false). A line over ``MAX_LINE_CHARS`` is a FormatError."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             text = data.decode("utf-16")
@@ -80,7 +80,7 @@ def decode_text(data: bytes, source: str = "<input>") -> str:
         except UnicodeDecodeError:
             text = data.decode("latin-1")
     check_line_length(text, source)
-    if "\r" in text:
+    if normalise and "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 

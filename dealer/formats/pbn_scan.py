@@ -24,11 +24,10 @@ from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
 
 from .base import ReadProblem
-from .pbn import _BLANK, _board_number, _scan, decode_text, games, parse_deal_value
+from .pbn import _BLANK, _TAG, _board_number, decode_text, games, parse_deal_value
 
-# Board and every tag whose name starts with "Deal" (Deal, Dealer, …), well formed as the reader's tag pair is
-_WANTED = re.compile(r'\[(Board|Deal[A-Za-z0-9_]*)[ \t]*"([^"\\\n]*)"[ \t]*\]')
-_DEALISH = re.compile(r"\[[ \t]*[Dd][Ee][Aa][Ll]")  # what the reader would report as a malformed Deal tag
+# an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
+_BLANK_CRLF = re.compile(r"\r\n[ \t]*\r\n")
 
 # Canonical form as one 104-bit number: card i (suit * 13 + rank) holds its seat in bits 103-2i .. 102-2i.
 _FULL = sum(1 << (102 - 2 * i) for i in range(52))
@@ -138,7 +137,7 @@ class _Collector:
             if value == "#" and self.deal is not None:
                 value = self.deal
             self.deal = value
-        board = _board_number(board_text) if board_text is not None else None
+        board = _number(board_text) if board_text is not None else None
         out = self.out
         if value is None:
             if bad is not None:
@@ -155,50 +154,112 @@ class _Collector:
         out.deals.append(canonical)
 
 
-def _plain(text: str) -> bool:
-    """Whether the block-by-block fast path reads ``text`` exactly as the reader's games do."""
-    if "{" in text or ";" in text or "\\" in text or "[ " in text or "[\t" in text:
-        return False
+_BOARDS: dict[str, int | None] = {}
+
+
+def _number(text: str) -> int | None:
+    """``_board_number``, remembered (a file's board numbers repeat in every room and every file)."""
+    try:
+        return _BOARDS[text]
+    except KeyError:
+        number = _board_number(text)
+        if len(_BOARDS) < 4096:
+            _BOARDS[text] = number
+        return number
+
+
+def _plain(text: str) -> tuple[int, int] | None:
+    """Whether the block-by-block fast path may read ``text``: no comments or escapes, every ``[`` at the start
+    of a line, CR only in CRLF. Then how often "board" and "deal" occur in any case: ``scan`` checks that each
+    is one of its ``[Board "``, ``[Deal "`` and ``[Dealer "`` tags (once a block each, well formed), so the
+    text holds no other (malformed, misspelt, spaced, repeated) tag the reader would see. Each check is one
+    pass of a C string search (the cost of this path is the number of passes over the text)."""
+    if "{" in text or ";" in text or "\\" in text:
+        return None
     if text.count("[") != text.count("\n[") + text.startswith("["):  # a "[" inside a line
-        return False
-    deal_tags = text.count("[Deal")
-    return len(_DEALISH.findall(text)) == deal_tags  # no "[deal", "[DEAL", …: counted in ``scan``
+        return None
+    if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too
+        return None
+    lower = text.lower()
+    return lower.count("board"), lower.count("deal")
 
 
 def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -> ScannedDeals:
     """The deals of a PBN file as ``PBN.read`` reads them (FormatError as it raises them)."""
-    text = decode_text(data, source)
-    collect = _Collector(cache if cache is not None else DealCache())
-    if not _plain(text):
-        for line, tags, bad in games(text):
-            collect.game(line, tags.get("Board"), tags.get("Deal"), bad)
-        return collect.out
-    well_formed = 0
+    text = decode_text(data, source, normalise=False)
+    cache = cache if cache is not None else DealCache()
+    counts = _plain(text)
+    if counts is None:
+        return _by_games(text, cache)
+    out = ScannedDeals()
+    lines, boards, deals, problems = out.lines, out.boards, out.deals, out.problems
+    known = cache.known
     line = 1
-    game = collect.game
-    find = _WANTED.findall
-    for chunk in _BLANK.split(text):
-        start = chunk.find("[")
-        if start >= 0:
-            board_text = value = None
-            boards = deals = 0
-            for name, tag_value in find(chunk):
-                if name == "Board":
-                    board_text = tag_value
-                    boards += 1
+    prev_board: str | None = None
+    prev_deal: str | None = None
+    first_tag = _TAG.search
+    crlf = "\r" in text
+    n_boards = n_deals = 0  # "board" and "deal" found as the tags they should be
+    # blocks between empty lines; without indented lines an empty line is exactly "\n\n" (or CRLF twice)
+    if "\n " in text or "\n\t" in text:
+        blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
+    else:
+        blocks = text.split("\r\n\r\n" if crlf else "\n\n")
+    for chunk in blocks:
+        b = chunk.find('[Board "')
+        d = chunk.find('[Deal "')
+        e = chunk.find('[Dealer "')
+        if e >= 0:  # well formed (closed on its line), or the reader reports it as a malformed Deal tag
+            q = chunk.find('"', e + 9)
+            if not chunk.startswith('"]', q) or chunk.find("\n", e, q) >= 0:
+                return _by_games(text, cache)
+            n_deals += 1
+        if b >= 0 or d >= 0:
+            first = first_tag(chunk)  # a game starts at its first well-formed tag (there is one: Board or Deal)
+            start = first.start() if first is not None else 0
+            at = line + chunk.count("\n", 0, start) if start else line
+            board = None
+            if b >= 0:
+                q = chunk.find('"', b + 8)
+                if not chunk.startswith('"]', q) or chunk.find("\n", b, q) >= 0:
+                    return _by_games(text, cache)
+                n_boards += 1
+                board_text = chunk[b + 8 : q]
+                if board_text == "#" and prev_board is not None:
+                    board_text = prev_board
+                prev_board = board_text
+                board = _number(board_text)
+            if d < 0:
+                problems.append(ReadProblem("game has a Board tag but no Deal tag", board, at))
+            else:
+                q = chunk.find('"', d + 7)
+                if not chunk.startswith('"]', q) or chunk.find("\n", d, q) >= 0:
+                    return _by_games(text, cache)
+                n_deals += 1
+                value = chunk[d + 7 : q]
+                if value == "#" and prev_deal is not None:
+                    value = prev_deal
+                prev_deal = value
+                canonical = known.get(value)
+                if canonical is None:
+                    canonical = cache.canonical(value)
+                if isinstance(canonical, str):
+                    problems.append(ReadProblem(f"Deal {value!r}: {canonical}", board, at))
                 else:
-                    well_formed += 1
-                    if name == "Deal":
-                        value = tag_value
-                        deals += 1
-            if boards > 1 or deals > 1:  # games without an empty line between them: the reader's own scan
-                for game_line, tags, bad in _scan(chunk, line):
-                    game(game_line, tags.get("Board"), tags.get("Deal"), bad)
-            elif board_text is not None or value is not None:
-                game(line + chunk.count("\n", 0, start), board_text, value, None)
+                    lines.append(at)
+                    boards.append(board)
+                    deals.append(canonical)
         line += chunk.count("\n") + 2
-    if well_formed != text.count("[Deal"):  # a malformed Deal… tag: the reader reports it, so it decides
-        collect = _Collector(collect.cache)
-        for game_line, tags, bad in games(text):
-            collect.game(game_line, tags.get("Board"), tags.get("Deal"), bad)
+    if (n_boards, n_deals) != counts:  # a tag the reader sees otherwise (or two games in a block): it decides
+        return _by_games(text, cache)
+    return out
+
+
+def _by_games(text: str, cache: DealCache) -> ScannedDeals:
+    """The reader's own games (comments, escapes, sections, malformed or repeated tags)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    collect = _Collector(cache)
+    for line, tags, bad in games(text):
+        collect.game(line, tags.get("Board"), tags.get("Deal"), bad)
     return collect.out
