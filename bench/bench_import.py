@@ -239,13 +239,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     files = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn") if SAMPLE.is_dir() else []
     if not files:
         return [{"name": "import.corpus", "value": None, "unit": "", "note": f"skipped: {SAMPLE} is absent"}]
-    copies = 2 if quick else 10
+    copies = 2 if quick else 20
     rounds = 1 if quick else 3
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         both = ("sqlite", "postgresql")
-        shapes = (("sample", 1, ("sqlite",)), ("copies", copies, both), ("redealt", copies, both))
+        shapes = (("sample", 1, ("sqlite",)), ("copies", copies, both), ("redealt", max(2, copies // 2), both))
         for shape, n, engines in shapes:
             corpus = _corpus(files, tmp, shape, n)
             label = f"{shape}: {len(corpus)} files" + (f" ({n} x {len(files)})" if n > 1 else "")
