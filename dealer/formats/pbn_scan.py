@@ -4,11 +4,12 @@
 of championship files needs three things per game and the problems. ``scan`` gives exactly what ``PBN.read``
 gives for those (same games, same lines, boards and deals, the same problems with the same reasons), faster:
 
-* a *plain* text (no ``{`` or ``;`` comments, no escapes, every ``[`` starting a line, every tag whose name
-  starts with ``deal`` in any case well formed) is split into blocks at empty lines and only the ``Board``
-  and ``Deal…`` tags of each block are matched; a block with a repeated ``Board`` or ``Deal`` tag (two games
-  without an empty line) goes through the reader's own token scan;
-* any other text goes through the reader's own games (``pbn.games``), so the strict reader decides;
+* a *plain* text (no ``{`` or ``;`` comments, no escapes, every ``[`` starting a line, CR only in CRLF, and
+  the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and ``[Dealer "…"]``
+  tags, one of each per block, each closed on its line) is split into blocks at empty lines and those tags
+  are found by plain string search: a handful of C passes over the text, no regular expression per tag;
+* any other text (or a check failing half-way) goes through the reader's own games (``pbn.games``), so the
+  strict reader decides;
 * a ``Deal`` value is parsed once per import (``DealCache``): the same deal of the open and closed room, or of
   the same board in many files, costs a dictionary look-up.
 
