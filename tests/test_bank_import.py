@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ SAMPLE = SHARED / "data" / "pbn"
 
 
 @pytest.fixture
-def bank(bank_at: str, tmp_path: Path) -> SqliteBank:  # noqa: F811 (on SQLite and on PostgreSQL)
+def bank(bank_at: str, tmp_path: Path) -> Iterator[SqliteBank]:  # noqa: F811 (on SQLite and on PostgreSQL)
     b = open_test_bank(bank_at, tmp_path)
     yield b
     b.close()

@@ -27,7 +27,8 @@ from dealer.formats.base import FormatError, ReadProblem, no_deals_reason
 from dealer.formats.pbn_scan import DealCache, ScannedDeals, scan
 from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input
 
-from .bulk import import_canonical, source_json
+from . import bulk
+from .bulk import source_json
 from .store import SqliteBank, base_name
 
 
@@ -239,7 +240,7 @@ def import_parsed(
             batch["repeated_within_import"] = len(repeats)
         base = len(repeats) + start
         step = None if progress is None else (lambda done, base=base: progress(base + done, total))
-        outcome = import_canonical(bank, [deals[p] for p in chunk], sources, batch, step)
+        outcome = bulk.import_canonical(bank, [deals[p] for p in chunk], sources, batch, step)
         indices.append(outcome.batch_index)
         for k, deal_id in outcome.imported:
             deal_of[chunk[k]] = deal_id
