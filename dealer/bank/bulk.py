@@ -4,7 +4,8 @@
 thousands of files calls this instead, with the deals as canonical 13-byte forms and their sources as plain
 values. The rows written are exactly those ``import_deals`` writes (same ledger entry bytes, same columns): the
 entry body is put together from the canonical JSON of each part, in the canonical key order, and a test checks
-it against ``Entry.encode`` byte for byte. Works on both engines (``PostgresBank`` shares the SQL).
+it against ``Entry.encode`` byte for byte. Works on both engines (``PostgresBank`` shares the SQL; its rows go
+in with ``COPY``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ DEALS_INSERT = (
     "INSERT INTO deals (deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, "
     "session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_COLUMNS = {
+    "ledger": "idx, kind, body, hash",
+    "deals": "deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, session",
+}
 LOOKUP_CHUNK = 500  # deals asked about in one query (SQLite allows 32,766 parameters; PostgreSQL 65,535)
 
 
@@ -93,8 +98,8 @@ def import_canonical(
             imported.append((position, next_id))
             next_id += 1
         if ledger_rows:
-            db.executemany(LEDGER_INSERT, ledger_rows)
-            db.executemany(DEALS_INSERT, deal_rows)
+            _insert(db, "ledger", LEDGER_INSERT, ledger_rows)
+            _insert(db, "deals", DEALS_INSERT, deal_rows)
         summary = {
             **batch,
             "imported": len(imported),
@@ -106,3 +111,22 @@ def import_canonical(
     if progress is not None:
         progress(len(deals))
     return outcome
+
+
+def _insert(db: Any, table: str, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    """The rows in one ``executemany`` (SQLite), or one ``COPY … FROM STDIN`` on PostgreSQL (a fraction of the
+    round trips); a lost connection there is the bank's ``BankUnavailable``, as for its other writes."""
+    open_connection = getattr(db, "_open", None)  # the PostgreSQL bank's connection wrapper (pg_store)
+    if open_connection is None:
+        db.executemany(sql, rows)
+        return
+    import psycopg
+
+    from .pg_store import BankUnavailable
+
+    try:
+        with open_connection().cursor() as cur, cur.copy(f"COPY {table} ({_COLUMNS[table]}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    except psycopg.OperationalError as exc:
+        raise BankUnavailable(f"the bank's connection was lost in a transaction: {exc}") from exc
