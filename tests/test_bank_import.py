@@ -1,13 +1,21 @@
-"""Import of public deals: each deal once, every deal imported or reported, committed in bounded batches."""
+"""Import of public deals: each deal once, every deal imported or reported, committed in bounded batches.
+
+Every test runs on SQLite and on PostgreSQL (skipped, saying why, where no PostgreSQL server answers).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 
 from dealer.bank.importer import import_files
@@ -18,13 +26,14 @@ from dealer.formats.base import BoardRecord, FormatError
 from dealer.formats.lin import LIN
 from dealer.formats.pbn import PBN
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
 SAMPLE = SHARED / "data" / "pbn"
 
 
 @pytest.fixture
-def bank(tmp_path: Path) -> Iterator[SqliteBank]:
-    b = SqliteBank(tmp_path / "bank.sqlite")
+def bank(bank_at: str, tmp_path: Path) -> Iterator[SqliteBank]:  # noqa: F811 (on SQLite and on PostgreSQL)
+    b = open_test_bank(bank_at, tmp_path)
     yield b
     b.close()
 
@@ -118,3 +127,55 @@ def test_the_shared_sample_imports_completely(bank: SqliteBank) -> None:
     distinct = {r.deal for p in files for r in PBN.read(p.read_bytes()).records}
     assert len(distinct) == report.imported
     assert verify_bank(bank).ok
+
+
+def test_batches_past_the_batch_size_chain_and_verify(bank: SqliteBank, tmp_path: Path) -> None:
+    from dealer.bank.importer import import_parsed, read_files
+
+    deals = _deals(250, 6)
+    one = tmp_path / "one.pbn"
+    one.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[:150])]))
+    two = tmp_path / "two.pbn"
+    two.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[100:])]))
+    bank.commit_deal(deals[120], station_source())  # deal 1: the bank has it before the import
+    report = import_parsed(bank, read_files([one, two]), batch_size=60)
+    assert (report.records, report.imported, report.duplicates) == (300, 249, 51)
+    assert len(report.batch_indices) == 5  # 250 distinct deals in batches of 60, one of them already in the bank
+    parts = [bank.entry(i).data for i in report.batch_indices]
+    assert [p["part"] for p in parts] == [1, 2, 3, 4, 5] and {p["parts"] for p in parts} == {5}
+    assert sum(p["imported"] for p in parts) == 249 and sum(p["duplicates"] for p in parts) == 1
+    assert (report.first_deal, report.last_deal) == (2, 250) and bank.deal_count() == 250
+    got = {bank.get_deal(i).deal for i in range(1, 251)}
+    assert got == set(deals)
+    in_bank = [d for d in report.files[0].duplicates if d.first_seen == "bank"]
+    assert [(d.board, d.repeats) for d in in_bank] == [(121, 1)]
+    assert verify_bank(bank).ok
+
+
+def _dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_the_command_reports_as_json_and_as_a_quiet_summary(bank_at: str, tmp_path: Path) -> None:  # noqa: F811
+    deals = _deals(30, 7)
+    (tmp_path / "a.pbn").write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[:20])]))
+    text = PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[10:])]).decode()
+    (tmp_path / "b.pbn").write_text(text + '\r\n[Board "99"]\r\n[Deal "N:AKQ.. - - -"]\r\n')
+    r = _dealer(
+        tmp_path, "bank", "import", "--bank", bank_at, "--keys", str(tmp_path / "var"), "--json", "a.pbn", "b.pbn"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("\n") == 1  # one line of plain JSON, whatever the terminal
+    out = json.loads(r.stdout)
+    assert {k: out[k] for k in ("files", "records", "imported", "duplicates", "unreadable")} == {
+        "files": 2, "records": 40, "imported": 30, "duplicates": 10, "unreadable": 1
+    }  # fmt: skip
+    assert (out["first_deal"], out["last_deal"]) == (1, 30)
+    assert out["problems"][0]["board"] == 99 and "N:AKQ.. - - -" in out["problems"][0]["reason"]
+    assert [d["repeats"] for d in out["duplicate_records"]] == list(range(11, 21))
+    assert all(d["first_seen"].startswith("a.pbn:") for d in out["duplicate_records"])
+    again = _dealer(tmp_path, "bank", "import", "--bank", bank_at, "--keys", str(tmp_path / "var"), "a.pbn")
+    assert again.returncode == 0, again.stderr
+    assert "imported 0 of 20 deals; 20 duplicates, 0 unreadable records" in again.stdout
+    assert "a.pbn:" in again.stdout and "(bank)" in again.stdout and "more (--show 0 lists all)" not in again.stdout

@@ -20,19 +20,19 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from dealer.core import Deal
 from dealer.formats import by_path, load_all
-from dealer.formats.base import BoardRecord, FormatError, ReadProblem, no_deals_reason
+from dealer.formats.base import FormatError, ReadProblem, no_deals_reason
+from dealer.formats.pbn_scan import DealCache, ScannedDeals, scan
 from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input
 
-from .api import DealSource
-from .repository import BankRepository
-from .store import ImportItem, base_name
+from . import bulk
+from .bulk import source_json
+from .store import SqliteBank, base_name
 
 
-@dataclass(frozen=True, slots=True)
-class Duplicate:
+class Duplicate(NamedTuple):  # a tuple: an import of a large collection makes tens of thousands of them
     file: str
     line: int | None
     board: int | None
@@ -49,7 +49,7 @@ class Duplicate:
 class FileReport:
     path: str
     format: str
-    sha256: str
+    sha256: str  # "" for a file whose deals all came earlier in the import (the ledger never names it)
     records: int = 0
     imported: int = 0
     duplicates: list[Duplicate] = field(default_factory=list)
@@ -91,6 +91,21 @@ class ImportReport:
         return sum(f.records for f in self.files)
 
 
+def _deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> ScannedDeals:
+    """A file's deals as columns: PBN through its fast import scan, other formats through their reader."""
+    if fmt_name == "pbn":
+        return scan(data, path, cache)
+    from dealer.formats import by_name
+
+    result = by_name(fmt_name).read(data, path)
+    out = ScannedDeals(problems=list(result.problems))
+    for rec in result.records:
+        out.lines.append(rec.line)
+        out.boards.append(rec.board)
+        out.deals.append(rec.deal.to_bytes())
+    return out
+
+
 def read_files(
     paths: Sequence[Path | str],
     *,
@@ -98,15 +113,20 @@ def read_files(
     skip_bad: bool = False,
     skipped: list[SkippedFile] | None = None,
     progress: Callable[[int], None] | None = None,
-) -> list[tuple[FileReport, list[BoardRecord]]]:
+) -> list[tuple[FileReport, ScannedDeals]]:
     """Read and parse every file (nothing written); ``progress(files_done)`` after each file.
 
     A file that cannot be read, or holds no deal, is a FormatError naming every such file and the reason;
     with ``skip_bad`` such files are left out instead and appended to ``skipped``.
     """
-    load_all()
+    if all(os.fspath(p).lower().endswith(".pbn") for p in paths):
+        import dealer.formats.pbn  # noqa: F401  (registers PBN; the other readers are not needed)
+    else:
+        load_all()
     out = []
     bad: list[SkippedFile] = []
+    cache = DealCache()  # a deal value met again (other room, other file) is not parsed again
+    seen: set[bytes] = set()  # deals of the files before: a file adding none needs no SHA-256
     for done, p in enumerate(paths, start=1):
         path = os.fspath(p)
         try:
@@ -117,18 +137,21 @@ def read_files(
                 data = read_input(Path(path), max_bytes)
             except InputFileError as exc:
                 raise FormatError(str(exc)) from exc
-            result = fmt.read(data, path)
-            if not result.records:
-                raise FormatError(f"no deals: {no_deals_reason(data, result.problems, fmt.name)}")
+            deals = _deals_of(fmt.name, data, path, cache)
+            if not deals.deals:
+                raise FormatError(f"no deals: {no_deals_reason(data, deals.problems, fmt.name)}")
         except FormatError as exc:
             reason = str(exc)
             bad.append(SkippedFile(path, reason.removeprefix(f"{path}: ")))
             if progress is not None:
                 progress(done)
             continue
-        report = FileReport(path, fmt.name, hashlib.sha256(data).hexdigest(), len(result.records))
-        report.problems.extend(result.problems)
-        out.append((report, result.records))
+        fresh = not seen.issuperset(deals.deals)
+        if fresh:
+            seen.update(deals.deals)
+        report = FileReport(path, fmt.name, hashlib.sha256(data).hexdigest() if fresh else "", len(deals.deals))
+        report.problems.extend(deals.problems)
+        out.append((report, deals))
         if progress is not None:
             progress(done)
     if bad and not skip_bad:
@@ -146,7 +169,7 @@ def read_files(
 
 
 def import_files(
-    bank: BankRepository,
+    bank: SqliteBank,
     paths: Sequence[Path | str],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
@@ -155,27 +178,39 @@ def import_files(
 
 
 def import_parsed(
-    bank: BankRepository,
-    parsed: Sequence[tuple[FileReport, list[BoardRecord]]],
+    bank: SqliteBank,
+    parsed: Sequence[tuple[FileReport, ScannedDeals]],
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH_DEALS,
 ) -> ImportReport:
     """Import files already read by ``read_files``, in transactions of at most ``batch_size`` deals.
 
     A deal repeated within the import is recognised here, in memory, and never reaches the bank; only the
-    first occurrence of each deal goes to the bank, which reports those it already holds.
+    first occurrence of each deal goes to the bank, which reports those it already holds. Records are kept
+    as columns over the whole import (position = index in the files' records one after another).
     """
-    owners = [(report, rec) for report, records in parsed for rec in records]
-    total = len(owners)
-    first: dict[Deal, int] = {}  # deal -> position of its first occurrence in ``owners``
+    reports = [report for report, _ in parsed]
+    deals: list[bytes] = []
+    owner: list[int] = []  # position -> index of its file in ``reports``
+    lines: list[int | None] = []
+    boards: list[int | None] = []
+    for k, (_, scanned) in enumerate(parsed):
+        deals.extend(scanned.deals)
+        owner.extend([k] * len(scanned.deals))
+        lines.extend(scanned.lines)
+        boards.extend(scanned.boards)
+    total = len(deals)
+    first: dict[bytes, int] = {}  # deal -> position of its first occurrence
     unique: list[int] = []
     repeats: list[tuple[int, int]] = []  # (position, position of the first occurrence)
-    for position, (_, rec) in enumerate(owners):
-        earlier = first.setdefault(rec.deal, position)
+    setdefault = first.setdefault
+    for position, canonical in enumerate(deals):
+        earlier = setdefault(canonical, position)
         if earlier == position:
             unique.append(position)
         else:
             repeats.append((position, earlier))
+    names = [(base_name(r.path), r.sha256) for r in reports]  # the public ledger: base name and SHA-256 only
     parts = max(1, -(-len(unique) // batch_size))
     deal_of: dict[int, int] = {}  # position of a first occurrence -> deal id (new, or the bank's)
     new: set[int] = set()
@@ -183,52 +218,75 @@ def import_parsed(
     indices: list[int] = []
     for part, start in enumerate(range(0, len(unique), batch_size), start=1):
         chunk = unique[start : start + batch_size]
-        items = []
-        in_chunk: dict[str, FileReport] = {}
+        sources = []
         for position in chunk:
-            report, rec = owners[position]
-            source = DealSource("import", file=report.path, board=rec.board, line=rec.line, file_sha256=report.sha256)
-            items.append(ImportItem(rec.deal, source))
-            in_chunk.setdefault(report.path, report)
+            name, sha = names[owner[position]]
+            sources.append(source_json(name, sha, boards[position], lines[position]))
         batch: dict[str, object] = {
             "part": part,
             "parts": parts,
             "files": [
                 {
-                    "file": base_name(r.path),  # the public ledger: base name and SHA-256, never a local path
-                    "format": r.format,
-                    "sha256": r.sha256,
-                    "records": r.records,
-                    "problems": len(r.problems),
+                    "file": names[k][0],
+                    "format": reports[k].format,
+                    "sha256": names[k][1],
+                    "records": reports[k].records,
+                    "problems": len(reports[k].problems),
                 }
-                for r in in_chunk.values()
+                for k in dict.fromkeys(owner[position] for position in chunk)
             ],
         }
         if part == 1:  # deals repeated within the files themselves (open and closed room), not sent to the bank
             batch["repeated_within_import"] = len(repeats)
         base = len(repeats) + start
         step = None if progress is None else (lambda done, base=base: progress(base + done, total))
-        outcome = bank.import_deals(items, batch, step)
+        outcome = bulk.import_canonical(bank, [deals[p] for p in chunk], sources, batch, step)
         indices.append(outcome.batch_index)
         for k, deal_id in outcome.imported:
             deal_of[chunk[k]] = deal_id
             new.add(chunk[k])
-            owners[chunk[k]][0].imported += 1
+            reports[owner[chunk[k]]].imported += 1
         for k, deal_id in outcome.duplicates:
             deal_of[chunk[k]] = deal_id
             found.append((chunk[k], deal_id, "bank"))
     for position, earlier in repeats:
-        report, rec = owners[earlier]
-        found.append((position, deal_of[earlier], f"{report.path}:{rec.line}" if earlier in new else "bank"))
+        seen = f"{reports[owner[earlier]].path}:{lines[earlier]}" if earlier in new else "bank"
+        found.append((position, deal_of[earlier], seen))
     found.sort()
     for position, deal_id, seen in found:
-        report, rec = owners[position]
-        report.duplicates.append(Duplicate(report.path, rec.line, rec.board, deal_id, seen))
+        report = reports[owner[position]]
+        report.duplicates.append(Duplicate(report.path, lines[position], boards[position], deal_id, seen))
     ids = sorted(deal_of[p] for p in new)
     return ImportReport(
-        [r for r, _ in parsed],
+        reports,
         indices[-1] if indices else -1,
         ids[0] if ids else None,
         ids[-1] if ids else None,
         indices,
     )
+
+
+def import_json(report: ImportReport) -> dict[str, object]:
+    """The import's outcome for machines: totals, then every file left out, unreadable record and duplicate."""
+    return {
+        "files": len(report.files),
+        "records": report.records,
+        "imported": report.imported,
+        "duplicates": report.duplicates,
+        "unreadable": report.problems,
+        "files_left_out": len(report.skipped),
+        "first_deal": report.first_deal,
+        "last_deal": report.last_deal,
+        "ledger_entries": report.batch_indices,
+        "left_out": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+        "problems": [
+            {"file": f.path, "line": p.line, "board": p.board, "reason": p.reason}
+            for f in report.files
+            for p in f.problems
+        ],
+        "duplicate_records": [
+            {"file": d.file, "line": d.line, "board": d.board, "repeats": d.repeats, "first_seen": d.first_seen}
+            for f in report.files
+            for d in f.duplicates
+        ],
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ def status_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the public status as JSON."),
 ) -> None:
     """Public status: deals by state, eligible deals, sealed roots, draws (nothing secret)."""
-    from dealer.draw.director import Director
+    from dealer.draw.director import Director  # here, not at the top: ``bank import`` starts without it
 
     with open_bank(bank, keys) as b:
         st = Director(b).status()
@@ -198,12 +199,13 @@ def import_cmd(
         MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
     ),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
-    from dealer.bank.importer import import_parsed, read_files
+    from dealer.bank.importer import import_json, import_parsed, read_files
 
     skipped: list[SkippedFile] = []
-    if out.is_terminal:
+    if out.is_terminal and not as_json:
         with _progress() as progress:
             task = progress.add_task(t("reading files"), total=len(files))
             parsed = read_files(
@@ -219,13 +221,16 @@ def import_cmd(
         raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
     total = sum(len(records) for _, records in parsed)
     with open_bank(bank, keys, create=True) as b:
-        if out.is_terminal:
+        if out.is_terminal and not as_json:
             with _progress() as progress:
                 task = progress.add_task(t("importing"), total=total)
                 report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
         else:
             report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
+    if as_json:
+        print_line(json.dumps(import_json(report)))  # one line: thousands of duplicates print at once
+        return
     _import_summary(report, show)
 
 

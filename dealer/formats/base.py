@@ -32,11 +32,14 @@ def small_int(digits: str) -> int | None:
     return int(digits) if len(digits) <= MAX_INT_DIGITS else None
 
 
-_LONG_LINE = re.compile(f"[^\n\r]{{{MAX_LINE_CHARS + 1}}}")
+# tried only where a line starts (after a line end or at the start), so the scan stays linear in the text
+_LONG_LINE = re.compile(f"(?<![^\n\r])[^\n\r]{{{MAX_LINE_CHARS + 1}}}")
 
 
 def check_line_length(text: str, source: str = "<input>") -> None:
     """Refuse a text with a line over ``MAX_LINE_CHARS`` (one linear scan, no copy of the lines)."""
+    if len(text) <= MAX_LINE_CHARS:  # no line can be longer than the text (most files: no scan at all)
+        return
     m = _LONG_LINE.search(text)
     if m is not None:
         line = text.count("\n", 0, m.start()) + 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from dealer.core import Deal, Seat, Vulnerability, board_dealer, board_vulnerability, parse_pbn_deal
@@ -66,9 +66,9 @@ _NEEDS_ESCAPE = re.compile(r'\\(?=[\\"]|$)')  # a backslash the reader would oth
 _DIGITS = re.compile(r"\d+")
 
 
-def decode_text(data: bytes, source: str = "<input>") -> str:
+def decode_text(data: bytes, source: str = "<input>", normalise: bool = True) -> str:
     """UTF-8 when the bytes are valid UTF-8 (BOM dropped), UTF-16 after its byte-order mark, otherwise Latin-1;
-    newlines normalised to LF. A line over ``MAX_LINE_CHARS`` is a FormatError."""
+    newlines normalised to LF (unless ``normalise`` is false). A line over ``MAX_LINE_CHARS`` is a FormatError."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             text = data.decode("utf-16")
@@ -84,7 +84,7 @@ def decode_text(data: bytes, source: str = "<input>") -> str:
         except UnicodeDecodeError:
             text = data.decode("latin-1")
     check_line_length(text, source)
-    if "\r" in text:
+    if normalise and "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 
@@ -113,28 +113,9 @@ class PbnFormat:
 
     # -- reading -----------------------------------------------------------------------------------
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
-        text = decode_text(data, source)
         reader = _Reader()
-        if "{" in text:  # a comment may hold empty lines: scan the whole text token by token
-            for game in _scan(text, 1):
-                reader.finish(*game)
-            return reader.result
-        line = 1
-        for chunk in _BLANK.split(text):
-            pairs = _TAG.findall(chunk)
-            if pairs:
-                tags = dict(pairs)
-                if (
-                    len(tags) != len(pairs)
-                    or chunk.count("[") != len(pairs)
-                    or any(ch in chunk for ch in ";%\\")
-                    or chunk.count("Table") > chunk.count("[Table ")  # a …Table section, not the Table tag
-                ):
-                    for game in _scan(chunk, line):
-                        reader.finish(*game)
-                else:
-                    reader.finish(line + chunk.count("\n", 0, chunk.index("[")), tags, None)
-            line += chunk.count("\n") + 2
+        for game in games(decode_text(data, source)):
+            reader.finish(*game)
         return reader.result
 
     # -- writing -----------------------------------------------------------------------------------
@@ -180,6 +161,30 @@ class PbnFormat:
             out.append(_tag(name, value))
             out.extend(section)
         return out
+
+
+def games(text: str) -> Iterator[tuple[int, dict[str, str], str | None]]:
+    """The games of a decoded PBN text in file order: (line of their first tag, tags, problem with a malformed
+    Deal tag), before ``"#"`` inheritance. Clean blocks between empty lines take a fast path; a block with
+    comments, escapes, sections, repeated or malformed tags is scanned token by token."""
+    if "{" in text:  # a comment may hold empty lines: scan the whole text token by token
+        yield from _scan(text, 1)
+        return
+    line = 1
+    for chunk in _BLANK.split(text):
+        pairs = _TAG.findall(chunk)
+        if pairs:
+            tags = dict(pairs)
+            if (
+                len(tags) != len(pairs)
+                or chunk.count("[") != len(pairs)
+                or any(ch in chunk for ch in ";%\\")
+                or chunk.count("Table") > chunk.count("[Table ")  # a …Table section, not the Table tag
+            ):
+                yield from _scan(chunk, line)
+            else:
+                yield line + chunk.count("\n", 0, chunk.index("[")), tags, None
+        line += chunk.count("\n") + 2
 
 
 def _scan(text: str, first_line: int) -> list[tuple[int, dict[str, str], str | None]]:

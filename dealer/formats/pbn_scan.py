@@ -1,0 +1,266 @@
+"""The PBN reader's import path: only what an import keeps of each game (line, board, deal), at C speed.
+
+``PBN.read`` builds a full ``BoardRecord`` (every tag, dealer, vulnerability) per game; an import of thousands
+of championship files needs three things per game and the problems. ``scan`` gives exactly what ``PBN.read``
+gives for those (same games, same lines, boards and deals, the same problems with the same reasons), faster:
+
+* a *plain* text (no ``{`` or ``;`` comments, no escapes, every ``[`` starting a line, CR only in CRLF, and
+  the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and ``[Dealer "…"]``
+  tags, one of each per block, each closed on its line) is split into blocks at empty lines and those tags
+  are found by plain string search: a handful of C passes over the text, no regular expression per tag;
+* any other text (or a check failing half-way) goes through the reader's own games (``pbn.games``), so the
+  strict reader decides;
+* a ``Deal`` value is parsed once per import (``DealCache``): the same deal of the open and closed room, or of
+  the same board in many files, costs a dictionary look-up.
+
+The deals are canonical 13-byte forms (``Deal.to_bytes``), the bank's key, so no ``Deal`` object is made.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dealer.core.cards import RANK_CHARS
+from dealer.core.errors import DealError
+
+from .base import ReadProblem
+from .pbn import _BLANK, _TAG, _board_number, decode_text, games, parse_deal_value
+
+# an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
+_BLANK_CRLF = re.compile(r"\r\n[ \t]*\r\n")
+
+# Canonical form as one 104-bit number: card i (suit * 13 + rank) holds its seat in bits 103-2i .. 102-2i.
+_FULL = sum(1 << (102 - 2 * i) for i in range(52))
+_HOLDINGS: list[dict[str, int]] = [{}, {}, {}, {}]  # per suit: holding text -> its cards' bits (seat 1)
+_RANK = {ch: i for i, ch in enumerate(RANK_CHARS)}
+_FIRST = {"N": 0, "E": 1, "S": 2, "W": 3}
+
+
+def _holding(suit: int, text: str) -> int:
+    """The bits of a holding such as ``AKT2`` in ``suit`` (upper case ranks, each once), or -1."""
+    bits = 0
+    for ch in text:
+        r = _RANK.get(ch)
+        if r is None:
+            return -1
+        bit = 1 << (102 - 2 * (suit * 13 + r))
+        if bits & bit:
+            return -1
+        bits |= bit
+    return bits
+
+
+def canonical_of(value: str) -> bytes | None:
+    """``X:h h h h`` with four full hands as the canonical 13 bytes; None for anything else (then the
+    reference parser decides and names the problem). Each card once and 13 per hand is checked exactly: the
+    four hands' bits add up to one bit per card only when no card is missing or repeated."""
+    if len(value) < 2 or value[1] != ":":
+        return None
+    first = _FIRST.get(value[0])
+    hands = value[2:].split()
+    if first is None or len(hands) != 4:
+        return None
+    total = 0
+    canonical = 0
+    holdings = _HOLDINGS
+    for k, hand in enumerate(hands):
+        suits = hand.split(".")
+        if len(suits) != 4 or len(hand) != 16:  # 13 ranks and 3 dots
+            return None
+        bits = 0
+        for suit in range(4):
+            text = suits[suit]
+            b = holdings[suit].get(text)
+            if b is None:
+                b = _holding(suit, text)
+                if len(holdings[suit]) < 65536:
+                    holdings[suit][text] = b
+            if b < 0:
+                return None
+            bits |= b
+        total += bits
+        canonical += ((first + k) & 3) * bits
+    if total != _FULL:
+        return None
+    return canonical.to_bytes(13, "big")
+
+
+@dataclass(slots=True)
+class DealCache:
+    """Deal values already parsed in this import: value -> canonical bytes, or the parser's reason."""
+
+    known: dict[str, bytes | str] = field(default_factory=dict)
+
+    def canonical(self, value: str) -> bytes | str:
+        found = self.known.get(value)
+        if found is None:
+            fast = canonical_of(value)
+            if fast is not None:
+                found = fast
+            else:
+                try:
+                    found = parse_deal_value(value).to_bytes()
+                except DealError as exc:
+                    found = str(exc)
+            self.known[value] = found
+        return found
+
+
+@dataclass(slots=True)
+class ScannedDeals:
+    """The deals of one file in order, as columns; ``problems`` as ``PBN.read`` reports them."""
+
+    lines: list[int | None] = field(default_factory=list)
+    boards: list[int | None] = field(default_factory=list)
+    deals: list[bytes] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.deals)
+
+
+class _Collector:
+    """Applies ``"#"`` inheritance to Board and Deal and turns each game into a deal or a problem."""
+
+    def __init__(self, cache: DealCache) -> None:
+        self.out = ScannedDeals()
+        self.cache = cache
+        self.board: str | None = None  # the previous game's Board and Deal (after inheritance)
+        self.deal: str | None = None
+
+    def game(self, line: int, board_text: str | None, value: str | None, bad: str | None) -> None:
+        if board_text is not None:
+            if board_text == "#" and self.board is not None:
+                board_text = self.board
+            self.board = board_text
+        if value is not None:
+            if value == "#" and self.deal is not None:
+                value = self.deal
+            self.deal = value
+        board = _number(board_text) if board_text is not None else None
+        out = self.out
+        if value is None:
+            if bad is not None:
+                out.problems.append(ReadProblem(bad, board, line))
+            elif board_text is not None:
+                out.problems.append(ReadProblem("game has a Board tag but no Deal tag", board, line))
+            return
+        canonical = self.cache.canonical(value)
+        if isinstance(canonical, str):
+            out.problems.append(ReadProblem(f"Deal {value!r}: {canonical}", board, line))
+            return
+        out.lines.append(line)
+        out.boards.append(board)
+        out.deals.append(canonical)
+
+
+_BOARDS: dict[str, int | None] = {}
+
+
+def _number(text: str) -> int | None:
+    """``_board_number``, remembered (a file's board numbers repeat in every room and every file)."""
+    try:
+        return _BOARDS[text]
+    except KeyError:
+        number = _board_number(text)
+        if len(_BOARDS) < 4096:
+            _BOARDS[text] = number
+        return number
+
+
+def _plain(text: str) -> tuple[int, int] | None:
+    """Whether the block-by-block fast path may read ``text``: no comments or escapes, every ``[`` at the start
+    of a line, CR only in CRLF. Then how often "board" and "deal" occur in any case: ``scan`` checks that each
+    is one of its ``[Board "``, ``[Deal "`` and ``[Dealer "`` tags (once a block each, well formed), so the
+    text holds no other (malformed, misspelt, spaced, repeated) tag the reader would see. Each check is one
+    pass of a C string search (the cost of this path is the number of passes over the text)."""
+    if "{" in text or ";" in text or "\\" in text:
+        return None
+    if text.count("[") != text.count("\n[") + text.startswith("["):  # a "[" inside a line
+        return None
+    if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too
+        return None
+    lower = text.lower()
+    return lower.count("board"), lower.count("deal")
+
+
+def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -> ScannedDeals:
+    """The deals of a PBN file as ``PBN.read`` reads them (FormatError as it raises them)."""
+    text = decode_text(data, source, normalise=False)
+    cache = cache if cache is not None else DealCache()
+    counts = _plain(text)
+    if counts is None:
+        return _by_games(text, cache)
+    out = ScannedDeals()
+    lines, boards, deals, problems = out.lines, out.boards, out.deals, out.problems
+    known = cache.known
+    line = 1
+    prev_board: str | None = None
+    prev_deal: str | None = None
+    first_tag = _TAG.search
+    crlf = "\r" in text
+    n_boards = n_deals = 0  # "board" and "deal" found as the tags they should be
+    # blocks between empty lines; without indented lines an empty line is exactly "\n\n" (or CRLF twice)
+    if "\n " in text or "\n\t" in text:
+        blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
+    else:
+        blocks = text.split("\r\n\r\n" if crlf else "\n\n")
+    for chunk in blocks:
+        b = chunk.find('[Board "')
+        d = chunk.find('[Deal "')
+        e = chunk.find('[Dealer "')
+        if e >= 0:  # well formed (closed on its line), or the reader reports it as a malformed Deal tag
+            q = chunk.find('"', e + 9)
+            if not chunk.startswith('"]', q) or chunk.find("\n", e, q) >= 0:
+                return _by_games(text, cache)
+            n_deals += 1
+        if b >= 0 or d >= 0:
+            first = first_tag(chunk)  # a game starts at its first well-formed tag (there is one: Board or Deal)
+            start = first.start() if first is not None else 0
+            at = line + chunk.count("\n", 0, start) if start else line
+            board = None
+            if b >= 0:
+                q = chunk.find('"', b + 8)
+                if not chunk.startswith('"]', q) or chunk.find("\n", b, q) >= 0:
+                    return _by_games(text, cache)
+                n_boards += 1
+                board_text = chunk[b + 8 : q]
+                if board_text == "#" and prev_board is not None:
+                    board_text = prev_board
+                prev_board = board_text
+                board = _number(board_text)
+            if d < 0:
+                problems.append(ReadProblem("game has a Board tag but no Deal tag", board, at))
+            else:
+                q = chunk.find('"', d + 7)
+                if not chunk.startswith('"]', q) or chunk.find("\n", d, q) >= 0:
+                    return _by_games(text, cache)
+                n_deals += 1
+                value = chunk[d + 7 : q]
+                if value == "#" and prev_deal is not None:
+                    value = prev_deal
+                prev_deal = value
+                canonical = known.get(value)
+                if canonical is None:
+                    canonical = cache.canonical(value)
+                if isinstance(canonical, str):
+                    problems.append(ReadProblem(f"Deal {value!r}: {canonical}", board, at))
+                else:
+                    lines.append(at)
+                    boards.append(board)
+                    deals.append(canonical)
+        line += chunk.count("\n") + 2
+    if (n_boards, n_deals) != counts:  # a tag the reader sees otherwise (or two games in a block): it decides
+        return _by_games(text, cache)
+    return out
+
+
+def _by_games(text: str, cache: DealCache) -> ScannedDeals:
+    """The reader's own games (comments, escapes, sections, malformed or repeated tags)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    collect = _Collector(cache)
+    for line, tags, bad in games(text):
+        collect.game(line, tags.get("Board"), tags.get("Deal"), bad)
+    return collect.out

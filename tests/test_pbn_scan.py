@@ -1,0 +1,201 @@
+"""The import's fast PBN scan against two independent readers: ``PBN.read`` (the strict, full reader) on real and
+generated files, and endplay's PBN parser on the real championship files it can read."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from bank_support import random_deal
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import deals
+
+from dealer.bank.api import DealSource
+from dealer.bank.bulk import deal_entry, source_json
+from dealer.bank.ledger import Entry, EntryKind, canonical_json
+from dealer.bank.store import source_public
+from dealer.core import Deal, Seat
+from dealer.formats.pbn import PBN
+from dealer.formats.pbn_scan import DealCache, canonical_of, scan
+
+SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
+
+
+def _files() -> list[Path]:
+    if not SAMPLE.is_dir():
+        return []
+    return sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn")
+
+
+def _same_as_reader(data: bytes) -> None:
+    full = PBN.read(data)
+    fast = scan(data)
+    assert list(zip(fast.lines, fast.boards, fast.deals, strict=True)) == [
+        (r.line, r.board, r.deal.to_bytes()) for r in full.records
+    ]
+    assert fast.problems == full.problems
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
+def test_real_files_scan_as_the_full_reader_reads_them() -> None:
+    files = _files()
+    assert len(files) > 50
+    for path in files:
+        _same_as_reader(path.read_bytes())
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
+def test_real_files_give_the_deals_endplay_reads() -> None:
+    from endplay.parsers import pbn as ep_pbn
+
+    compared = 0
+    for path in _files():
+        data = path.read_bytes()
+        try:
+            boards = ep_pbn.load(io.StringIO(data.decode("latin-1")))
+        except Exception:  # endplay refuses many real files (non-numeric Board, "^" escapes): ours reads them
+            continue
+        theirs = [Deal.from_pbn(b.deal.to_pbn()).to_bytes() for b in boards]
+        assert scan(data).deals == theirs, path
+        compared += len(theirs)
+    assert compared > 1000
+
+
+@given(deals(), st.sampled_from(list(Seat)))
+def test_canonical_of_is_the_deals_canonical_form(deal: Deal, first: Seat) -> None:
+    assert canonical_of(deal.to_pbn(first)) == deal.to_bytes()
+
+
+def test_canonical_of_leaves_everything_unusual_to_the_reference_parser() -> None:
+    rng = random.Random(5)
+    text = random_deal(rng).to_pbn()
+    hands = text[2:].split()
+    assert canonical_of(text.lower()) is None
+    assert canonical_of("N:" + " ".join([hands[0], hands[0], hands[2], hands[3]])) is None  # a hand twice
+    assert canonical_of("N:" + " ".join([hands[0], hands[1], hands[2], "-"])) is None
+    assert canonical_of("X:" + text[2:]) is None
+    swapped = hands[0].replace("A", "Z", 1) if "A" in hands[0] else hands[0].replace("K", "Z", 1)
+    assert canonical_of("N:" + " ".join([swapped, *hands[1:]])) is None
+
+
+@given(
+    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters="/\\"), max_size=12),
+    st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    st.one_of(st.none(), st.integers(0, 10**20)),
+    st.one_of(st.none(), st.integers(1, 10**7)),
+    st.integers(0, 10**6),
+    st.integers(1, 10**6),
+)
+def test_entry_bytes_are_the_ledger_entrys_canonical_bytes(
+    name: str, sha: str, board: int | None, line: int | None, index: int, deal_id: int
+) -> None:
+    source = DealSource("import", file=f"/some/folder/{name}", board=board, line=line, file_sha256=sha)
+    src = source_json(name, sha, board, line)
+    assert src == canonical_json(source_public(source)).decode()
+    ts = "2026-11-30T18:00:00.123456+00:00"
+    com, prev = "ab" * 32, "cd" * 32
+    expected = Entry(index, EntryKind.DEAL, ts, prev, {"c": com, "id": deal_id, "src": source_public(source)})
+    assert deal_entry(index, f'"{ts}"', prev, com, deal_id, src) == expected.encode()
+
+
+# -- generated files: every path of the reader, the scan's fast one and its fall-backs -----------------------
+
+_rng_deals = [random_deal(random.Random(k)) for k in range(6)]
+
+
+@st.composite
+def _deal_value(draw: st.DrawFn) -> str:
+    deal = draw(st.sampled_from(_rng_deals))
+    first = draw(st.sampled_from(list(Seat)))
+    text = deal.to_pbn(first)
+    kind = draw(st.sampled_from(["plain", "plain", "plain", "lower", "ten", "unknown", "bad", "hash", "short"]))
+    if kind == "lower":
+        return text.lower()
+    if kind == "ten":
+        return text.replace("T", "10")
+    if kind == "unknown":
+        hands = text[2:].split()
+        hands[draw(st.integers(0, 3))] = "-"
+        return text[:2] + " ".join(hands)
+    if kind == "bad":
+        return text[:-1] + text[2]  # a card twice, one missing
+    if kind == "hash":
+        return "#"
+    if kind == "short":
+        return text[:20]
+    return text
+
+
+_OTHER_TAGS = ["Event", "Site", "Dealer", "Vulnerable", "West", "Declarer", "Table", "OptimumResultTable", "Room"]
+
+
+@st.composite
+def _game(draw: st.DrawFn) -> list[str]:
+    lines: list[str] = []
+    if draw(st.booleans()):
+        lines.append(f'[Board "{draw(st.sampled_from(["1", "2", "17", "#", "x12", "", "EW 10"]))}"]')
+    for name in draw(st.lists(st.sampled_from(_OTHER_TAGS), max_size=4)):
+        value = draw(st.sampled_from(["N", "#", "None", "a b", "x;y", "50%", "IMP"]))
+        lines.append(f'[{name} "{value}"]')
+        if name.endswith("Table") and draw(st.booleans()):
+            lines.append("N 3NT 9")
+    if draw(st.integers(0, 9)) > 0:
+        space = draw(st.sampled_from([" ", "", "  ", "\t"]))
+        lines.append(f'[Deal{space}"{draw(_deal_value())}"]')
+    extra = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "Pass 1NT Pass 3NT",
+                    "{a comment}",
+                    '{a comment\n\nwith an empty line [Deal "N:- - - -"]}',
+                    '; a comment [Board "9"]',
+                    "% a directive",
+                    "[Deal N:AKQ]",
+                    "[Dealer N]",
+                    '[deal "x"]',
+                    '[ Deal "N:- - - -"]',
+                    '[Event "a "quoted" name"]',
+                    '[Note "back\\\\slash \\"q\\""]',
+                    'text [Board "4"] in a line',
+                    '[Board "3"]',
+                    "*",
+                ]
+            ),
+            max_size=2,
+        )
+    )
+    for item in extra:
+        lines.insert(draw(st.integers(0, len(lines))), item)
+    return lines
+
+
+@given(
+    st.lists(_game(), max_size=8),
+    st.lists(st.sampled_from(["\n\n", "\n", "\n \n", "\n\n\n"]), min_size=8, max_size=8),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+@settings(max_examples=400, deadline=None)
+def test_generated_files_scan_as_the_full_reader_reads_them(
+    games: list[list[str]], gaps: list[str], eol: str, header: bool
+) -> None:
+    parts = ["% PBN 2.1\n% EXPORT\n"] if header else []
+    for k, game in enumerate(games):
+        parts.append("\n".join(game))
+        parts.append(gaps[k])
+    _same_as_reader("".join(parts).replace("\n", eol).encode())
+
+
+def test_a_shared_cache_gives_each_file_the_same_deals() -> None:
+    rng = random.Random(9)
+    from dealer.formats.base import BoardRecord
+
+    one = PBN.write([BoardRecord(random_deal(rng), k + 1) for k in range(5)])
+    cache = DealCache()
+    first = scan(one, cache=cache)
+    assert scan(one, cache=cache).deals == first.deals == scan(one).deals
+    assert len(cache.known) == 5
