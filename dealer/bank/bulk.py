@@ -129,4 +129,4 @@ def _insert(db: Any, table: str, sql: str, rows: list[tuple[Any, ...]]) -> None:
             for row in rows:
                 copy.write_row(row)
     except psycopg.OperationalError as exc:
-        raise BankUnavailable(f"the bank's connection was lost in a transaction: {exc}") from exc
+        raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc

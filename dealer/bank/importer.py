@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from dealer.core.errors import DealerError
 from dealer.formats import by_path, load_all
 from dealer.formats.base import FormatError, ReadProblem, no_deals_reason
 from dealer.formats.pbn_scan import DealCache, ScannedDeals, scan
@@ -62,7 +63,8 @@ BATCH_DEALS = 1000  # deals a transaction commits at most (about 0.05 s of write
 @dataclass(frozen=True, slots=True)
 class SkippedFile:
     path: str
-    reason: str
+    reason: str  # English, without the path
+    error: DealerError | None = None  # the error itself, for a reader in another language
 
 
 @dataclass(slots=True)
@@ -132,17 +134,13 @@ def read_files(
         try:
             fmt = by_path(path)
             if not fmt.can_read:
-                raise FormatError(f"format {fmt.name} can be written but not read")
-            try:
-                data = read_input(Path(path), max_bytes)
-            except InputFileError as exc:
-                raise FormatError(str(exc)) from exc
+                raise FormatError("format {name} can be written but not read", name=fmt.name)
+            data = read_input(Path(path), max_bytes)
             deals = _deals_of(fmt.name, data, path, cache)
             if not deals.deals:
-                raise FormatError(f"no deals: {no_deals_reason(data, deals.problems, fmt.name)}")
-        except FormatError as exc:
-            reason = str(exc)
-            bad.append(SkippedFile(path, reason.removeprefix(f"{path}: ")))
+                raise FormatError("no deals: {reason}", reason=no_deals_reason(data, deals.problems, fmt.name))
+        except (FormatError, InputFileError) as exc:
+            bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
             if progress is not None:
                 progress(done)
             continue
@@ -157,12 +155,15 @@ def read_files(
     if bad and not skip_bad:
         shown = "\n".join(f"  {b.path}: {b.reason}" for b in bad[:20])
         more = f"\n  … and {len(bad) - 20} more files" if len(bad) > 20 else ""
-        lead = (
-            f"{bad[0].path}: {bad[0].reason}"
-            if len(bad) == 1
-            else f"{len(bad)} files cannot be imported:\n{shown}{more}"
+        if len(bad) == 1:
+            first = bad[0]
+            if first.error is not None and str(first.error).startswith(f"{first.path}: "):
+                raise FormatError("{error}\nnothing was imported", error=first.error)
+            reason: object = first.error if first.error is not None else first.reason
+            raise FormatError("{path}: {reason}\nnothing was imported", path=first.path, reason=reason)
+        raise FormatError(
+            "{count} files cannot be imported:\n{files}\nnothing was imported", count=len(bad), files=shown + more
         )
-        raise FormatError(f"{lead}\nnothing was imported")
     if skipped is not None:
         skipped.extend(bad)
     return out
