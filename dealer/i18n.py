@@ -23,6 +23,7 @@ from babel.dates import format_datetime as _babel_datetime
 from babel.numbers import format_decimal as _babel_decimal
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
@@ -155,12 +156,12 @@ class Messages:
 
 
 @cache
-def error_catalogue(lang: str) -> dict[str, Any]:
+def error_catalogue(lang: str) -> JsonObject:
     """English template → text in ``lang`` (``dealer/core/i18n/ru.json``); English needs none."""
     if check_language(lang) == "en":
         return {}
     text = resources.files("dealer.core").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: JsonObject = json.loads(text)
     return data
 
 

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from hashlib import sha256
 from typing import Any
 
+from dealer.core.json_types import JsonObject
+
 from .ledger import EntryKind
 from .store import IN_BANK, ImportOutcome, SqliteBank
 
@@ -63,7 +65,7 @@ def import_canonical(
     bank: SqliteBank,
     deals: Sequence[bytes],
     sources: Sequence[str],
-    batch: dict[str, Any],
+    batch: JsonObject,
     progress: Callable[[int], None] | None = None,
 ) -> ImportOutcome:
     """Commit ``deals`` (distinct canonical forms) with their sources (``source_json``) in ONE transaction,

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import psycopg
 
 from dealer.core import Deal
+from dealer.core.json_types import JsonObject
 
 from .api import CommittedDeal, DealSource
 from .errors import BankError, BankUnavailableError
@@ -304,8 +305,8 @@ class PostgresBank(SqliteBank):
             return None
         return CommittedDeal(int(row[0]), bytes(row[1]).hex(), int(row[2]), bytes(row[3]).hex())
 
-    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+    def void_deal(self, reason: str, station: str | None, detail: JsonObject | None = None) -> int:
         return self._retrying(lambda: SqliteBank.void_deal(self, reason, station, detail))
 
-    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+    def record_event(self, kind: str, payload: JsonObject) -> int:
         return self._retrying(lambda: SqliteBank.record_event(self, kind, payload))

@@ -18,15 +18,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from dealer.core.json_types import JsonObject
 from dealer.i18n import LANGUAGES, is_plural_entry, pick_plural, plural_count, resolve_language
 
 CONFIG = Path("config/service.toml")
 
 
 @cache
-def catalogue(lang: str = "ru") -> dict[str, dict[str, Any]]:
+def catalogue(lang: str = "ru") -> dict[str, JsonObject]:
     text = resources.files("dealer.cli").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: dict[str, dict[str, Any]] = json.loads(text)
+    data: dict[str, JsonObject] = json.loads(text)
     return data
 
 

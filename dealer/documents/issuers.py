@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bank.store import SqliteBank
+from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
 from . import acts
@@ -66,11 +67,11 @@ def issue_draw_annex(
     return issue(bank, out_dir, lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label)
 
 
-def read_journal(path: Path | None) -> dict[str, Any] | None:
+def read_journal(path: Path | None) -> JsonObject | None:
     if path is None or not path.is_file():
         return None
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        data: JsonObject = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DocumentError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
     return data

@@ -20,6 +20,8 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from dealer.core.json_types import JsonObject
+
 from .config import Limits
 
 Scope = MutableMapping[str, Any]  # the ASGI spec's types: plain dicts of any values
@@ -68,16 +70,16 @@ def _loc(loc: Iterable[object]) -> list[str | int]:
 MAX_ERRORS_LISTED = 8  # a body with 20 bad list items gets 8 named and a count, never a page of previews
 
 
-def brief_errors(errors: Iterable[Any]) -> list[dict[str, Any]]:
+def brief_errors(errors: Iterable[Any]) -> list[JsonObject]:
     """pydantic's errors without echo: the field's place, the message, a preview of the input; at most
     ``MAX_ERRORS_LISTED`` of them, then one entry counting the rest."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     rest = 0
     for e in errors:
         if len(out) == MAX_ERRORS_LISTED:
             rest += 1
             continue
-        item: dict[str, Any] = {"type": e.get("type"), "loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", ""))}
+        item: JsonObject = {"type": e.get("type"), "loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", ""))}
         if "input" in e:
             item["input"] = preview(e["input"])
         out.append(item)

@@ -17,6 +17,8 @@ import uuid
 from collections import deque
 from typing import Any
 
+from dealer.core.json_types import JsonObject
+
 from .public_wire import WireError, encode, stream_name, subject
 
 log = logging.getLogger("dealer.relay.publisher")
@@ -55,7 +57,7 @@ class RelayPublisher:
         self.connected = False  # NATS takes our messages now (False while it is down: they wait in the queue)
 
     # -- called by the hub (event loop thread) ------------------------------------------------------------
-    def sink(self, msg: dict[str, Any]) -> None:
+    def sink(self, msg: JsonObject) -> None:
         try:
             data = encode(msg)
         except WireError as exc:  # never publish what is not public; the hall goes on

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 SEAT = Literal["N", "E", "S", "W"]
 _EVENT_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -99,7 +100,7 @@ class CommitmentMsg(_Msg):
     previous: str | None = None
     drawn_before: int | None = None
     public_value: str | None = None
-    public_value_spec: dict[str, Any] | None = None
+    public_value_spec: JsonObject | None = None
     witnesses: list[str] | None = None
     format: str | None = None
     bits: float | int | None = None
@@ -142,7 +143,7 @@ def subject(event: str) -> str:
     return f"dealer.public.{check_event(event)}"
 
 
-def encode(msg: dict[str, Any]) -> bytes:
+def encode(msg: JsonObject) -> bytes:
     """The bytes published for ``msg``; refuses anything but a valid public message."""
     if msg.get("type") not in PUBLIC_TYPES:
         raise WireError("message type {get!r} is not public", get=msg.get("type"))
@@ -155,7 +156,7 @@ def encode(msg: dict[str, Any]) -> bytes:
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def decode(data: bytes) -> dict[str, Any]:
+def decode(data: bytes) -> JsonObject:
     """A message read from the stream, validated the same way (a relay serves nothing else)."""
     try:
         msg = json.loads(data)
