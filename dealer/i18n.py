@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TypeGuard
 
 from babel import Locale
 from babel.dates import format_date as _babel_date
@@ -81,7 +81,7 @@ def pick_plural(forms: Mapping[str, str], lang: str, n: int | float) -> str:
     return forms.get(plural_category(lang, n)) or forms["other"]
 
 
-def is_plural_entry(value: Any) -> bool:
+def is_plural_entry(value: object) -> TypeGuard[Mapping[str, str]]:
     return isinstance(value, dict) and "other" in value and set(value) <= set(PLURAL_CATEGORIES)
 
 
@@ -116,7 +116,7 @@ def parse_timestamp(text: str) -> datetime | None:
 class Messages:
     """One catalogue (a JSON object of key → text, list, or plural forms) in one language."""
 
-    def __init__(self, lang: str, entries: Mapping[str, Any]) -> None:
+    def __init__(self, lang: str, entries: Mapping[str, object]) -> None:
         self.lang = check_language(lang)
         self.entries = entries
 

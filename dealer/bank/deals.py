@@ -70,6 +70,7 @@ class StoredDeal:
     session: str | None
 
     @classmethod
+    # Any: a sqlite3/psycopg row's column values, typed here field by field as they are unpacked
     def of(cls, row: Sequence[Any]) -> StoredDeal:
         """From a row in ``DealRow``'s column order (a ``DealRow``, or a database row of ``select_sql``)."""
         deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row

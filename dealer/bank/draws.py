@@ -57,6 +57,7 @@ class DrawRecord:
     drawn: tuple[int, ...] | None
 
     @classmethod
+    # Any: a sqlite3/psycopg row's column values, named by ``DrawRow``
     def of(cls, row: Sequence[Any]) -> DrawRecord:
         r = DrawRow(*row)
         drawn = None if r.drawn is None else tuple(json.loads(r.drawn))

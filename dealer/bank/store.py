@@ -211,11 +211,13 @@ class SqliteBank:
         with self._lock:
             yield self._db
 
-    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    # Any: a sqlite3/psycopg row (or None); both libraries type its column values as Any
+    def _one(self, sql: str, params: Sequence[object] = ()) -> Any:
         with self._lock:
             return self._db.execute(sql, params).fetchone()
 
-    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    # Any: sqlite3/psycopg rows; both libraries type their column values as Any
+    def _all(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         with self._lock:
             return list(self._db.execute(sql, params).fetchall())
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from importlib import resources
-from typing import Any, Protocol
+from typing import Protocol
 
 from dealer.bank.ledger import Entry, EntryKind
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
@@ -165,7 +165,7 @@ def _reason(reason: str, m: Messages) -> str:
     return reason
 
 
-def _pocket(letter: Any, m: Messages) -> str:
+def _pocket(letter: object, m: Messages) -> str:
     """A pocket as the machine names it (N, E, S, W) in the document's letters (С, В, Ю, З)."""
     if isinstance(letter, str) and letter in ("N", "E", "S", "W"):
         return m.list("seat.letters")["NESW".index(letter)]

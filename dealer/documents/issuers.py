@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
 
 from dealer.bank.store import SqliteBank
 from dealer.core.json_types import JsonObject
@@ -31,7 +30,7 @@ def audit_verdict(bank: SqliteBank, lang: str) -> AuditVerdict | None:
     return AuditVerdict(result.passed, result.verdict_ru if lang == "ru" else result.verdict_en, result.deals)
 
 
-def _ctx(reg: Regulation, lang: str, witnesses: Sequence[str]) -> Any:
+def _ctx(reg: Regulation, lang: str, witnesses: Sequence[str]) -> Callable[[int, datetime], Context]:
     def make(number: int, moment: datetime) -> Context:
         return Context(lang, reg, number, moment, tuple(witnesses))
 

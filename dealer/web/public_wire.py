@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
@@ -123,7 +123,7 @@ PublicWireMessage = Annotated[
     CardMsg | HiddenMsg | DealStartedMsg | DealVoidedMsg | DealCommittedMsg | StationMsg | BankMsg | CommitmentMsg,
     Field(discriminator="type"),
 ]
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(PublicWireMessage)
+_ADAPTER: TypeAdapter[PublicWireMessage] = TypeAdapter(PublicWireMessage)
 PUBLIC_TYPES = frozenset(
     ("card", "hidden", "deal_started", "deal_voided", "deal_committed", "station", "bank", "commitment")
 )
