@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TypeGuard
 
 from babel import Locale
 from babel.dates import format_date as _babel_date
@@ -23,6 +23,7 @@ from babel.dates import format_datetime as _babel_datetime
 from babel.numbers import format_decimal as _babel_decimal
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
@@ -80,7 +81,7 @@ def pick_plural(forms: Mapping[str, str], lang: str, n: int | float) -> str:
     return forms.get(plural_category(lang, n)) or forms["other"]
 
 
-def is_plural_entry(value: Any) -> bool:
+def is_plural_entry(value: object) -> TypeGuard[Mapping[str, str]]:
     return isinstance(value, dict) and "other" in value and set(value) <= set(PLURAL_CATEGORIES)
 
 
@@ -115,7 +116,7 @@ def parse_timestamp(text: str) -> datetime | None:
 class Messages:
     """One catalogue (a JSON object of key → text, list, or plural forms) in one language."""
 
-    def __init__(self, lang: str, entries: Mapping[str, Any]) -> None:
+    def __init__(self, lang: str, entries: Mapping[str, object]) -> None:
         self.lang = check_language(lang)
         self.entries = entries
 
@@ -155,12 +156,12 @@ class Messages:
 
 
 @cache
-def error_catalogue(lang: str) -> dict[str, Any]:
+def error_catalogue(lang: str) -> JsonObject:
     """English template → text in ``lang`` (``dealer/core/i18n/ru.json``); English needs none."""
     if check_language(lang) == "en":
         return {}
     text = resources.files("dealer.core").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: JsonObject = json.loads(text)
     return data
 
 

@@ -12,9 +12,9 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 
 class AnchorError(DealerError, ValueError):
@@ -53,9 +53,9 @@ class Head:
 class Since:
     """A sealed record kept outside the bank: a draw bundle, or the JSON of ``dealer bank seal --json``."""
 
-    checkpoint: dict[str, Any]
+    checkpoint: JsonObject
     signature: str
-    commitment: dict[str, Any] | None = None  # a bundle's draw
+    commitment: JsonObject | None = None  # a bundle's draw
     public_value: str | None = None
     drawn: tuple[int, ...] | None = None
     name: str = "the sealed record"

@@ -6,9 +6,10 @@ The SQLite implementation lives beside this file; another engine can follow by i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from dealer.core import Deal
+from dealer.core.json_types import JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +40,11 @@ class BankApi(Protocol):
         """Store the deal and its ledger entry durably (fsync) before returning. Refuses a duplicate."""
         ...
 
-    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+    def void_deal(self, reason: str, station: str | None, detail: JsonObject | None = None) -> int:
         """Record a voided deal in the ledger; returns the ledger index."""
         ...
 
-    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+    def record_event(self, kind: str, payload: JsonObject) -> int:
         """Append any other event (cards shown on the judge console, export, ...) to the ledger."""
         ...
 

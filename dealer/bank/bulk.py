@@ -14,9 +14,11 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from hashlib import sha256
-from typing import Any
+
+from dealer.core.json_types import JsonObject
 
 from .ledger import EntryKind
+from .schema import Connection
 from .store import IN_BANK, ImportOutcome, SqliteBank
 
 SALT_SIZE = 16  # bytes of a deal's commitment salt, as the bank's own commits use
@@ -48,7 +50,7 @@ def deal_entry(index: int, ts_json: str, prev: str, com_hex: str, deal_id: int, 
     ).encode()
 
 
-def existing_ids(db: Any, deals: Sequence[bytes]) -> dict[bytes, int]:
+def existing_ids(db: Connection, deals: Sequence[bytes]) -> dict[bytes, int]:
     """The bank's ids of those of ``deals`` it already holds, in a few queries."""
     found: dict[bytes, int] = {}
     for start in range(0, len(deals), LOOKUP_CHUNK):
@@ -63,7 +65,7 @@ def import_canonical(
     bank: SqliteBank,
     deals: Sequence[bytes],
     sources: Sequence[str],
-    batch: dict[str, Any],
+    batch: JsonObject,
     progress: Callable[[int], None] | None = None,
 ) -> ImportOutcome:
     """Commit ``deals`` (distinct canonical forms) with their sources (``source_json``) in ONE transaction,
@@ -78,7 +80,7 @@ def import_canonical(
         ts_json = json.dumps(ts)
         salts = os.urandom(SALT_SIZE * len(deals))
         ledger_rows: list[tuple[int, str, bytes, bytes]] = []
-        deal_rows: list[tuple[Any, ...]] = []
+        deal_rows: list[tuple[object, ...]] = []
         imported = outcome.imported
         state = str(IN_BANK)
         for position, canonical in enumerate(deals):
@@ -113,7 +115,7 @@ def import_canonical(
     return outcome
 
 
-def _insert(db: Any, table: str, sql: str, rows: list[tuple[Any, ...]]) -> None:
+def _insert(db: Connection, table: str, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
     """The rows in one ``executemany`` (SQLite), or one ``COPY … FROM STDIN`` on PostgreSQL (a fraction of the
     round trips); a lost connection there is the bank's ``BankUnavailable``, as for its other writes."""
     open_connection = getattr(db, "_open", None)  # the PostgreSQL bank's connection wrapper (pg_store)

@@ -16,6 +16,7 @@ from hashlib import sha256
 from typing import Any, NamedTuple
 
 from dealer.core import Deal
+from dealer.core.json_types import JsonObject
 
 from .api import CommittedDeal, DealSource
 from .errors import BankError, DuplicateDealError
@@ -62,13 +63,14 @@ class StoredDeal:
     deal: Deal
     salt: bytes
     commitment: bytes
-    source: dict[str, Any]
+    source: JsonObject
     dealing_order: bytes | None
     created: str
     state: DealState
     session: str | None
 
     @classmethod
+    # Any: a sqlite3/psycopg row's column values, typed here field by field as they are unpacked
     def of(cls, row: Sequence[Any]) -> StoredDeal:
         """From a row in ``DealRow``'s column order (a ``DealRow``, or a database row of ``select_sql``)."""
         deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
@@ -104,10 +106,10 @@ def base_name(path: str) -> str:
     return re.split(r"[\\/]", path)[-1]
 
 
-def source_public(source: DealSource) -> dict[str, Any]:
+def source_public(source: DealSource) -> JsonObject:
     """The part of a deal's source that goes into the (public) ledger; the dealing order stays secret, and of a
     file only its base name and SHA-256 (never the organiser's local path)."""
-    out: dict[str, Any] = {"kind": source.kind, "shown": source.shown_cards}
+    out: JsonObject = {"kind": source.kind, "shown": source.shown_cards}
     for name in ("station", "variant", "board", "line", "file_sha256"):
         value = getattr(source, name)
         if value is not None:
@@ -124,7 +126,7 @@ def deal_rows(
     salt = os.urandom(SALT_SIZE)
     com = commitment(salt, canonical)
     public = source_public(source)
-    data: dict[str, Any] = {"c": com.hex(), "id": deal_id, "src": public}
+    data: JsonObject = {"c": com.hex(), "id": deal_id, "src": public}
     if source.dealing_order is not None:
         data["order"] = sha256(salt + source.dealing_order).hexdigest()
     entry = ledger_row(Entry(index, EntryKind.DEAL, ts, prev, data))
@@ -161,7 +163,7 @@ class DealsTable:
         self,
         db: Connection,
         items: Iterable[ImportItem],
-        batch: dict[str, Any],
+        batch: JsonObject,
         ts: str,
         progress: Callable[[int], None] | None = None,
     ) -> ImportOutcome:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from dealer.core.json_types import JsonObject
+
 from .deals import DealsTable
 from .errors import BankError
 from .ledger import Entry, EntryKind
@@ -55,6 +57,7 @@ class DrawRecord:
     drawn: tuple[int, ...] | None
 
     @classmethod
+    # Any: a sqlite3/psycopg row's column values, named by ``DrawRow``
     def of(cls, row: Sequence[Any]) -> DrawRecord:
         r = DrawRow(*row)
         drawn = None if r.drawn is None else tuple(json.loads(r.drawn))
@@ -83,7 +86,7 @@ class DrawsTable:
 
     # -- the state machine (each step inside the caller's transaction) ------------------------------------
     def commit(
-        self, db: Connection, label: str, secret: bytes, data: dict[str, Any], ts: str, follows: ChainCheck
+        self, db: Connection, label: str, secret: bytes, data: JsonObject, ts: str, follows: ChainCheck
     ) -> Entry:
         if db.execute("SELECT 1 FROM draws WHERE label=?", (label,)).fetchone():
             raise BankError("a draw labelled {label!r} exists already: choose another session label", label=label)
@@ -102,12 +105,12 @@ class DrawsTable:
         )
         return entry
 
-    def publish(self, db: Connection, label: str, data: dict[str, Any], ts: str) -> Entry:
+    def publish(self, db: Connection, label: str, data: JsonObject, ts: str) -> Entry:
         """The commitment was put before the hall: from now on the public value may be entered."""
         self.expect(db, label, RUN_ORDER)
         return self.ledger.append(db, EntryKind.DRAW_PUBLISHED, data, ts)
 
-    def void(self, db: Connection, label: str, data: dict[str, Any], ts: str) -> Entry:
+    def void(self, db: Connection, label: str, data: JsonObject, ts: str) -> Entry:
         """Only before the public value is entered: after that, the holder of K knows the result, and a void
         would let them throw away a draw they did not like."""
         self.expect(db, label, (DrawState.COMMITTED,))
@@ -115,7 +118,7 @@ class DrawsTable:
         self._set_state(db, label, DrawState.VOID)
         return entry
 
-    def public_value(self, db: Connection, label: str, value: str, data: dict[str, Any], ts: str) -> Entry:
+    def public_value(self, db: Connection, label: str, value: str, data: JsonObject, ts: str) -> Entry:
         self.expect(db, label, (DrawState.COMMITTED,))
         if not self.published(db, label):
             raise BankError(
@@ -127,7 +130,7 @@ class DrawsTable:
         db.execute("UPDATE draws SET state=?, public_value=? WHERE label=?", (DrawState.PUBLIC_VALUE, value, label))
         return entry
 
-    def result(self, db: Connection, label: str, drawn: Sequence[int], data: dict[str, Any], ts: str) -> Entry:
+    def result(self, db: Connection, label: str, drawn: Sequence[int], data: JsonObject, ts: str) -> Entry:
         self.expect(db, label, (DrawState.PUBLIC_VALUE,))
         entry = self.ledger.append(db, EntryKind.DRAW, data, ts)
         db.execute("UPDATE draws SET state=?, drawn=? WHERE label=?", (DrawState.DRAWN, json.dumps(list(drawn)), label))
@@ -140,7 +143,7 @@ class DrawsTable:
             )
         return entry
 
-    def reveal(self, db: Connection, label: str, data: dict[str, Any], ts: str) -> Entry:
+    def reveal(self, db: Connection, label: str, data: JsonObject, ts: str) -> Entry:
         self.expect(db, label, (DrawState.DRAWN,))
         earlier = db.execute(
             "SELECT label FROM draws WHERE state=? AND commit_index < "

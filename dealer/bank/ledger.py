@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from hashlib import sha256
-from typing import Any
+
+from dealer.core.json_types import JsonObject
 
 GENESIS_PREV = "0" * 64
 
@@ -31,7 +32,7 @@ class EntryKind:
     REVEAL = "reveal"
 
 
-def canonical_json(value: Any) -> bytes:
+def canonical_json(value: object) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()
 
 
@@ -46,7 +47,7 @@ class Entry:
     kind: str
     ts: str
     prev: str
-    data: dict[str, Any]
+    data: JsonObject
 
     def encode(self) -> bytes:
         return canonical_json({"d": self.data, "i": self.index, "k": self.kind, "prev": self.prev, "ts": self.ts})
@@ -73,7 +74,7 @@ def entry_hash(body: bytes) -> str:
 SEAL_FORMAT = "bridge-dealer-seal/1"
 
 
-def checkpoint(bank_id: str, size: int, root: bytes, ts: str, last_deal: int) -> dict[str, Any]:
+def checkpoint(bank_id: str, size: int, root: bytes, ts: str, last_deal: int) -> JsonObject:
     """What a seal signs: the first ``size`` ledger entries have Merkle root ``root``; deals 1..last_deal."""
     return {"bank": bank_id, "format": SEAL_FORMAT, "last_deal": last_deal, "root": root.hex(), "size": size, "ts": ts}
 
@@ -87,7 +88,7 @@ class DealEntry:
     ts: str
     deal_id: int
     commitment: str  # hex
-    source: dict[str, Any]  # kind, shown, and station/variant (dealt) or file/board/line/file_sha256 (imported)
+    source: JsonObject  # kind, shown, and station/variant (dealt) or file/board/line/file_sha256 (imported)
 
     @property
     def station(self) -> str | None:

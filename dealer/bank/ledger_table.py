@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from hashlib import sha256
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from dealer.core.json_types import JsonObject
 
 from .errors import BankError
 from .ledger import GENESIS_PREV, DealEntry, Entry, EntryKind
@@ -45,7 +47,7 @@ class LedgerTable:
         row = db.execute("SELECT idx, hash FROM ledger ORDER BY idx DESC LIMIT 1").fetchone()
         return (-1, GENESIS_PREV) if row is None else (int(row[0]), bytes(row[1]).hex())
 
-    def append(self, db: Connection, kind: str, data: dict[str, Any], ts: str) -> Entry:
+    def append(self, db: Connection, kind: str, data: JsonObject, ts: str) -> Entry:
         last, prev = self.head(db)
         entry = Entry(last + 1, kind, ts, prev, data)
         self.insert(db, [ledger_row(entry)])

@@ -56,6 +56,7 @@ def migrate_bank(
             raise BankError(
                 "{destination}: that database holds a bank already; migrate into an empty one", destination=destination
             )
+        # Any: a psycopg connection here, a sqlite3 one below; only commit/rollback/execute are used of either
         target: Any = pg.raw_connection()
         start, finish, undo = "BEGIN", target.commit, target.rollback
     else:

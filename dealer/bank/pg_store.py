@@ -16,15 +16,17 @@ which turns ``?`` placeholders into psycopg's and keeps the connection alive. Wh
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
+from psycopg.rows import TupleRow
 
 from dealer.core import Deal
+from dealer.core.json_types import JsonObject
 
 from .api import CommittedDeal, DealSource
 from .errors import BankError, BankUnavailableError
@@ -69,7 +71,8 @@ def redact(url: str) -> str:
     return f"postgresql://{info.get('user', '')}@{host}:{info.get('port', 5432)}/{db}"
 
 
-def _scalar(cur: psycopg.Cursor[Any]) -> Any:
+# Any: psycopg types a row's column values as Any; callers convert the one value (int(...))
+def _scalar(cur: psycopg.Cursor[TupleRow]) -> Any:
     row = cur.fetchone()
     if row is None:
         raise BankError("the database returned no row")
@@ -87,11 +90,11 @@ class _PgConnection:
     def __init__(self, url: str, connect_timeout: float = 5.0) -> None:
         self.url = url
         self.connect_timeout = connect_timeout
-        self._conn: psycopg.Connection[Any] | None = None
+        self._conn: psycopg.Connection[TupleRow] | None = None
         self.in_tx = False
         self.reconnects = 0
 
-    def _open(self) -> psycopg.Connection[Any]:
+    def _open(self) -> psycopg.Connection[TupleRow]:
         if self._conn is not None and not self._conn.closed and not self._conn.broken:
             return self._conn
         if self._conn is not None:
@@ -110,7 +113,7 @@ class _PgConnection:
                     ) from exc
                 time.sleep(0.2)
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+    def execute(self, sql: str, params: Sequence[object] = ()) -> psycopg.Cursor[TupleRow]:
         word = sql.lstrip()[:8].upper()
         if self.in_tx:
             try:
@@ -128,7 +131,7 @@ class _PgConnection:
                     raise BankUnavailable("the bank's connection was lost: {exc}", exc=exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any]:
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> psycopg.Cursor[TupleRow]:
         cur = self._open().cursor()
         try:
             cur.executemany(_sql(sql), list(rows))
@@ -250,7 +253,7 @@ class PostgresBank(SqliteBank):
         self.bank_id = str(row[0]) if row else ""
 
     @contextmanager
-    def _tx(self) -> Iterator[Any]:
+    def _tx(self) -> Iterator[_PgConnection]:
         db = self._pg
         with self._lock:
             db.execute("BEGIN")
@@ -304,8 +307,8 @@ class PostgresBank(SqliteBank):
             return None
         return CommittedDeal(int(row[0]), bytes(row[1]).hex(), int(row[2]), bytes(row[3]).hex())
 
-    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+    def void_deal(self, reason: str, station: str | None, detail: JsonObject | None = None) -> int:
         return self._retrying(lambda: SqliteBank.void_deal(self, reason, station, detail))
 
-    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+    def record_event(self, kind: str, payload: JsonObject) -> int:
         return self._retrying(lambda: SqliteBank.record_event(self, kind, payload))

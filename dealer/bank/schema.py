@@ -6,7 +6,7 @@ tables with the same columns; ``meta.schema`` is the version of what is stored, 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 SCHEMA_VERSION = 1
@@ -86,5 +86,8 @@ def select_sql(table: str, where: str = "", tail: str = "") -> str:
 class Connection(Protocol):
     """What the bank uses of a connection: ``sqlite3.Connection``, or ``pg_store``'s psycopg wrapper."""
 
-    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Any: ...
-    def executemany(self, sql: str, rows: Any, /) -> Any: ...
+    # Any: the cursor is sqlite3's or psycopg's; both type a row's column values as Any (typeshed, psycopg)
+    # and the bank reads rows by column position into typed records (``DealRow``, ``DrawRow``)
+    def execute(self, sql: str, params: Sequence[object] = (), /) -> Any: ...
+    # Any: as above, the cursor of either library
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]], /) -> Any: ...

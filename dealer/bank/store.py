@@ -27,6 +27,7 @@ from urllib.parse import quote
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer.core import Deal
+from dealer.core.json_types import JsonObject
 
 from . import keys
 from .api import CommittedDeal, DealSource
@@ -210,11 +211,13 @@ class SqliteBank:
         with self._lock:
             yield self._db
 
-    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    # Any: a sqlite3/psycopg row (or None); both libraries type its column values as Any
+    def _one(self, sql: str, params: Sequence[object] = ()) -> Any:
         with self._lock:
             return self._db.execute(sql, params).fetchone()
 
-    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    # Any: sqlite3/psycopg rows; both libraries type their column values as Any
+    def _all(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         with self._lock:
             return list(self._db.execute(sql, params).fetchall())
 
@@ -231,7 +234,7 @@ class SqliteBank:
     def _head(self, db: Connection) -> tuple[int, str]:
         return self._ledger.head(db)
 
-    def _append(self, db: Connection, kind: str, data: dict[str, Any], ts: str | None = None) -> Entry:
+    def _append(self, db: Connection, kind: str, data: JsonObject, ts: str | None = None) -> Entry:
         return self._ledger.append(db, kind, data, ts or self._clock())
 
     def now(self) -> str:
@@ -259,16 +262,16 @@ class SqliteBank:
         with self._tx() as db:
             return self._deals.commit(db, deal, source, self._clock())
 
-    def void_deal(self, reason: str, station: str | None, detail: dict[str, Any] | None = None) -> int:
+    def void_deal(self, reason: str, station: str | None, detail: JsonObject | None = None) -> int:
         if not reason.strip():
             raise BankError("a voided deal needs a reason")
-        data: dict[str, Any] = {"reason": reason, "station": station}
+        data: JsonObject = {"reason": reason, "station": station}
         if detail:
             data["detail"] = detail
         with self._tx() as db:
             return self._append(db, EntryKind.VOID, data).index
 
-    def record_event(self, kind: str, payload: dict[str, Any]) -> int:
+    def record_event(self, kind: str, payload: JsonObject) -> int:
         if kind in RESERVED_KINDS:
             raise BankError(
                 "ledger entry kind {kind!r} is written by the bank itself, not through record_event", kind=kind
@@ -308,7 +311,7 @@ class SqliteBank:
     def import_deals(
         self,
         items: Iterable[ImportItem],
-        batch: dict[str, Any],
+        batch: JsonObject,
         progress: Callable[[int], None] | None = None,
     ) -> ImportOutcome:
         """Commit many deals in ONE transaction, closed by an ``import`` entry describing the batch.
@@ -435,14 +438,14 @@ class SqliteBank:
         return last_deal - len(self._out_of_bank(last_deal))
 
     # -- draws (used by dealer.draw, which reads and checks their documents) ------------------------
-    def draw_commit(self, label: str, secret: bytes, data: dict[str, Any], *, follows: ChainCheck) -> Entry:
+    def draw_commit(self, label: str, secret: bytes, data: JsonObject, *, follows: ChainCheck) -> Entry:
         """Record a signed commitment. Inside the transaction ``follows`` sees the bank's earlier draws and
         refuses unless the commitment names the previous one and the running total drawn (so two processes
         cannot both chain onto the same draw)."""
         with self._tx() as db:
             return self._draws.commit(db, label, secret, data, self._clock(), follows)
 
-    def draw_publish(self, label: str, data: dict[str, Any]) -> Entry:
+    def draw_publish(self, label: str, data: JsonObject) -> Entry:
         """The commitment was put before the hall: from now on the public value may be entered."""
         with self._tx() as db:
             return self._draws.publish(db, label, data, self._clock())
@@ -451,21 +454,21 @@ class SqliteBank:
         with self._read() as db:
             return self._draws.published(db, label)
 
-    def draw_void(self, label: str, data: dict[str, Any]) -> Entry:
+    def draw_void(self, label: str, data: JsonObject) -> Entry:
         """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently. Only before
         its public value is entered."""
         with self._tx() as db:
             return self._draws.void(db, label, data, self._clock())
 
-    def draw_public_value(self, label: str, value: str, data: dict[str, Any]) -> Entry:
+    def draw_public_value(self, label: str, value: str, data: JsonObject) -> Entry:
         with self._tx() as db:
             return self._draws.public_value(db, label, value, data, self._clock())
 
-    def draw_result(self, label: str, drawn: Sequence[int], data: dict[str, Any]) -> Entry:
+    def draw_result(self, label: str, drawn: Sequence[int], data: JsonObject) -> Entry:
         with self._tx() as db:
             return self._draws.result(db, label, drawn, data, self._clock())
 
-    def draw_reveal(self, label: str, data: dict[str, Any]) -> Entry:
+    def draw_reveal(self, label: str, data: JsonObject) -> Entry:
         with self._tx() as db:
             return self._draws.reveal(db, label, data, self._clock())
 

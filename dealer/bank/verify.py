@@ -21,9 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from dealer.core import Deal
+from dealer.core.json_types import JsonObject
 
 from .anchors import MAX_SINCE_BYTES, MIN_HEAD_DIGITS, AnchorError, Head, Since
 from .deals import DealRow, DealState
@@ -79,7 +80,7 @@ class DrawChecker(Protocol):
         self,
         rows: Sequence[DrawRow],
         steps: Mapping[str, Mapping[str, Entry]],
-        seals: Mapping[int, Mapping[str, Any]],
+        seals: Mapping[int, JsonObject],
         bank_id: str | None,
         public_key: str | None,
     ) -> dict[int, tuple[str, str]]:
@@ -181,7 +182,7 @@ def _verify(
     leaves: list[bytes] = []
     prev = GENESIS_PREV
     public_key: str | None = None
-    seals: dict[int, dict[str, Any]] = {}  # ledger index of a seal -> its checkpoint
+    seals: dict[int, JsonObject] = {}  # ledger index of a seal -> its checkpoint
     last_deal = 0
     head_at: int | None = None  # where the recorded head is
     seal_entries: dict[str, int] = {}  # signature of a seal -> its ledger index
@@ -275,7 +276,7 @@ def _verify(
             raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, the draws say {want}")
 
 
-def _check_since(since: Since, seal_entries: dict[str, int], seals: dict[int, dict[str, Any]]) -> None:
+def _check_since(since: Since, seal_entries: dict[str, int], seals: dict[int, JsonObject]) -> None:
     cp = since.checkpoint
     idx = seal_entries.get(since.signature)
     if idx is None or seals.get(idx) != cp:

@@ -16,17 +16,19 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from dealer.core.json_types import JsonObject
 from dealer.i18n import LANGUAGES, is_plural_entry, pick_plural, plural_count, resolve_language
 
 CONFIG = Path("config/service.toml")
 
 
 @cache
-def catalogue(lang: str = "ru") -> dict[str, dict[str, Any]]:
+def catalogue(lang: str = "ru") -> dict[str, JsonObject]:
     text = resources.files("dealer.cli").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: dict[str, dict[str, Any]] = json.loads(text)
+    data: dict[str, JsonObject] = json.loads(text)
     return data
 
 
@@ -48,7 +50,7 @@ def t(template: str, /, **params: object) -> str:
     """A message for people in the command line's language: ``template`` is the English ``str.format`` text and
     the key of the catalogues; a plural entry agrees with ``n`` (or the first number among the fields)."""
     lang = language()
-    entry: Any = catalogue(lang)["messages"].get(template, template)
+    entry: object = catalogue(lang)["messages"].get(template, template)
     if is_plural_entry(entry):
         count = plural_count(template, params)
         entry = entry["other"] if count is None else pick_plural(entry, lang, count)
@@ -91,6 +93,8 @@ def cli_language(argv: Sequence[str]) -> str:
     return resolve_language(None, configured)
 
 
+# Any: a click/typer command or group, whose attributes (help, params, commands) differ by class and are
+# read with getattr where they may be absent
 def _walk(command: Any, help_texts: dict[str, str]) -> None:
     words = catalogue()["framework"]
     if getattr(command, "options_metavar", None) == "[OPTIONS]":
@@ -115,6 +119,7 @@ def _walk(command: Any, help_texts: dict[str, str]) -> None:
         _walk(sub, help_texts)
 
 
+# Any: the click command tree typer builds (see ``_walk``)
 def localize(command: Any, lang: str) -> None:
     """Put the click command tree (and click's and typer's own words) into ``lang``; English is left as it is."""
     if lang != "ru":
@@ -136,7 +141,7 @@ def localize(command: Any, lang: str) -> None:
     _vendored_click(words)
     _type_names(catalogue()["types"])
 
-    def rich_words(ru: Any) -> None:  # typer's rich layer loads only for help and errors: its words then
+    def rich_words(ru: ModuleType) -> None:  # typer's rich layer loads only for help and errors: its words then
         for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
                      "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
             setattr(ru, name, gettext(getattr(ru, name)))
@@ -178,6 +183,7 @@ def _vendored_click(words: dict[str, str]) -> None:
 
     write_usage = fmt.HelpFormatter.write_usage
 
+    # Any: typer's vendored click HelpFormatter, patched at runtime
     def usage(self: Any, prog: str, args: str = "", prefix: str | None = None) -> None:
         write_usage(self, prog, args, prefix if prefix is not None else words["Usage:"] + " ")
 
@@ -186,6 +192,7 @@ def _vendored_click(words: dict[str, str]) -> None:
         if isinstance(cls, type) and issubclass(cls, exc.ClickException) and "format_message" in vars(cls):
             original = vars(cls)["format_message"]
 
+            # Any: the ClickException subclass being patched and its original method (click's, untyped here)
             def format_message(self: Any, _original: Any = original) -> str:
                 text = str(_original(self))
                 for pattern, replacement in ERRORS:
@@ -203,6 +210,7 @@ def _type_names(types: dict[str, str]) -> None:
     if getattr(display_type, "localized", False):
         return
 
+    # Any: typer's private _TyperParameter and click Context, patched at runtime
     def localized(self: Any, ctx: Any) -> str:
         text = str(display_type(self, ctx))
         return types.get(text, text)
@@ -211,6 +219,7 @@ def _type_names(types: dict[str, str]) -> None:
     core._TyperParameter.display_type = localized  # type: ignore[method-assign]
 
 
+# Any: the click command tree typer builds (see ``_walk``)
 def help_texts(command: Any) -> list[str]:
     """Every help text of a command tree (for the catalogue-coverage test)."""
     out = [t for t in (command.help, command.short_help) if t]

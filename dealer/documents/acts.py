@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from importlib import resources
-from typing import Any, Protocol
+from typing import Protocol
 
 from dealer.bank.ledger import Entry, EntryKind
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.diagram import hand_lines
 from dealer.core.errors import DealerError, Phrase
+from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
 from dealer.i18n import Messages, check_language
 from dealer.regulation import Regulation
@@ -95,13 +96,13 @@ class Context:
 
 
 @cache
-def _catalogue(lang: str) -> dict[str, Any]:
-    def read(path: str) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(resources.files("dealer").joinpath(path).read_text(encoding="utf-8"))
+def _catalogue(lang: str) -> JsonObject:
+    def read(path: str) -> JsonObject:
+        data: JsonObject = json.loads(resources.files("dealer").joinpath(path).read_text(encoding="utf-8"))
         return data
 
     # the pages' catalogue is read as a file, not through dealer.web: the documents sit below the web service
-    merged: dict[str, Any] = {**read(f"web/i18n/{lang}.json"), **read(f"documents/i18n/{lang}.json")}
+    merged: JsonObject = {**read(f"web/i18n/{lang}.json"), **read(f"documents/i18n/{lang}.json")}
     return merged
 
 
@@ -164,7 +165,7 @@ def _reason(reason: str, m: Messages) -> str:
     return reason
 
 
-def _pocket(letter: Any, m: Messages) -> str:
+def _pocket(letter: object, m: Messages) -> str:
     """A pocket as the machine names it (N, E, S, W) in the document's letters (С, В, Ю, З)."""
     if isinstance(letter, str) and letter in ("N", "E", "S", "W"):
         return m.list("seat.letters")["NESW".index(letter)]
@@ -176,9 +177,9 @@ def _vul(v: Vulnerability, m: Messages) -> str:
 
 
 # -- Акт формирования банка сдач --------------------------------------------------------------------------------
-def devices_by_station(bank: LedgerReader) -> dict[str, dict[str, Any]]:
+def devices_by_station(bank: LedgerReader) -> dict[str, JsonObject]:
     """The latest device each station reported in an equipment check (DEVICE_INFO: model, serial, firmware)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JsonObject] = {}
     for e in bank.entries_of_kind(CHECK_ENTRY):
         device = e.data.get("device")
         if isinstance(device, dict):
@@ -413,7 +414,7 @@ def boards_act(
     bank: LedgerReader,
     ctx: Context,
     label: str,
-    journal: dict[str, Any] | None,
+    journal: JsonObject | None,
     journal_files: dict[str, str] | None = None,
 ) -> Document:
     """``journal``: the board-making journal (done copies, foul copies) of the session, when it is at hand;
@@ -548,11 +549,11 @@ def equipment_check(
     phase: str,
     station: str,
     outcome: str,
-    device: dict[str, Any] | None,
-    health: dict[str, Any],
-    calibration: dict[str, Any] | None = None,
+    device: JsonObject | None,
+    health: JsonObject,
+    calibration: JsonObject | None = None,
     note: str = "",
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ledger payload of one check: the judge gives phase, outcome and a note; the figures are the device's."""
     if not session.strip() or not session.isprintable():
         raise DocumentError("an equipment check needs a session label (printable text)")

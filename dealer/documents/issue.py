@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from dealer.bank.ledger import Entry
+from dealer.core.json_types import JsonObject
 from dealer.fsutil import write_atomic
 from dealer.i18n import format_date
 
@@ -27,7 +28,7 @@ DAY_KIND = "day"
 
 
 class DocumentBank(LedgerReader, Protocol):
-    def record_event(self, kind: str, payload: dict[str, Any]) -> int: ...
+    def record_event(self, kind: str, payload: JsonObject) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,7 @@ def issue(
     write_atomic(out_dir / f"{stem}.json", content)
     write_atomic(path, pdf)
     digest = sha256(pdf).hexdigest()
-    payload: dict[str, Any] = {
+    payload: JsonObject = {
         "doc": doc.kind,
         "number": number,
         "lang": doc.lang,

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
 
 from dealer.bank.store import SqliteBank
+from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
 from . import acts
@@ -30,7 +30,7 @@ def audit_verdict(bank: SqliteBank, lang: str) -> AuditVerdict | None:
     return AuditVerdict(result.passed, result.verdict_ru if lang == "ru" else result.verdict_en, result.deals)
 
 
-def _ctx(reg: Regulation, lang: str, witnesses: Sequence[str]) -> Any:
+def _ctx(reg: Regulation, lang: str, witnesses: Sequence[str]) -> Callable[[int, datetime], Context]:
     def make(number: int, moment: datetime) -> Context:
         return Context(lang, reg, number, moment, tuple(witnesses))
 
@@ -66,11 +66,11 @@ def issue_draw_annex(
     return issue(bank, out_dir, lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label)
 
 
-def read_journal(path: Path | None) -> dict[str, Any] | None:
+def read_journal(path: Path | None) -> JsonObject | None:
     if path is None or not path.is_file():
         return None
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        data: JsonObject = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DocumentError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
     return data

@@ -6,7 +6,8 @@ a day's record can be printed again from exactly what was issued.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+
+from dealer.core.json_types import JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +56,13 @@ class Document:
     signatures: tuple[Signature, ...]
     labels: dict[str, str] = field(default_factory=dict)  # page, signature, name, date: the renderer's words
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         out = asdict(self)
         out["blocks"] = [{"type": type(b).__name__.lower(), **asdict(b)} for b in self.blocks]
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Document:
+    def from_dict(cls, data: JsonObject) -> Document:
         blocks: list[Block] = []
         for raw in data["blocks"]:
             b = dict(raw)

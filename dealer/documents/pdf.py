@@ -7,10 +7,10 @@ Several documents can go into one file (a day's record) after a table of content
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from fpdf import FPDF
 from fpdf.fonts import FontFace
+from fpdf.outline import OutlineSection
 
 from dealer.handrecords.pdf import font_dir
 
@@ -187,7 +187,7 @@ def render_day(
     pdf.ln(3)
     hashes = [sha for _, sha in docs]
 
-    def contents(p: FPDF, outline: list[Any]) -> None:
+    def contents(p: FPDF, outline: list[OutlineSection]) -> None:
         rows = tuple((s.name, hashes[i] if i < len(hashes) else "", str(s.page_number)) for i, s in enumerate(outline))
         _table(p, Table(contents_heading, toc_columns, rows, (5.5, 6, 1)))
 

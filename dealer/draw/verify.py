@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
 
 from dealer.bank import verify as bank_verify
 from dealer.bank.deals import DealState
@@ -20,6 +19,7 @@ from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.bank.repository import BankRepository
 from dealer.bank.verify import AnchorError, Finding, Head, Since, VerifyReport
+from dealer.core.json_types import JsonObject
 
 from .protocol import COMMIT_FORMAT, commitment_hash, commitment_picks, draw_seed, drawn_ids, to_ranges
 
@@ -44,7 +44,7 @@ class DrawChecks:
         self,
         rows: Sequence[DrawRow],
         steps: Mapping[str, Mapping[str, Entry]],
-        seals: Mapping[int, Mapping[str, Any]],
+        seals: Mapping[int, JsonObject],
         bank_id: str | None,
         public_key: str | None,
     ) -> dict[int, tuple[str, str]]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from dealer.core import Deal, Seat, Vulnerability
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 from ._common import law2_record, numbered
 from .base import (
@@ -100,9 +100,9 @@ class JsonFormat:
     can_write = True
 
     def write(self, boards: Sequence[BoardRecord], meta: ExportMeta = ExportMeta()) -> bytes:
-        items: list[dict[str, Any]] = []
+        items: list[JsonObject] = []
         for nb in numbered(boards):
-            item: dict[str, Any] = {
+            item: JsonObject = {
                 "board": nb.board,
                 "dealer": nb.dealer.letter,
                 "vulnerable": nb.vulnerability.value,
@@ -112,7 +112,7 @@ class JsonFormat:
             if nb.record.tags:
                 item["tags"] = dict(nb.record.tags)
             items.append(item)
-        doc: dict[str, Any] = {
+        doc: JsonObject = {
             "format": FORMAT_ID,
             "version": VERSION,
             "event": meta.event,

@@ -10,13 +10,13 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from dealer.core.json_types import JsonObject
 from dealer.web.config import LANGUAGES
 from dealer.web.hub import PublicHub
 from dealer.web.i18n import catalogue, translate
@@ -61,7 +61,7 @@ def create_relay_app(
     async def audience(request: Request) -> HTMLResponse:
         asked = request.query_params.get("lang") or request.cookies.get("dealer_lang")
         lang = asked if asked in LANGUAGES else language
-        context: dict[str, Any] = {
+        context: JsonObject = {
             "lang": lang,
             "t": lambda key, **p: translate(lang, key, **p),
             "catalogues": json.dumps({code: catalogue(code) for code in LANGUAGES}, ensure_ascii=False),

@@ -14,11 +14,16 @@ import contextlib
 import logging
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING
 
+from dealer.core.json_types import JsonObject
 from dealer.web.hub import PublicHub
 from dealer.web.nats_publisher import ensure_stream
 from dealer.web.public_wire import WireError, decode, subject
+
+if TYPE_CHECKING:  # nats loads only when a relay is configured
+    from nats.aio.client import Client
+    from nats.js import JetStreamContext
 
 log = logging.getLogger("dealer.relay.feed")
 
@@ -34,10 +39,10 @@ class RelayFeed:
         self.lag = 0.0  # s from the stream storing the last message to this relay reading it
         self.max_lag = 0.0
         self.connected = False
-        self._pending: deque[tuple[float, int, dict[str, Any]]] = deque()
+        self._pending: deque[tuple[float, int, JsonObject]] = deque()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._nc: Any = None
+        self._nc: Client | None = None
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -53,7 +58,7 @@ class RelayFeed:
             with contextlib.suppress(Exception):
                 await self._nc.close()
 
-    async def _connect(self) -> Any:
+    async def _connect(self) -> JetStreamContext:
         import nats
 
         async def disconnected() -> None:
@@ -107,7 +112,7 @@ class RelayFeed:
             self._pending.append((release, seq, data if data is not None else {}))
             self._wake.set()
 
-    def _deliver(self, seq: int, data: dict[str, Any] | None) -> None:
+    def _deliver(self, seq: int, data: JsonObject | None) -> None:
         if data:  # a refused message leaves a jump in ids: viewers resuming across it get a snapshot
             self.hub.emit_at(seq, data)
 

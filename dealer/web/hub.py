@@ -22,7 +22,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from .public import Message, PublicState
 
@@ -278,7 +278,7 @@ class PublicHub:
             self.clients -= 1
 
 
-def parse_last_event_id(value: Any) -> int | None:
+def parse_last_event_id(value: object) -> int | None:
     if value is None:
         return None
     try:

@@ -13,19 +13,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.types import Message, Receive, Scope, Send  # the ASGI spec's plain dicts, as Starlette types them
+
+from dealer.core.json_types import JsonObject
 
 from .config import Limits
 
-Scope = MutableMapping[str, Any]  # the ASGI spec's types: plain dicts of any values
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PREVIEW = 40  # characters of a refused value shown back (the rest is cut)
@@ -68,16 +66,18 @@ def _loc(loc: Iterable[object]) -> list[str | int]:
 MAX_ERRORS_LISTED = 8  # a body with 20 bad list items gets 8 named and a count, never a page of previews
 
 
-def brief_errors(errors: Iterable[Any]) -> list[dict[str, Any]]:
+def brief_errors(errors: Iterable[Mapping[str, object]]) -> list[JsonObject]:
     """pydantic's errors without echo: the field's place, the message, a preview of the input; at most
     ``MAX_ERRORS_LISTED`` of them, then one entry counting the rest."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     rest = 0
     for e in errors:
         if len(out) == MAX_ERRORS_LISTED:
             rest += 1
             continue
-        item: dict[str, Any] = {"type": e.get("type"), "loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", ""))}
+        loc = e.get("loc", ())
+        where = _loc(loc) if isinstance(loc, Iterable) else [str(loc)]
+        item: JsonObject = {"type": e.get("type"), "loc": where, "msg": str(e.get("msg", ""))}
         if "input" in e:
             item["input"] = preview(e["input"])
         out.append(item)
@@ -86,7 +86,7 @@ def brief_errors(errors: Iterable[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def error_text(errors: Iterable[Any]) -> str:
+def error_text(errors: Iterable[Mapping[str, object]]) -> str:
     """The same errors as one line for a console: ``field.sub: message; …``."""
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in brief_errors(errors))
 

@@ -15,23 +15,29 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING
+
+from dealer.core.json_types import JsonObject
 
 from .public_wire import WireError, encode, stream_name, subject
+
+if TYPE_CHECKING:  # nats loads only when a relay is configured
+    from nats.aio.client import Client
+    from nats.js import JetStreamContext
 
 log = logging.getLogger("dealer.relay.publisher")
 
 BATCH = 256
 
 
-async def ensure_stream(js: Any, event: str) -> None:
+async def ensure_stream(js: JetStreamContext, event: str) -> None:
     """Create the event's stream if absent (file storage, one subject, keep everything of the event)."""
     from nats.js.api import StorageType, StreamConfig
     from nats.js.errors import NotFoundError
 
     config = StreamConfig(name=stream_name(event), subjects=[subject(event)], storage=StorageType.FILE)
     try:
-        await js.stream_info(config.name)
+        await js.stream_info(stream_name(event))
     except NotFoundError:
         await js.add_stream(config)
 
@@ -50,12 +56,12 @@ class RelayPublisher:
         self._seq = 0
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._nc: Any = None
+        self._nc: Client | None = None
         self._closing = False
         self.connected = False  # NATS takes our messages now (False while it is down: they wait in the queue)
 
     # -- called by the hub (event loop thread) ------------------------------------------------------------
-    def sink(self, msg: dict[str, Any]) -> None:
+    def sink(self, msg: JsonObject) -> None:
         try:
             data = encode(msg)
         except WireError as exc:  # never publish what is not public; the hall goes on
@@ -99,7 +105,7 @@ class RelayPublisher:
             with contextlib.suppress(Exception):
                 await self._nc.close()
 
-    async def _connect(self) -> Any:
+    async def _connect(self) -> JetStreamContext:
         import nats
 
         async def disconnected() -> None:

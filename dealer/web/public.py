@@ -8,8 +8,8 @@ messages (``PublicState.apply``), so it cannot hold more than the messages do.
 from __future__ import annotations
 
 import copy
-from typing import Any
 
+from dealer.core.json_types import JsonObject
 from dealer.session import (
     PublicCardHidden,
     PublicCardOpen,
@@ -31,7 +31,7 @@ from .models import (
     PublicStation,
 )
 
-Message = dict[str, Any]  # a public message as the hub keeps it: built only through the models below
+Message = JsonObject  # a public message as the hub keeps it: built only through the models below
 SEATS = "NESW"
 
 
@@ -94,10 +94,10 @@ HALL_DRAW_KEYS = (
 )  # fmt: skip
 
 
-def commitment_message(view: dict[str, Any]) -> Message:
+def commitment_message(view: JsonObject) -> Message:
     """A draw as the hall sees it: its commitment hash, witnesses and the format of V; V once entered;
     K and the drawn ids only once revealed. Never the eligible set, never a drawn deal before the reveal."""
-    msg: dict[str, Any] = {key: view[key] for key in HALL_DRAW_KEYS if key in view}
+    msg: JsonObject = {key: view[key] for key in HALL_DRAW_KEYS if key in view}
     if msg.get("state") not in ("revealed", "void"):
         msg.pop("secret", None)
     if msg.get("state") != "revealed":
@@ -105,7 +105,7 @@ def commitment_message(view: dict[str, Any]) -> Message:
     return {"type": "commitment", **PublicCommitment.model_validate(msg).model_dump(exclude_unset=True)}
 
 
-def _empty_hands() -> dict[str, Any]:
+def _empty_hands() -> JsonObject:
     return {s: {"open": [], "hidden": 0} for s in SEATS}
 
 
@@ -113,11 +113,11 @@ class PublicState:
     """What a newly connected audience client needs to draw the screen, folded from public messages."""
 
     def __init__(self) -> None:
-        self.stations: dict[str, dict[str, Any]] = {}
-        self.bank: dict[str, Any] = {"formed": 0, "target": 0, "ledger_head": "", "ledger_size": 0}
-        self.commitment: dict[str, Any] | None = None
+        self.stations: dict[str, JsonObject] = {}
+        self.bank: JsonObject = {"formed": 0, "target": 0, "ledger_head": "", "ledger_size": 0}
+        self.commitment: JsonObject | None = None
 
-    def _station(self, name: str) -> dict[str, Any]:
+    def _station(self, name: str) -> JsonObject:
         st = self.stations.get(name)
         if st is None:
             st = {

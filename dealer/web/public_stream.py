@@ -16,19 +16,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from typing import Any
+from collections.abc import Mapping
 from urllib.parse import parse_qs
 
 from fastapi import FastAPI
+from starlette.types import Receive, Scope, Send  # the ASGI spec's plain dicts, as Starlette types them
 
 from .hub import PublicHub, Transport, parse_last_event_id
-
-# Any: the ASGI spec's types are plain dicts of any values (as Starlette types them)
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 RETRY_AFTER_S = 5
 HEADERS = [

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from dealer.core.errors import DealerError
+from dealer.core.json_types import JsonObject
 
 SEAT = Literal["N", "E", "S", "W"]
 _EVENT_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -99,7 +100,7 @@ class CommitmentMsg(_Msg):
     previous: str | None = None
     drawn_before: int | None = None
     public_value: str | None = None
-    public_value_spec: dict[str, Any] | None = None
+    public_value_spec: JsonObject | None = None
     witnesses: list[str] | None = None
     format: str | None = None
     bits: float | int | None = None
@@ -122,7 +123,7 @@ PublicWireMessage = Annotated[
     CardMsg | HiddenMsg | DealStartedMsg | DealVoidedMsg | DealCommittedMsg | StationMsg | BankMsg | CommitmentMsg,
     Field(discriminator="type"),
 ]
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(PublicWireMessage)
+_ADAPTER: TypeAdapter[PublicWireMessage] = TypeAdapter(PublicWireMessage)
 PUBLIC_TYPES = frozenset(
     ("card", "hidden", "deal_started", "deal_voided", "deal_committed", "station", "bank", "commitment")
 )
@@ -142,7 +143,7 @@ def subject(event: str) -> str:
     return f"dealer.public.{check_event(event)}"
 
 
-def encode(msg: dict[str, Any]) -> bytes:
+def encode(msg: JsonObject) -> bytes:
     """The bytes published for ``msg``; refuses anything but a valid public message."""
     if msg.get("type") not in PUBLIC_TYPES:
         raise WireError("message type {get!r} is not public", get=msg.get("type"))
@@ -155,7 +156,7 @@ def encode(msg: dict[str, Any]) -> bytes:
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def decode(data: bytes) -> dict[str, Any]:
+def decode(data: bytes) -> JsonObject:
     """A message read from the stream, validated the same way (a relay serves nothing else)."""
     try:
         msg = json.loads(data)

@@ -16,17 +16,19 @@ import hashlib
 import logging
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
+from dealer.core import Deal
 from dealer.core.errors import DealerError
+from dealer.core.events import DeviceEvent
 from dealer.export.boards import SessionBoard, number_deals
 from dealer.export.journal import FoulCopy, finished_copies
-from dealer.export.machine import Progress, Stage
+from dealer.export.machine import CopyMaker, Progress, Stage
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
@@ -138,11 +140,11 @@ class WatchdogMaker:
     """A ``CopyMaker`` that gives each copy a deadline: a machine (or link) that goes quiet in the middle of a
     copy makes that copy foul instead of stalling the director's board making for ever."""
 
-    def __init__(self, inner: Any, seconds: float) -> None:
+    def __init__(self, inner: CopyMaker, seconds: float) -> None:
         self.inner = inner
         self.seconds = seconds
 
-    async def make_copy(self, board_number: int, deal: Any, copy: int) -> Any:
+    async def make_copy(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]:
         try:
             return await asyncio.wait_for(self.inner.make_copy(board_number, deal, copy), self.seconds)
         except TimeoutError:
@@ -192,7 +194,7 @@ def make_router(service: Service) -> APIRouter:
             raise HTTPException(400, error_detail(exc)) from exc
         return number_deals([item.deal.deal for item in drawn], first=first, copies=copies)
 
-    async def record(kind: str, label: str, paths: list[Path], **extra: Any) -> None:
+    async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
         digests = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
         payload = {"what": kind, "label": label, "files": digests, **extra}
         await service.bank.call(service.bank.bank.record_event, "export", payload)
