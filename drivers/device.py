@@ -20,7 +20,9 @@ class CommandRefused(DeviceError):
         self.command = command
         self.reason = reason
         self.detail = detail
-        super().__init__("the device refused {command}: {reason} ({detail})", command=command, reason=reason, detail=detail)
+        super().__init__(
+            "the device refused {command}: {reason} ({detail})", command=command, reason=reason, detail=detail
+        )
 
 
 class LinkLost(DeviceError):

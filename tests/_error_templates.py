@@ -1,4 +1,5 @@
-"""Every error template written in ``dealer/`` and ``drivers/``, found by walking the syntax trees (for the catalogue tests).
+"""Every error template written in ``dealer/`` and ``drivers/``, found by walking the syntax trees (for the
+catalogue tests).
 
 An error is built as ``SomeError("English template {field}", field=value)`` where ``SomeError`` is
 ``DealerError`` or one of its subclasses (found by walking the class definitions), or as a

@@ -67,9 +67,7 @@ class CaptureSource(_Closing):
         self.name = str(target)
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
-            raise SourceError(
-                "source {name!r}: OpenCV cannot open it (no such camera, file or stream)", name=self.name
-            )
+            raise SourceError("source {name!r}: OpenCV cannot open it (no such camera, file or stream)", name=self.name)
         self._live = isinstance(target, int) or "://" in str(target) if live is None else live
         self._start = time.time()
 
@@ -142,6 +140,4 @@ def open_source(spec: str) -> FrameSource:
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return ImageSource([path], text)
         return CaptureSource(text, live=False)
-    raise SourceError(
-        "source {text!r}: not a camera index, an existing file or directory, a glob or a URL", text=text
-    )
+    raise SourceError("source {text!r}: not a camera index, an existing file or directory, a glob or a URL", text=text)

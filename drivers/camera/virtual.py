@@ -377,9 +377,7 @@ def named_deck(name: str) -> DeckArt:
     folder = Path(name)
     if folder.is_dir():
         return image_deck(folder)
-    raise DealerError(
-        "deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl> or a folder of card images", name=name
-    )
+    raise DealerError("deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl> or a folder of card images", name=name)
 
 
 def virtual_source(spec: str) -> VirtualCamera:

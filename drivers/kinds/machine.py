@@ -133,9 +133,7 @@ class MachineDevice:
     async def request_deal(self) -> None:
         driver = self._open_driver()
         if not driver.connected:
-            raise DeviceError(
-                "{url}: the device is not connected (reconnecting); try again in a moment", url=self.url
-            )
+            raise DeviceError("{url}: the device is not connected (reconnecting); try again in a moment", url=self.url)
         try:
             await asyncio.wait_for(driver.start_deal(), ANSWER_SECONDS)
         except CommandRefused:  # the machine is still in a fault the operator has cleared: reset, then deal
