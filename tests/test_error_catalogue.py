@@ -31,6 +31,8 @@ SAME_ALLOWED = {
     "commitment.public_value: {exc}",
     "md {md!r}: {exc}",  # md and Deal: the names of a LIN key and a PBN tag
     "Deal {value!r}: {exc}",
+    "{exc}",
+    "{first}; {then}",
     "{reason}",  # a device's own words for a lost link or a refused session (firmware_protocol speaks English)
 }
 
