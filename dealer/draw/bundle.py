@@ -35,7 +35,6 @@ from .protocol import (
     check_public_value,
     commitment_hash,
     commitment_picks,
-    percent_text,
     quota_limit,
 )
 
@@ -414,12 +413,12 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
             before=com["drawn_before"],
             n=com["n"],
             after=after,
-            percent=percent_text(bp),
+            percent=_percent(bp),
             last=cp["last_deal"],
             limit=limit,
         )
     within = dict(
-        before=com["drawn_before"], n=com["n"], after=after, limit=limit, percent=percent_text(bp), last=cp["last_deal"]
+        before=com["drawn_before"], n=com["n"], after=after, limit=limit, percent=_percent(bp), last=cp["last_deal"]
     )
     good = (
         Phrase(
@@ -462,7 +461,7 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
         yield Check(
             "public value",
             True,
-            Phrase("V = {value!r} is in the committed canonical form ({form})", value=value, form=spec.format_text()),
+            Phrase("V = {value!r} is in the committed canonical form ({form})", value=value, form=spec.format_phrase()),
         )
     except DrawError as exc:
         yield Check("public value", False, Phrase("V = {short} is not canonical: {exc}", short=_short(value), exc=exc))
@@ -645,6 +644,11 @@ def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, Phrase, list[in
         )
     )
     return True, detail, drawn
+
+
+def _percent(bp: int) -> Phrase:
+    """Hundredths of a percent as a phrase: ``10%`` (en) and ``10 %``, ``2,5 %`` (ru), as ``percent_text``."""
+    return Phrase("{share}%", share=bp // 100 if bp % 100 == 0 else bp / 100)
 
 
 def _list(ids: list[int]) -> str:
