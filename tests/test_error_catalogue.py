@@ -33,6 +33,7 @@ SAME_ALLOWED = {
     "Deal {value!r}: {exc}",
     "{exc}",
     "{first}; {then}",
+    "{problems}",  # pydantic's own words for a judge command's bad fields
     "{reason}",  # a device's own words for a lost link or a refused session (firmware_protocol speaks English)
 }
 
