@@ -112,9 +112,7 @@ class Report:
             if r.detail:
                 lines.append(f"      {r.detail}")
         lines.append("")
-        lines.append(
-            say(Phrase("slowest answer seen: {ms} ms (the text allows 50 ms)", ms=round(self.max_answer_ms)))
-        )
+        lines.append(say(Phrase("slowest answer seen: {ms} ms (the text allows 50 ms)", ms=round(self.max_answer_ms))))
         lines.append(
             say(
                 Phrase(
