@@ -21,6 +21,7 @@ from babel import Locale
 from babel.dates import format_date as _babel_date
 from babel.dates import format_datetime as _babel_datetime
 from babel.numbers import format_decimal as _babel_decimal
+from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
@@ -209,11 +210,24 @@ def os_text(reason: object, lang: str) -> str:
     return str(entry) if isinstance(entry, str) else text
 
 
+def _localized(text: str, lang: str) -> str:
+    """Python's ``1,234.5`` in the locale's symbols: ru ``1 234,5`` (no-break space, as Babel/CLDR write it)."""
+    table = {ord(","): get_group_symbol(_locale(lang)), ord("."): get_decimal_symbol(_locale(lang))}
+    return text.translate(table)
+
+
 class _DecimalComma(float):
-    """A float that formats with a decimal comma (Russian writes 2,6 бит, 5,25 %)."""
+    """A float that formats with a decimal comma and Russian grouping (2,6 бит, 5,25 %, 12 345,5)."""
 
     def __format__(self, spec: str) -> str:
-        return format(float(self), spec).replace(".", ",")
+        return _localized(format(float(self), spec), "ru")
+
+
+class _GroupedInt(int):
+    """An int whose ``{n:,}`` groups thousands the Russian way: ``1 000 000`` with no-break spaces, not commas."""
+
+    def __format__(self, spec: str) -> str:
+        return _localized(format(int(self), spec), "ru")
 
 
 def _param_text(value: object, lang: str) -> object:
@@ -221,6 +235,8 @@ def _param_text(value: object, lang: str) -> object:
         return error_text(value, lang)
     if lang == "ru" and isinstance(value, float):
         return _DecimalComma(value)
+    if lang == "ru" and isinstance(value, int) and not isinstance(value, bool):
+        return _GroupedInt(value)
     if isinstance(value, OSError | str) and not isinstance(value, DealerError):
         translated = os_text(value, lang)
         return translated if translated != str(value) else value

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from cobs import cobs
 
+from dealer.core.errors import Phrase
 from firmware_protocol.cards import pack_seats, unpack_seats
 from firmware_protocol.codec import CRC, HEADER, Decoder, ErrorReason, FrameError, Received, crc32, encode, encode_raw
 from firmware_protocol.link import is_reliable
@@ -61,7 +62,7 @@ class Deviation(Exception):
 @dataclass
 class CheckResult:
     name: str
-    title: str
+    title: Phrase
     ok: bool
     detail: str
     seconds: float
@@ -79,37 +80,62 @@ class Report:
     def ok(self) -> bool:
         return bool(self.results) and all(r.ok for r in self.results)
 
-    def render(self) -> str:
+    def render(self, say: Callable[[Phrase], str] = str) -> str:
+        """The report as text; ``say`` puts each phrase in the reader's language (the CLI passes its own;
+        ``str`` is English). The checks' details name protocol fields and sections and stay as written."""
         lines = [
-            "Conformance report — open dealing-machine protocol, version 1 (text revision 1.1)",
-            f"target: {self.target}",
-            f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
+            say(Phrase("Conformance report — open dealing-machine protocol, version 1 (text revision 1.1)")),
+            say(Phrase("target: {target}", target=self.target)),
+            say(Phrase("date: {date}", date=time.strftime("%Y-%m-%d %H:%M:%S %Z"))),
         ]
         if self.info is not None:
             i = self.info
             caps = [c.name for c in Capability if i.has(c)]
             lines.append(
-                f"device: {i.model} (serial {i.serial}, firmware {i.firmware}, {i.pockets} pockets, "
-                f"capabilities {'+'.join(caps) or 'none'})"
+                say(
+                    Phrase(
+                        "device: {model} (serial {serial}, firmware {firmware}, {pockets} pockets, capabilities "
+                        "{caps})",
+                        model=i.model,
+                        serial=i.serial,
+                        firmware=i.firmware,
+                        pockets=i.pockets,
+                        caps="+".join(caps) or say(Phrase("none")),
+                    )
+                )
             )
         lines.append("")
         for r in self.results:
-            lines.append(f"{'PASS' if r.ok else 'FAIL'}  {r.name:<16} {r.title} ({r.seconds:.1f} s)")
+            word = say(Phrase("PASS")) if r.ok else say(Phrase("FAIL"))
+            seconds = say(Phrase("{seconds} s", seconds=round(r.seconds, 1)))
+            lines.append(f"{word}  {r.name:<16} {say(r.title)} ({seconds})")
             if r.detail:
                 lines.append(f"      {r.detail}")
         lines.append("")
-        lines.append(f"slowest answer seen: {self.max_answer_ms:.0f} ms (the text allows 50 ms)")
+        lines.append(say(Phrase("slowest answer seen: {ms} ms (the text allows 50 ms)", ms=round(self.max_answer_ms))))
         lines.append(
-            "not checkable from the host: BOOT (power-cycle the device while `dealer machine info` runs and watch "
-            "for the restart) and FAULT (open the cover or jam the feed during `dealer machine deal`)"
+            say(
+                Phrase(
+                    "not checkable from the host: BOOT (power-cycle the device while `dealer machine info` runs and "
+                    "watch for the restart) and FAULT (open the cover or jam the feed during `dealer machine deal`)"
+                )
+            )
         )
         if self.dropped:
-            lines.append(
-                "frames from the device the tester dropped: " + ", ".join(f"{k} {v}" for k, v in self.dropped.items())
-            )
+            dropped = ", ".join(f"{k} {v}" for k, v in self.dropped.items())
+            lines.append(say(Phrase("frames from the device the tester dropped: {dropped}", dropped=dropped)))
         passed = sum(r.ok for r in self.results)
-        verdict = "CONFORMS" if self.ok else "DOES NOT CONFORM"
-        lines.append(f"result: {verdict} — {passed} of {len(self.results)} checks passed")
+        verdict = say(Phrase("CONFORMS")) if self.ok else say(Phrase("DOES NOT CONFORM"))
+        lines.append(
+            say(
+                Phrase(
+                    "result: {verdict} — {passed} of {total} checks passed",
+                    verdict=verdict,
+                    passed=passed,
+                    total=len(self.results),
+                )
+            )
+        )
         return "\n".join(lines) + "\n"
 
 
@@ -551,17 +577,17 @@ async def check_board(p: Probe, report: Report) -> str:
     return "board 3 copy 1 made with every card in its pocket and BOARD_DONE"
 
 
-CHECKS: list[tuple[str, str, Check]] = [
-    ("handshake", "HELLO, HELLO_REPLY, GET_INFO, DEVICE_INFO (§6)", check_handshake),
-    ("versions", "version negotiation and header versions (§6.2, §6.3)", check_versions),
-    ("messages", "every host message type answered (§7, §9)", check_messages),
-    ("naks", "NAK reasons and the unanswered range (§5.1)", check_naks),
-    ("duplicates", "duplicate frames answered, not acted on (§5.3)", check_duplicates),
-    ("retransmission", "retransmission of unanswered messages (§5.4)", check_retransmission),
-    ("noise", "garbage, oversize, cut frames, bad CRC (§3, §5.1)", check_noise),
-    ("deal", "a full random deal (§8)", check_deal),
-    ("board", "a board copy (§8)", check_board),
-    ("lost_host", "retries exhausted and host silence end the session (§5.4, §5.6)", check_lost_host),
+CHECKS: list[tuple[str, Phrase, Check]] = [
+    ("handshake", Phrase("HELLO, HELLO_REPLY, GET_INFO, DEVICE_INFO (§6)"), check_handshake),
+    ("versions", Phrase("version negotiation and header versions (§6.2, §6.3)"), check_versions),
+    ("messages", Phrase("every host message type answered (§7, §9)"), check_messages),
+    ("naks", Phrase("NAK reasons and the unanswered range (§5.1)"), check_naks),
+    ("duplicates", Phrase("duplicate frames answered, not acted on (§5.3)"), check_duplicates),
+    ("retransmission", Phrase("retransmission of unanswered messages (§5.4)"), check_retransmission),
+    ("noise", Phrase("garbage, oversize, cut frames, bad CRC (§3, §5.1)"), check_noise),
+    ("deal", Phrase("a full random deal (§8)"), check_deal),
+    ("board", Phrase("a board copy (§8)"), check_board),
+    ("lost_host", Phrase("retries exhausted and host silence end the session (§5.4, §5.6)"), check_lost_host),
 ]
 
 
@@ -573,7 +599,7 @@ async def run_conformance(
     try:
         await probe.start()
     except TransportClosed as exc:
-        report.results.append(CheckResult("open", "open the link", False, str(exc), 0.0))
+        report.results.append(CheckResult("open", Phrase("open the link"), False, str(exc), 0.0))
         return report
     try:
         for name, title, check in CHECKS:

@@ -20,15 +20,17 @@ class CommandRefused(DeviceError):
         self.command = command
         self.reason = reason
         self.detail = detail
-        super().__init__(f"the device refused {command}: {reason} ({detail})")
+        super().__init__(
+            "the device refused {command}: {reason} ({detail})", command=command, reason=reason, detail=detail
+        )
 
 
 class LinkLost(DeviceError):
     """The link dropped (or the device restarted). ``deal_id`` names a deal whose start was cut short: it is
     void, and its Disconnected or DeviceFault event still follows on the event stream."""
 
-    def __init__(self, message: str, deal_id: int | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, template: str = "", /, *, deal_id: int | None = None, **params: object) -> None:
+        super().__init__(template, **params)
         self.deal_id = deal_id
 
 

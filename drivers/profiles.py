@@ -38,7 +38,14 @@ class DeviceProfile:
 def _int(table: dict[str, object], key: str, path: Path, low: int, high: int, default: int | None = None) -> int:
     value = table.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ProfileError(f"{path}: field {key!r} = {value!r} is not an integer in {low}..{high}")
+        raise ProfileError(
+            "{path}: field {key!r} = {value!r} is not an integer in {low}..{high}",
+            path=path,
+            key=key,
+            value=value,
+            low=low,
+            high=high,
+        )
     return value
 
 
@@ -46,7 +53,7 @@ def load_profile(path: Path) -> DeviceProfile:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: {exc}") from exc
+        raise ProfileError("{path}: {exc}", path=path, exc=exc) from exc
     usb_raw = raw.get("usb")
     usb = None
     if isinstance(usb_raw, dict):
@@ -59,16 +66,18 @@ def load_profile(path: Path) -> DeviceProfile:
         )
     serial_raw = raw.get("serial", {})
     if not isinstance(serial_raw, dict):
-        raise ProfileError(f"{path}: [serial] must be a table")
+        raise ProfileError("{path}: [serial] must be a table", path=path)
     ids: list[tuple[int, int]] = []
     for n, item in enumerate(serial_raw.get("usb_ids", [])):
         vid, sep, pid = str(item).partition(":")
         try:
             ids.append((int(vid, 16), int(pid, 16)))
         except ValueError:
-            raise ProfileError(f"{path}: serial.usb_ids[{n}] = {item!r} is not VID:PID in hexadecimal") from None
+            raise ProfileError(
+                "{path}: serial.usb_ids[{n}] = {item!r} is not VID:PID in hexadecimal", path=path, n=n, item=item
+            ) from None
         if not sep:
-            raise ProfileError(f"{path}: serial.usb_ids[{n}] = {item!r} is not VID:PID")
+            raise ProfileError("{path}: serial.usb_ids[{n}] = {item!r} is not VID:PID", path=path, n=n, item=item)
     name = raw.get("name", path.stem)
     return DeviceProfile(
         name=str(name),

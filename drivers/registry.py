@@ -91,11 +91,13 @@ def device_kinds() -> list[str]:
 def device_factory(kind: str) -> DeviceFactory:
     loaders = _registered()
     if kind not in loaders:
-        raise UnknownDeviceKind(f"unknown device kind {kind!r}; known: {', '.join(device_kinds())}")
+        raise UnknownDeviceKind(
+            "unknown device kind {kind!r}; known: {known}", kind=kind, known=", ".join(device_kinds())
+        )
     try:
         return loaders[kind]()
     except (ImportError, AttributeError) as exc:  # a kind's package is broken or half-installed: say which
-        raise DeviceError(f"device kind {kind!r} cannot be loaded: {exc}") from exc
+        raise DeviceError("device kind {kind!r} cannot be loaded: {exc}", kind=kind, exc=exc) from exc
 
 
 def open_device(kind: str, url: str = "", **options: Any) -> DealingDevice:  # Any: see DeviceOptions

@@ -239,7 +239,9 @@ class UsbTransport:
         cls, profile: DeviceProfile, *, serial_number: str | None = None, backend: Any = None
     ) -> UsbTransport:
         if profile.usb is None:
-            raise TransportSpecError(f"device profile {profile.name!r} ({profile.path}) has no [usb] section")
+            raise TransportSpecError(
+                "device profile {name!r} ({path}) has no [usb] section", name=profile.name, path=profile.path
+            )
         u = profile.usb
         return cls(
             u.vendor_id,
@@ -325,7 +327,7 @@ def open_transport(spec: str, *, baudrate: int = 115200, usb_backend: Any = None
     if spec.startswith("tcp://"):
         host, sep, port = spec[len("tcp://") :].rpartition(":")
         if not sep or not port.isdecimal() or not 0 < int(port) < 65536:
-            raise TransportSpecError(f"{spec!r}: expected tcp://HOST:PORT with PORT in 1..65535")
+            raise TransportSpecError("{spec!r}: expected tcp://HOST:PORT with PORT in 1..65535", spec=spec)
         return TcpTransport(host or "127.0.0.1", int(port))
     if spec.startswith("usb:"):
         parts = spec[4:].split(":")
@@ -338,10 +340,14 @@ def open_transport(spec: str, *, baudrate: int = 115200, usb_backend: Any = None
                     return UsbTransport.from_profile(profile, serial_number=serial_number, backend=usb_backend)
                 return UsbTransport(vid, pid, serial_number=serial_number, backend=usb_backend)
         except ValueError:
-            raise TransportSpecError(f"{spec!r}: expected usb:VID:PID[:SERIAL] with hexadecimal ids") from None
+            raise TransportSpecError(
+                "{spec!r}: expected usb:VID:PID[:SERIAL] with hexadecimal ids", spec=spec
+            ) from None
         profile = find_profile(name=parts[0])
         if profile is None:
-            raise TransportSpecError(f"{spec!r}: no device profile named {parts[0]!r} in config/devices")
+            raise TransportSpecError(
+                "{spec!r}: no device profile named {name!r} in config/devices", spec=spec, name=parts[0]
+            )
         return UsbTransport.from_profile(
             profile, serial_number=parts[1] if len(parts) > 1 else None, backend=usb_backend
         )

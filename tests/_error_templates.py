@@ -1,4 +1,5 @@
-"""Every error template written in ``dealer/``, found by walking the syntax trees (for the catalogue tests).
+"""Every error template written in ``dealer/`` and ``drivers/``, found by walking the syntax trees (for the
+catalogue tests).
 
 An error is built as ``SomeError("English template {field}", field=value)`` where ``SomeError`` is
 ``DealerError`` or one of its subclasses (found by walking the class definitions), or as a
@@ -17,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEALER = ROOT / "dealer"
+DRIVERS = ROOT / "drivers"  # the device code (imports dealer.core only): its errors reach people as well
 # bank branch converts these: its raise sites follow the same convention after the merge (remove then).
 EXEMPT: tuple[str, ...] = ()
 
@@ -30,7 +32,8 @@ class Site:
 
 
 def _trees() -> dict[str, ast.Module]:
-    return {p.relative_to(ROOT).as_posix(): ast.parse(p.read_text(encoding="utf-8")) for p in DEALER.rglob("*.py")}
+    files = [*DEALER.rglob("*.py"), *DRIVERS.rglob("*.py")]
+    return {p.relative_to(ROOT).as_posix(): ast.parse(p.read_text(encoding="utf-8")) for p in files}
 
 
 def _base_names(node: ast.ClassDef) -> list[str]:
@@ -113,7 +116,7 @@ def sites() -> list[Site]:
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             text = ast.get_source_segment(src, node) or ""
-            if name == "Phrase" or (name in classes and _takes_template(_own_init(classes, name))):
+            if name in ("Phrase", "DealerError") or (name in classes and _takes_template(_own_init(classes, name))):
                 prefix = _class_constant(classes, name, "PREFIX")
                 templates = literals(node.args[0]) if node.args else ("",)
                 found.append(Site(path, node.lineno, tuple(prefix + t for t in templates), text))

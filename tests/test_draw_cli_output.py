@@ -78,3 +78,38 @@ def test_json_and_hashes_are_plain_on_a_40_column_terminal(tmp_path: Path) -> No
     assert seed is not None and len(seed.group(1)) == 64  # the hash on one line, whole
     piped_json = piped(tmp_path, "draw", "prepare", "S2", "--regulation", "reg.toml", *dice)
     assert piped_json.returncode == 0 and json.loads(piped_json.stdout)["commitment"]["previous"]
+
+
+def test_verify_details_in_russian_keep_the_hashes(tmp_path: Path) -> None:
+    """``draw verify`` in Russian: the words of each check translated (plural forms by hand: 2 сдачи → «для 2
+    сдач», genitive), the hashes and numbers as in English."""
+    make_bank(tmp_path / "var" / "bank.sqlite", 40).close()
+    (tmp_path / "reg.toml").write_text(REG)
+    dice = ("--witness", "Ann", "--witness", "Boris", "--rolls", "8")
+    steps = [
+        ("bank", "seal"),
+        ("draw", "prepare", "S1", "--regulation", "reg.toml", *dice),
+        ("draw", "publish", "S1"),
+        ("draw", "public-value", "S1", "--dice", "12345612", "--dice", "65432165"),
+        ("draw", "run", "S1"),
+        ("draw", "reveal", "S1"),
+        ("draw", "bundle", "S1", "--out", "b.json"),
+    ]
+    for args in steps:
+        assert piped(tmp_path, "--lang", "en", *args).returncode == 0, args
+    en = piped(tmp_path, "--lang", "en", "draw", "verify", "b.json").stdout.decode()
+    ru = piped(tmp_path, "--lang", "ru", "draw", "verify", "b.json").stdout.decode()
+    assert "SHA-256(salt ‖ deal) equals the ledger commitment for 2 deals" in en
+    assert "SHA-256(соль ‖ сдача) совпадает с обязательством в журнале для 2 сдач" in ru
+    seed = re.search(r"draw: seed ([0-9a-f]{64}); Rivest's sampler picks deals ([0-9, ]+)\n", en)
+    assert seed is not None
+    assert f"зерно {seed.group(1)}; выборка по Ривесту даёт сдачи {seed.group(2)}\n" in ru
+    k_hash = re.search(r"SHA-256 of the revealed K is the committed ([0-9a-f]{64})", en)
+    assert k_hash is not None and f"SHA-256 раскрытого K совпадает с заявленным в обязательстве {k_hash.group(1)}" in ru
+    size = re.search(r"checkpoint of (\d+) ledger entries", en)
+    assert size is not None
+    assert int(size.group(1)) > 40 and f"контрольная точка из {size.group(1)} запис" in ru
+    assert "первая жеребьёвка банка" in ru and "first draw of bank" in en
+    assert "(10 процентов от числа запечатанных сдач 40)" in ru and "(10% of 40 sealed deals)" in en
+    assert "2 свидетеля (Ann, Boris)" in ru
+    assert not re.search(r"\b(deals|checkpoint|seed|ledger|draw of)\b", ru)  # no English words left

@@ -31,6 +31,10 @@ SAME_ALLOWED = {
     "commitment.public_value: {exc}",
     "md {md!r}: {exc}",  # md and Deal: the names of a LIN key and a PBN tag
     "Deal {value!r}: {exc}",
+    "{exc}",
+    "{first}; {then}",
+    "{problems}",  # pydantic's own words for a judge command's bad fields
+    "{reason}",  # a device's own words for a lost link or a refused session (firmware_protocol speaks English)
 }
 
 
@@ -119,3 +123,21 @@ def test_russian_numbers_have_a_decimal_comma_and_phrases_inside() -> None:
     assert str(caught.value).startswith("the public value carries 2.6 bits (1 witnesses (Анна) × 1 rolls of a d6")
     ru = error_text(caught.value, "ru")
     assert ru.startswith("публичное значение несёт 2,6 бит (1 свидетель (Анна) × бросков кости d6: 1 (1-6)"), ru
+
+
+def test_russian_groups_thousands_with_a_no_break_space() -> None:
+    """``{n:,}`` in a template: a comma in English, a no-break space in Russian (CLDR's ru group symbol)."""
+    from dealer.formats.base import MAX_LINE_CHARS
+
+    exc = DealerError(
+        "{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters", source="a.pbn", line=3,
+        MAX_LINE_CHARS=1_048_576,
+    )  # fmt: skip
+    assert MAX_LINE_CHARS > 0 and str(exc) == "a.pbn: line 3 is longer than 1,048,576 characters"
+    assert error_text(exc, "ru") == "a.pbn: строка 3 длиннее 1\u00a0048\u00a0576 знаков"
+    small = DealerError("{source}: line {line} is longer than {MAX_LINE_CHARS:,} characters", source="b",
+                        line=1234, MAX_LINE_CHARS=999)  # fmt: skip
+    assert error_text(small, "ru") == "b: строка 1234 длиннее 999 знаков"  # no grouping where none is asked
+    assert error_text(DealerError("{where}: probability {value} not in 0..1", where="x", value=1.5), "ru") == (
+        "x: вероятность 1,5 вне диапазона 0..1"
+    )

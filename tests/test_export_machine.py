@@ -17,7 +17,7 @@ import pytest
 from dealer.core import DEAL_COUNT, Card, Deal, Seat
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, FaultKind
 from dealer.export.boards import SessionBoard, number_deals
-from dealer.export.journal import JournalError
+from dealer.export.journal import FoulCopy, JournalError
 from dealer.export.machine import BoardMaker, MachineError, MakeReport, Progress, ProgressCallback, Stage
 
 if TYPE_CHECKING:  # the simulator is optional here (importorskip below)
@@ -117,6 +117,18 @@ def test_wrong_pocket_and_jam_are_detected_and_remade(tmp_path: Path) -> None:
     _correct(machine, boards)
     journal = json.loads((tmp_path / "j.json").read_text())
     assert len(journal["fouls"]) == 4 and len(journal["done"]) == 6
+    # the reasons in Russian for the judge and director, from the template the journal keeps (by hand)
+    from dealer.i18n import error_text
+
+    ru = error_text(wrong.reason_phrase(), "ru")
+    assert ru == f"карта {wrong.card} попала в карман {wrong.pocket}, а должна быть в {wrong.expected}"
+    assert error_text(wrong.reason_phrase(), "en") == wrong.reason
+    stopped = error_text(report.fouls[3].reason_phrase(), "ru")
+    assert report.fouls[3].reason == "the machine stopped after 52 cards without finishing the board"
+    assert stopped == "машина остановилась после 52 карт, не закончив комплект"
+    assert journal["fouls"][0]["reason_template"] == "card {card} went to pocket {pocket}, belongs in {expected}"
+    old = FoulCopy(1, 1, 1, "an older journal's reason")  # journals written before the template was kept
+    assert error_text(old.reason_phrase(), "ru") == "an older journal's reason"
 
 
 def test_gives_up_after_max_attempts(tmp_path: Path) -> None:

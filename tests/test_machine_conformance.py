@@ -91,3 +91,41 @@ def test_unknown_check_is_a_clear_error() -> None:
     done = cli("loop://", "--only", "handshake,telepathy")
     assert done.returncode == 2
     assert "telepathy" in done.stderr
+
+
+def test_the_report_speaks_russian_with_plural_forms(tmp_path: Path) -> None:
+    """``--lang ru``: the frame of the report, the titles and the verdict in Russian (forms by hand: 2 проверки,
+    4 кармана); the check names and the protocol's details stay as written."""
+    env = {**os.environ, "DEALER_LANG": "en"}
+    with SimulatorThread(VirtualMachine(pace=0), "pty") as sim:
+        cmd = [sys.executable, "-m", "dealer", "--lang", "ru", "machine", "conformance", sim.url, "--only",
+               "handshake,deal"]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert out.startswith("Отчёт о соответствии — открытый протокол машины для раскладки сдач")
+    assert "итог: СООТВЕТСТВУЕТ — пройдены 2 проверки из 2" in out
+    assert "пройдена  handshake" in out and "обмен HELLO, HELLO_REPLY, GET_INFO, DEVICE_INFO (§6)" in out
+    assert "4 кармана" in out and "самый медленный ответ:" in out
+    assert "CONFORMS" not in out and "checks passed" not in out
+
+
+@pytest.mark.parametrize(
+    ("passed", "total", "ru", "en"),
+    [
+        (1, 1, "итог: СООТВЕТСТВУЕТ — пройдена 1 проверка из 1", "result: CONFORMS — 1 of 1 checks passed"),
+        (5, 5, "итог: СООТВЕТСТВУЕТ — пройдено 5 проверок из 5", "result: CONFORMS — 5 of 5 checks passed"),
+        (3, 4, "итог: НЕ СООТВЕТСТВУЕТ — пройдены 3 проверки из 4", "result: DOES NOT CONFORM — 3 of 4 checks"),
+    ],
+)
+def test_the_verdict_line_agrees_with_the_count(passed: int, total: int, ru: str, en: str) -> None:
+    from dealer.core.errors import Phrase
+    from dealer.i18n import error_text
+    from drivers.conformance import CheckResult, Report
+
+    report = Report("pty")
+    report.results = [
+        CheckResult(f"c{i}", Phrase("a full random deal (§8)"), i < passed, "", 0.1) for i in range(total)
+    ]
+    assert ru in report.render(lambda p: error_text(p, "ru"))
+    assert en in report.render()

@@ -409,3 +409,32 @@ def test_the_origin_check_compares_scheme_host_and_port(server: Running) -> None
             r = c.post("/api/judge/stations/A/hide", headers={"Origin": origin})
         assert r.status_code == expected, (origin, r.status_code, r.text)
         assert origin not in r.text or expected == 200
+
+
+def test_the_judge_console_hears_bad_commands_in_its_language(server: Running) -> None:
+    """The console's errors in the request's language (``?lang=``): the depth limit with its plural form by
+    hand (32 уровней, genitive after «глубже»), and the same error in English for ``?lang=en``."""
+
+    async def script(lang: str) -> list[str]:
+        url = server.base.replace("http", "ws") + f"/judge/ws?lang={lang}"
+        auth = {"Authorization": f"Bearer {server.judge}"}
+        async with websockets.connect(url, additional_headers=auth, max_size=None) as ws:
+            await ws.recv()  # the state
+            messages = []
+            for text in ("[" * 200, "{not json", "[1, 2]"):
+                await ws.send(text)
+                while (m := json.loads(await ws.recv()))["type"] != "error":
+                    pass
+                messages.append(m["message"])
+            return messages
+
+    assert asyncio.run(script("ru")) == [
+        "команда должна быть объектом JSON: JSON вложен глубже 32 уровней",
+        "команда должна быть объектом JSON: это не текст JSON",
+        "команда должна быть объектом JSON",
+    ]
+    assert asyncio.run(script("en")) == [
+        "a command must be a JSON object: JSON nested deeper than 32 levels",
+        "a command must be a JSON object: not a JSON text",
+        "a command must be a JSON object",
+    ]

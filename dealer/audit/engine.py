@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dealer.core.json_types import JsonObject
+from dealer.i18n import pick_plural
 
 from .checks import ALL_CHECKS, Check
 from .records import AuditRecord, DealSet
@@ -110,6 +111,32 @@ def _fmt(p: float) -> str:
     return "< 1e-12" if p < 1e-12 else f"= {p:.3g}"
 
 
+def _comma(text: str) -> str:
+    """Russian writes a decimal comma: ``0,05``, ``= 0,123``."""
+    return text.replace(".", ",")
+
+
+# the verdict when every test passed, with the count's plural form (CLDR, through Babel)
+ALL_PASSED = {
+    "en": {
+        "one": "The {n} test is consistent with random dealing at the {alpha} level (family-wise, Holm).",
+        "other": "All {n} tests are consistent with random dealing at the {alpha} level (family-wise, Holm).",
+    },
+    "ru": {
+        "one": "{n} проверка из {n} согласуется со случайной раздачей на уровне {alpha} (с поправкой Холма).",
+        "few": "Все {n} проверки согласуются со случайной раздачей на уровне {alpha} (с поправкой Холма).",
+        "many": "Все {n} проверок согласуются со случайной раздачей на уровне {alpha} (с поправкой Холма).",
+        "other": "Все {n} проверки согласуются со случайной раздачей на уровне {alpha} (с поправкой Холма).",
+    },
+}
+
+
+def all_passed_verdict(n: int, alpha: float, lang: str) -> str:
+    """``Все 3 проверки согласуются …`` / ``All 3 tests are consistent …``: the plural form agrees with ``n``."""
+    shown = f"{alpha:g}"
+    return pick_plural(ALL_PASSED[lang], lang, n).format(n=n, alpha=_comma(shown) if lang == "ru" else shown)
+
+
 def _word(check: Check, alpha: float) -> None:
     en, ru = TITLES[check.id]
     if check.p_value is None or check.p_holm is None:
@@ -119,14 +146,15 @@ def _word(check: Check, alpha: float) -> None:
         return
     hint_en, hint_ru = HINTS["hcp" if check.id.startswith("hcp_") else check.id]
     p, ph = _fmt(check.p_value), _fmt(check.p_holm)
+    p_ru, ph_ru, alpha_ru = _comma(p), _comma(ph), _comma(f"{alpha:g}")
     if check.p_holm < alpha:
         check.status = "fail"
         check.verdict_en = f"{en}: NOT random — {hint_en} (p {p}, after Holm {ph}, below {alpha:g})."
-        check.verdict_ru = f"{ru}: НЕ случайно — {hint_ru} (p {p}, с поправкой Холма {ph}, меньше {alpha:g})."
+        check.verdict_ru = f"{ru}: НЕ случайно — {hint_ru} (p {p_ru}, с поправкой Холма {ph_ru}, меньше {alpha_ru})."
     else:
         check.status = "pass"
         check.verdict_en = f"{en}: consistent with random dealing (p {p}, after Holm {ph})."
-        check.verdict_ru = f"{ru}: согласуется со случайной раздачей (p {p}, с поправкой Холма {ph})."
+        check.verdict_ru = f"{ru}: согласуется со случайной раздачей (p {p_ru}, с поправкой Холма {ph_ru})."
 
 
 def audit_dealset(ds: DealSet, alpha: float = DEFAULT_ALPHA) -> AuditResult:
@@ -147,10 +175,10 @@ def audit_dealset(ds: DealSet, alpha: float = DEFAULT_ALPHA) -> AuditResult:
         names_en = "; ".join(TITLES[c.id][0] for c in failed)
         names_ru = "; ".join(TITLES[c.id][1] for c in failed)
         en = f"The dealing is NOT random at the {alpha:g} level (family-wise, Holm): {names_en}."
-        ru = f"Раздача НЕ случайна на уровне {alpha:g} (с поправкой Холма): {names_ru}."
+        ru = f"Раздача НЕ случайна на уровне {_comma(f'{alpha:g}')} (с поправкой Холма): {names_ru}."
     else:
-        en = f"All {len(ran)} tests are consistent with random dealing at the {alpha:g} level (family-wise, Holm)."
-        ru = f"Все {len(ran)} проверок согласуются со случайной раздачей на уровне {alpha:g} (с поправкой Холма)."
+        en = all_passed_verdict(len(ran), alpha, "en")
+        ru = all_passed_verdict(len(ran), alpha, "ru")
     return AuditResult(
         deals=ds.n,
         with_order=int(ds.has_order.sum()),

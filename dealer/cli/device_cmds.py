@@ -13,7 +13,7 @@ from dealer.core.errors import DealerError
 from drivers.discovery import serial_rows, usb_rows
 
 from .app import app
-from .i18n import t
+from .i18n import error, t
 
 if TYPE_CHECKING:
     from drivers.machine import MachineDriver
@@ -149,7 +149,7 @@ def machine_conformance(
         )
     transport = open_transport(target)  # a bad spec fails here with a clear error
     result = asyncio.run(run_conformance(transport, target, names, progress=lambda line: typer.echo(line, err=True)))
-    text = result.render()
+    text = result.render(error)
     typer.echo(text, nl=False)
     if report:
         from pathlib import Path

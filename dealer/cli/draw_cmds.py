@@ -236,14 +236,14 @@ def verify_cmd(
     checks = verify_bundle(bundle, pool)
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
         word = t("passed") if check.ok else t("FAILED")
-        print_line(f"{word} {_check_name(check.name)}: {check.detail}")
+        print_line(f"{word} {_check_name(check.name)}: {error(check.text)}")
     if not checks or not checks[-1].ok:
         raise fail(
             t(
                 "{path}: verification failed at '{name}': {detail}",
                 path=bundle_path,
                 name=_check_name(checks[-1].name),
-                detail=checks[-1].detail,
+                detail=error(checks[-1].text),
             )
         )
     what = t("a voided draw, properly voided") if bundle["void"] is not None else t("the draw is verified")

@@ -250,7 +250,7 @@ def export_boards(
                         board=f.board,
                         copy=f.copy,
                         attempt=f.attempt,
-                        reason=f.reason,
+                        reason=error(f.reason_phrase()),
                     )
                     + where,
                     soft_wrap=True,

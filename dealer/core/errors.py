@@ -39,6 +39,12 @@ class Phrase:
     def __repr__(self) -> str:
         return repr(str(self))
 
+    @classmethod
+    def stored(cls, template: str, params: dict[str, object]) -> Phrase:
+        """A phrase read back from a record (a journal): its template was a literal where it was written, and
+        the catalogue test checked it there."""
+        return cls(template, **params)
+
 
 def render_template(template: str, params: dict[str, object]) -> str:
     """``template`` filled with ``params`` (``str.format``); a template without params is taken as it is."""

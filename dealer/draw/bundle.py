@@ -20,7 +20,7 @@ from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
 from dealer.bank.merkle import leaf_hash, verify_inclusion
 from dealer.core import Deal
-from dealer.core.errors import DealError
+from dealer.core.errors import DealError, Phrase
 from dealer.core.json_types import JsonObject
 
 from .protocol import (
@@ -35,7 +35,6 @@ from .protocol import (
     check_public_value,
     commitment_hash,
     commitment_picks,
-    percent_text,
     quota_limit,
 )
 
@@ -45,9 +44,16 @@ OLD_FORMATS = ("bridge-dealer-draw-bundle/1",)
 
 @dataclass(frozen=True, slots=True)
 class Check:
+    """One check of a bundle: ``text`` is a phrase the catalogues translate (hashes stay as written);
+    ``detail`` is its English text."""
+
     name: str
     ok: bool
-    detail: str
+    text: Phrase
+
+    @property
+    def detail(self) -> str:
+        return str(self.text)
 
 
 class BundleError(DrawError):
@@ -281,16 +287,20 @@ def _run(bundle: JsonObject, known: list[int] | None, pool: Sequence[JsonObject]
             if not check.ok:
                 break
     except BundleError as exc:
-        results.append(Check("well-formed", False, str(exc)))
+        results.append(Check("well-formed", False, Phrase("{exc}", exc=exc)))
     except (KeyError, TypeError, ValueError, DealError, DrawError) as exc:
         step = results[-1].name if results else "format"
-        results.append(Check(f"after {step}", False, f"bundle is malformed: {type(exc).__name__}: {exc}"))
+        results.append(
+            Check(
+                f"after {step}", False, Phrase("bundle is malformed: {kind}: {exc}", kind=type(exc).__name__, exc=exc)
+            )
+        )
     if not results:  # pragma: no cover - _checks always yields
-        results.append(Check("format", False, "nothing checked"))
+        results.append(Check("format", False, Phrase("nothing checked")))
     return results
 
 
-def _fail_or(ok: bool, name: str, good: str, bad: str) -> Check:
+def _fail_or(ok: bool, name: str, good: Phrase, bad: Phrase) -> Check:
     return Check(name, ok, good if ok else bad)
 
 
@@ -298,10 +308,13 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     """``known``: the deals drawn before ``b``, when the chain is being checked by a later draw."""
     fmt = b.get("format")
     yield _fail_or(
-        fmt == BUNDLE_FORMAT, "format", f"format {fmt!r}", f"format {_short(fmt)}, expected {BUNDLE_FORMAT!r}"
+        fmt == BUNDLE_FORMAT,
+        "format",
+        Phrase("format {fmt!r}", fmt=fmt),
+        Phrase("format {short}, expected {expected!r}", short=_short(fmt), expected=BUNDLE_FORMAT),
     )
     check_shape(b)
-    yield Check("well-formed", True, "every member present, of its type, hex lower-case of its exact length")
+    yield Check("well-formed", True, Phrase("every member present, of its type, hex lower-case of its exact length"))
 
     pub = b["public_key"]
     seal = b["seal"]
@@ -311,11 +324,17 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     yield _fail_or(
         sig_ok,
         "seal signature",
-        f"checkpoint of {cp['size']} ledger entries (deals 1..{cp['last_deal']}), root {cp['root']}, "
-        f"signed {cp['ts']} by Ed25519 key {pub}",
-        f"checkpoint format {cp['format']!r} is not {SEAL_FORMAT!r}"
+        Phrase(
+            "checkpoint of {size} ledger entries (deals 1..{last}), root {root}, signed {ts} by Ed25519 key {pub}",
+            size=cp["size"],
+            last=cp["last_deal"],
+            root=cp["root"],
+            ts=cp["ts"],
+            pub=pub,
+        ),
+        Phrase("checkpoint format {fmt!r} is not {expected!r}", fmt=cp["format"], expected=SEAL_FORMAT)
         if not fmt_ok
-        else f"the seal signature does not verify with key {pub}",
+        else Phrase("the seal signature does not verify with key {pub}", pub=pub),
     )
 
     com = b["commitment"]
@@ -324,10 +343,12 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     yield _fail_or(
         sig_ok,
         "commitment signature",
-        f"draw {com['label']!r} committed {com['ts']} by the same key",
-        f"commitment format {com['format']!r} is not {COMMIT_FORMAT!r}"
+        Phrase("draw {label!r} committed {ts} by the same key", label=com["label"], ts=com["ts"]),
+        Phrase("commitment format {fmt!r} is not {expected!r}", fmt=com["format"], expected=COMMIT_FORMAT)
         if not fmt_ok
-        else f"the commitment signature of draw {com['label']!r} does not verify with key {pub}",
+        else Phrase(
+            "the commitment signature of draw {label!r} does not verify with key {pub}", label=com["label"], pub=pub
+        ),
     )
 
     cs = com["seal"]
@@ -337,14 +358,14 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     yield _fail_or(
         not diff,
         "commitment names the seal",
-        f"commitment seal {cs['root']} / bank {com['bank']}",
-        f"the commitment's seal differs from the checkpoint in {', '.join(diff)}",
+        Phrase("commitment seal {root} / bank {bank}", root=cs["root"], bank=com["bank"]),
+        Phrase("the commitment's seal differs from the checkpoint in {fields}", fields=", ".join(diff)),
     )
 
     if known is None:
         ok, detail, before = _chain(b, pool)
     else:
-        ok, detail, before = True, "checked with the later draw's chain", known
+        ok, detail, before = True, Phrase("checked with the later draw's chain"), known
     yield Check("chain", ok, detail)
     if not ok:
         return
@@ -354,47 +375,77 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     yield _fail_or(
         count == want and com["n"] <= count,
         "eligible set",
-        f"{count} deals: sealed deals 1..{cp['last_deal']} minus the {com['drawn_before']} drawn by the chain",
-        f"the commitment says {count} eligible deals for {com['n']} to draw; sealed deals 1..{cp['last_deal']} "
-        f"minus {com['drawn_before']} drawn by the chain leave {want}",
+        Phrase(
+            "{count} deals: sealed deals 1..{last} minus the {before} drawn by the chain",
+            count=count,
+            last=cp["last_deal"],
+            before=com["drawn_before"],
+        ),
+        Phrase(
+            "the commitment says {count} eligible deals for {n} to draw; sealed deals 1..{last} minus {before} "
+            "drawn by the chain leave {want}",
+            count=count,
+            n=com["n"],
+            last=cp["last_deal"],
+            before=com["drawn_before"],
+            want=want,
+        ),
     )
 
     q = com["quota"]
     bp = q["share_bp"]
     limit = quota_limit(cp["last_deal"], bp) if MIN_PERCENT * 100 <= bp <= MAX_PERCENT * 100 else -1
     after = com["drawn_before"] + com["n"]
-    note = (
-        f"; the sealed bank is below the target of {q['target']}, director's override: {q['override']!r}"
-        if cp["last_deal"] < q["target"]
-        else ""
-    )
     target_ok = cp["last_deal"] >= q["target"] or q["override"] is not None
     if limit < 0:
-        bad = f"share {bp / 100:g}% is outside {MIN_PERCENT}%..{MAX_PERCENT}%"
+        bad = Phrase(
+            "share {share}% is outside {low}%..{high}%", share=f"{bp / 100:g}", low=MIN_PERCENT, high=MAX_PERCENT
+        )
     elif not target_ok:
-        bad = (
-            f"the sealed bank of {cp['last_deal']} deals is below the target of {q['target']} and no override is given"
+        bad = Phrase(
+            "the sealed bank of {last} deals is below the target of {target} and no override is given",
+            last=cp["last_deal"],
+            target=q["target"],
         )
     else:
-        bad = (
-            f"{com['drawn_before']} drawn before + {com['n']} = {after} deals, above {percent_text(bp)} of "
-            f"{cp['last_deal']} sealed deals = {limit}"
+        bad = Phrase(
+            "{before} drawn before + {n} = {after} deals, above {percent} of {last} sealed deals = {limit}",
+            before=com["drawn_before"],
+            n=com["n"],
+            after=after,
+            percent=_percent(bp),
+            last=cp["last_deal"],
+            limit=limit,
         )
-    yield _fail_or(
-        0 <= after <= limit and target_ok,
-        "quota",
-        f"{com['drawn_before']} drawn before + {com['n']} = {after} of at most {limit} "
-        f"({percent_text(bp)} of {cp['last_deal']} sealed deals){note}",
-        bad,
+    within = dict(
+        before=com["drawn_before"], n=com["n"], after=after, limit=limit, percent=_percent(bp), last=cp["last_deal"]
     )
+    good = (
+        Phrase(
+            "{before} drawn before + {n} = {after} of at most {limit} ({percent} of {last} sealed deals); the sealed "
+            "bank is below the target of {target}, director's override: {override!r}",
+            target=q["target"],
+            override=q["override"],
+            **within,
+        )
+        if cp["last_deal"] < q["target"]
+        else Phrase(
+            "{before} drawn before + {n} = {after} of at most {limit} ({percent} of {last} sealed deals)", **within
+        )
+    )
+    yield _fail_or(0 <= after <= limit and target_ok, "quota", good, bad)
 
     secret = bytes.fromhex(b["secret"])
     k_ok = sha256(secret).hexdigest() == com["k_hash"]
     yield _fail_or(
         k_ok,
         "secret",
-        f"SHA-256 of the revealed K is the committed {com['k_hash']}",
-        f"SHA-256 of the revealed K is {sha256(secret).hexdigest()}, not the committed {com['k_hash']}",
+        Phrase("SHA-256 of the revealed K is the committed {k_hash}", k_hash=com["k_hash"]),
+        Phrase(
+            "SHA-256 of the revealed K is {got}, not the committed {k_hash}",
+            got=sha256(secret).hexdigest(),
+            k_hash=com["k_hash"],
+        ),
     )
     if not k_ok:
         return
@@ -407,9 +458,13 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     value = b["public_value"]
     try:
         check_public_value(spec, value)
-        yield Check("public value", True, f"V = {value!r} is in the committed canonical form ({spec.format_text()})")
+        yield Check(
+            "public value",
+            True,
+            Phrase("V = {value!r} is in the committed canonical form ({form})", value=value, form=spec.format_phrase()),
+        )
     except DrawError as exc:
-        yield Check("public value", False, f"V = {_short(value)} is not canonical: {exc}")
+        yield Check("public value", False, Phrase("V = {short} is not canonical: {exc}", short=_short(value), exc=exc))
         return
 
     seed, expected = commitment_picks(com, secret, value, before)
@@ -418,48 +473,67 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     yield _fail_or(
         got == expected,
         "draw",
-        f"seed {seed.hex()}; Rivest's sampler picks deals {_list([i for _, i in expected])}",
-        f"seed {seed.hex()}; Rivest's sampler picks deals {_list([i for _, i in expected])} but the bundle "
-        f"lists {_list([i for _, i in got])}",
+        Phrase(
+            "seed {seed}; Rivest's sampler picks deals {picks}", seed=seed.hex(), picks=_list([i for _, i in expected])
+        ),
+        Phrase(
+            "seed {seed}; Rivest's sampler picks deals {picks} but the bundle lists {listed}",
+            seed=seed.hex(),
+            picks=_list([i for _, i in expected]),
+            listed=_list([i for _, i in got]),
+        ),
     )
     if got != expected:
         return
 
     root = bytes.fromhex(cp["root"])
     yield _each(
-        drawn, "openings", _opening, f"SHA-256(salt ‖ deal) equals the ledger commitment for {len(drawn)} deals"
+        drawn,
+        "openings",
+        _opening,
+        Phrase("SHA-256(salt ‖ deal) equals the ledger commitment for {n} deals", n=len(drawn)),
     )
     yield _each(
         drawn,
         "inclusion",
         lambda d: _inclusion(d, cp["size"], root),
-        f"every drawn deal's ledger entry is in the sealed tree of {cp['size']} entries",
+        Phrase("every drawn deal's ledger entry is in the sealed tree of {size} entries", size=cp["size"]),
     )
 
 
 def _void_check(b: JsonObject, pub: str) -> Check:
     v = b["void"]
     com = b["commitment"]
-    problems = []
+    problems: list[Phrase] = []
     if v["format"] != VOID_FORMAT:
-        problems.append(f"void format {v['format']!r} is not {VOID_FORMAT!r}")
+        problems.append(Phrase("void format {fmt!r} is not {expected!r}", fmt=v["format"], expected=VOID_FORMAT))
     if not verify_signature(pub, b["void_signature"], canonical_json(v)):
-        problems.append("the void signature does not verify")
+        problems.append(Phrase("the void signature does not verify"))
     if v["commitment"] != commitment_hash(com) or v["label"] != com["label"]:
-        problems.append("the void names another draw")
+        problems.append(Phrase("the void names another draw"))
     if v["secret"] != b["secret"]:
-        problems.append("the void's K differs from the bundle's")
+        problems.append(Phrase("the void's K differs from the bundle's"))
     if b["public_value"] is not None:  # with K and V the result is fixed: a void then would discard a known draw
-        problems.append("the draw was voided after its public value was entered, when its result was already fixed")
+        problems.append(
+            Phrase("the draw was voided after its public value was entered, when its result was already fixed")
+        )
+    bad = problems[0] if problems else Phrase("nothing checked")
+    for more in problems[1:]:
+        bad = Phrase("{first}; {then}", first=bad, then=more)
     return _fail_or(
         not problems,
         "void",
-        f"draw {com['label']!r} was voided before it was run ({v['ts']}): {v['reason']!r}; it drew nothing",
-        "; ".join(problems),
+        Phrase(
+            "draw {label!r} was voided before it was run ({ts}): {reason!r}; it drew nothing",
+            label=com["label"],
+            ts=v["ts"],
+            reason=v["reason"],
+        ),
+        bad,
     )
 
 
-def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, str, list[int]]:
+def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, Phrase, list[int]]:
     """Follow ``previous`` back through ``pool``; every earlier draw must be there and verify. Returns the
     deals drawn before this draw."""
     com = b["commitment"]
@@ -474,17 +548,19 @@ def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, str, list[int]]
         prev_hash = cur["commitment"]["previous"]
         prev = by_hash.get(prev_hash)
         if prev is None:
-            where = "this draw" if cur is b else f"draw {cur['commitment']['label']!r}"
+            where = Phrase("this draw") if cur is b else Phrase("draw {label!r}", label=cur["commitment"]["label"])
             return (
                 False,
-                (
-                    f"{where} follows draw {prev_hash}, which is not among the earlier bundles given: every earlier "
-                    "draw of the bank is needed (--chain DIR)"
+                Phrase(
+                    "{where} follows draw {prev}, which is not among the earlier bundles given: every earlier "
+                    "draw of the bank is needed (--chain DIR)",
+                    where=where,
+                    prev=prev_hash,
                 ),
                 [],
             )
         if len(links) > len(by_hash):
-            return False, "the earlier draws name each other in a loop", []
+            return False, Phrase("the earlier draws name each other in a loop"), []
         links.append(prev)
         cur = prev
     links.reverse()  # oldest first
@@ -494,7 +570,15 @@ def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, str, list[int]]
         forks = [o["commitment"]["label"] for h, o in by_hash.items()
                  if h not in members and o["commitment"]["previous"] == follows]  # fmt: skip
         if forks:
-            return False, f"draw {forks[0]!r} also follows {follows or 'nothing'}: two chains of one bank", []
+            return (
+                False,
+                Phrase(
+                    "draw {label!r} also follows {follows}: two chains of one bank",
+                    label=forks[0],
+                    follows=follows or Phrase("nothing"),
+                ),
+                [],
+            )
     drawn: list[int] = []
     prev_doc: JsonObject | None = None
     for earlier in [*links, b]:
@@ -503,75 +587,117 @@ def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, str, list[int]]
         if doc["drawn_before"] != len(drawn):
             return (
                 False,
-                (f"draw {label!r} says {doc['drawn_before']} deals were drawn before it; the chain drew {len(drawn)}"),
+                Phrase(
+                    "draw {label!r} says {before} deals were drawn before it; the chain drew {drawn}",
+                    label=label,
+                    before=doc["drawn_before"],
+                    drawn=len(drawn),
+                ),
                 [],
             )
         if earlier is not b:
             if earlier["public_key"] != b["public_key"] or doc["bank"] != com["bank"]:
-                return False, f"earlier draw {label!r} is of another bank or key", []
+                return False, Phrase("earlier draw {label!r} is of another bank or key", label=label), []
             checks = _run(earlier, list(drawn))
             if not checks[-1].ok:
-                return False, f"earlier draw {label!r} does not verify: {checks[-1].name}: {checks[-1].detail}", []
+                return (
+                    False,
+                    Phrase(
+                        "earlier draw {label!r} does not verify: {name}: {detail}",
+                        label=label,
+                        name=checks[-1].name,
+                        detail=checks[-1].text,
+                    ),
+                    [],
+                )
         if prev_doc is not None:
             if doc["ts"] <= prev_doc["ts"] or doc["seal"]["size"] < prev_doc["seal"]["size"]:
-                return False, f"draw {label!r} is not later than the draw it follows ({prev_doc['label']!r})", []
+                return (
+                    False,
+                    Phrase(
+                        "draw {label!r} is not later than the draw it follows ({previous!r})",
+                        label=label,
+                        previous=prev_doc["label"],
+                    ),
+                    [],
+                )
             if doc["quota"]["share_bp"] != prev_doc["quota"]["share_bp"]:
-                return False, f"draw {label!r} uses another share than the earlier draws of its bank", []
+                return (
+                    False,
+                    Phrase("draw {label!r} uses another share than the earlier draws of its bank", label=label),
+                    [],
+                )
         if earlier is not b:
             drawn.extend(d["deal_id"] for d in earlier["drawn"])
         prev_doc = doc
     if len(set(drawn)) != len(drawn):
-        return False, "the earlier draws drew one deal twice", []
+        return False, Phrase("the earlier draws drew one deal twice"), []
     labels = [x["commitment"]["label"] for x in links]
     detail = (
-        f"first draw of bank {com['bank']}"
+        Phrase("first draw of bank {bank}", bank=com["bank"])
         if not links
-        else f"follows {len(links)} earlier draws ({', '.join(labels)}) that drew {len(drawn)} deals, all verified"
+        else Phrase(
+            "follows {n} earlier draws ({labels}) that drew {drawn} deals, all verified",
+            n=len(links),
+            labels=", ".join(labels),
+            drawn=len(drawn),
+        )
     )
     return True, detail, drawn
+
+
+def _percent(bp: int) -> Phrase:
+    """Hundredths of a percent as a phrase: ``10%`` (en) and ``10 %``, ``2,5 %`` (ru), as ``percent_text``."""
+    return Phrase("{share}%", share=bp // 100 if bp % 100 == 0 else bp / 100)
 
 
 def _list(ids: list[int]) -> str:
     return ", ".join(map(str, ids[:20])) + (f", … ({len(ids)} deals)" if len(ids) > 20 else "")
 
 
-def _each(drawn: list[JsonObject], name: str, test: Callable[[JsonObject], str | None], ok_text: str) -> Check:
+def _each(drawn: list[JsonObject], name: str, test: Callable[[JsonObject], Phrase | None], ok_text: Phrase) -> Check:
     for d in drawn:
         problem = test(d)
         if problem is not None:
-            return Check(name, False, f"deal {d.get('deal_id')}: {problem}")
+            return Check(name, False, Phrase("deal {deal_id}: {problem}", deal_id=d.get("deal_id"), problem=problem))
     return Check(name, True, ok_text)
 
 
-def _opening(d: JsonObject) -> str | None:
+def _opening(d: JsonObject) -> Phrase | None:
     body = d["entry"]
     try:
         entry = strict_json(body)
     except BundleError as exc:
-        return f"ledger entry: {exc}"
+        return Phrase("ledger entry: {exc}", exc=exc)
     if not isinstance(entry, dict) or set(entry) != {"d", "i", "k", "prev", "ts"}:
-        return "the ledger entry is not an object with exactly d, i, k, prev, ts"
+        return Phrase("the ledger entry is not an object with exactly d, i, k, prev, ts")
     if canonical_json(entry).decode() != body:
-        return "the ledger entry's bytes are not in canonical form"
+        return Phrase("the ledger entry's bytes are not in canonical form")
     data = entry["d"]
     if entry["k"] != "deal" or not isinstance(data, dict) or type(data.get("id")) is not int:
-        return f"ledger entry {entry['i']} is not the commitment of a deal"
+        return Phrase("ledger entry {i} is not the commitment of a deal", i=entry["i"])
     if data["id"] != d["deal_id"]:
-        return f"ledger entry {entry['i']} commits deal {data['id']}, not {d['deal_id']}"
+        return Phrase(
+            "ledger entry {i} commits deal {got}, not {want}", i=entry["i"], got=data["id"], want=d["deal_id"]
+        )
     if type(entry["i"]) is not int or entry["i"] != d["ledger_index"]:
-        return f"ledger entry index {entry['i']!r} differs from ledger_index {d['ledger_index']}"
+        return Phrase(
+            "ledger entry index {i!r} differs from ledger_index {index}", i=entry["i"], index=d["ledger_index"]
+        )
     canonical = bytes.fromhex(d["deal"])
     deal = Deal.from_bytes(canonical)  # checks 13 cards a hand
     if commitment(bytes.fromhex(d["salt"]), canonical).hex() != data.get("c"):
-        return f"SHA-256(salt ‖ deal) is not the commitment {data.get('c')}"
+        return Phrase("SHA-256(salt ‖ deal) is not the commitment {c}", c=data.get("c"))
     if Deal.from_pbn(d["pbn"]) != deal:
-        return f"the PBN {d['pbn']!r} is not the committed deal"
+        return Phrase("the PBN {pbn!r} is not the committed deal", pbn=d["pbn"])
     return None
 
 
-def _inclusion(d: JsonObject, size: int, root: bytes) -> str | None:
+def _inclusion(d: JsonObject, size: int, root: bytes) -> Phrase | None:
     body = d["entry"].encode()
     path = [bytes.fromhex(h) for h in d["proof"]]
     if not verify_inclusion(leaf_hash(body), d["ledger_index"], size, path, root):
-        return f"the audit path does not lead from ledger entry {d['ledger_index']} to the sealed root"
+        return Phrase(
+            "the audit path does not lead from ledger entry {index} to the sealed root", index=d["ledger_index"]
+        )
     return None

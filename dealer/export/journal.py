@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.fsutil import write_atomic
 
 from .boards import SessionBoard
@@ -36,6 +36,14 @@ class FoulCopy:
     expected: str | None = None  # the pocket the card belongs in
     kind: str = ""  # what went wrong, without naming a card: wrong_pocket, unreadable, fault:jam, …
     position: int | None = None  # 1-based place of the card in the copy's dealing order, when known
+    reason_template: str = ""  # ``reason`` as an English template and its params, for the catalogues
+    reason_params: dict[str, str | int | None] = field(default_factory=dict)
+
+    def reason_phrase(self) -> Phrase:
+        """The reason as a phrase the catalogues say in Russian (older journals: the English text as it is)."""
+        if not self.reason_template:
+            return Phrase.stored(self.reason, {})
+        return Phrase.stored(self.reason_template, dict(self.reason_params))
 
 
 def boards_digest(boards: Sequence[SessionBoard]) -> str:

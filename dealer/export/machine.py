@@ -19,7 +19,7 @@ from typing import Protocol, cast
 
 from dealer.core import Card, Deal, Seat
 from dealer.core.dealcheck import DealCheck, Problem, Verdict
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, Reconnected
 
 from .boards import SessionBoard
@@ -98,7 +98,7 @@ class MakeReport:
 class _Foul(Exception):
     def __init__(
         self,
-        reason: str,
+        reason: Phrase,
         card: int | None = None,
         pocket: int | None = None,
         expected: int | None = None,
@@ -106,13 +106,18 @@ class _Foul(Exception):
         kind: str = "error",
         position: int | None = None,
     ):
-        super().__init__(reason)
+        super().__init__(str(reason))
         self.reason = reason
         self.card = card
         self.pocket = pocket
         self.expected = expected
         self.kind = kind  # names no card: what the judge's console may be told
         self.position = None if position is None else position + 1
+
+
+def _json_params(params: dict[str, object]) -> dict[str, str | int | None]:
+    """A phrase's params as the journal keeps them (JSON: text, whole numbers, null)."""
+    return {k: v if v is None or isinstance(v, str | int) else str(v) for k, v in params.items()}
 
 
 def _name(card: int | None) -> str | None:
@@ -129,17 +134,26 @@ def _card_foul(deal: Deal, event: CardSeen, verdict: Verdict) -> _Foul:
     expected = None if card is None else deal.seat_of(card)
     match verdict.problem:
         case Problem.UNREADABLE:
-            return _Foul(f"unreadable card at position {position}", pocket=pocket, kind="unreadable", position=position)
+            reason = Phrase("unreadable card at position {position}", position=position)
+            return _Foul(reason, pocket=pocket, kind="unreadable", position=position)
         case Problem.DUPLICATE:
-            return _Foul(f"card {_name(card)} reported twice", card, pocket, expected, kind="twice", position=position)
+            reason = Phrase("card {card} reported twice", card=_name(card))
+            return _Foul(reason, card, pocket, expected, kind="twice", position=position)
         case Problem.NO_POCKET:
-            reason = f"card {_name(card)} reported without a pocket"
+            reason = Phrase("card {card} reported without a pocket", card=_name(card))
             return _Foul(reason, card, None, expected, kind="no_pocket", position=position)
         case Problem.WRONG_POCKET | Problem.SEAT_FULL:
-            reason = f"card {_name(card)} went to pocket {_seat(pocket)}, belongs in {_seat(expected)}"
+            reason = Phrase(
+                "card {card} went to pocket {pocket}, belongs in {expected}",
+                card=_name(card),
+                pocket=_seat(pocket),
+                expected=_seat(expected),
+            )
             return _Foul(reason, card, pocket, expected, kind="wrong_pocket", position=position)
         case _:  # GAP, REPEATED, EXTRA: a card at a position the copy cannot have
-            reason = f"card at position {position}, expected position {verdict.number}"
+            reason = Phrase(
+                "card at position {position}, expected position {expected}", position=position, expected=verdict.number
+            )
             return _Foul(reason, card, pocket, expected, kind="out_of_order", position=position)
 
 
@@ -157,7 +171,7 @@ def check_copy(deal: Deal, events: Iterable[DeviceEvent]) -> None:
             fault_card = None if event.card is None else int(event.card)
             belongs = None if fault_card is None else deal.seat_of(fault_card)
             raise _Foul(
-                f"machine fault {event.kind.value}: {event.detail}",
+                Phrase("machine fault {kind}: {detail}", kind=event.kind.value, detail=event.detail),
                 fault_card,
                 event.pocket,
                 belongs,
@@ -165,7 +179,11 @@ def check_copy(deal: Deal, events: Iterable[DeviceEvent]) -> None:
                 position=check.cards_read,
             )
         elif isinstance(event, Disconnected):
-            raise _Foul(f"machine disconnected: {event.reason}", kind="disconnected", position=check.cards_read)
+            raise _Foul(
+                Phrase("machine disconnected: {reason}", reason=event.reason),
+                kind="disconnected",
+                position=check.cards_read,
+            )
         elif isinstance(event, DealEnded):
             verdict = check.end(event.record)
             if verdict is None:
@@ -174,13 +192,18 @@ def check_copy(deal: Deal, events: Iterable[DeviceEvent]) -> None:
                 first = verdict.card
                 assert first is not None
                 missing = 52 - check.cards_read
-                reason = f"board done after {check.cards_read} cards; missing {_name(first)} and {missing - 1} more"
+                reason = Phrase(
+                    "board done after {n} cards; missing {card} and {more} more",
+                    n=check.cards_read,
+                    card=_name(first),
+                    more=missing - 1,
+                )
                 raise _Foul(reason, first, None, deal.seat_of(first), kind="incomplete", position=check.cards_read)
-            raise _Foul("the machine's own record of the board differs from the deal", kind="record_differs")
+            raise _Foul(Phrase("the machine's own record of the board differs from the deal"), kind="record_differs")
         elif isinstance(event, DealStarted | Reconnected):
             continue
     raise _Foul(
-        f"the machine stopped after {check.cards_read} cards without finishing the board",
+        Phrase("the machine stopped after {n} cards without finishing the board", n=check.cards_read),
         kind="stopped",
         position=check.cards_read,
     )
@@ -213,7 +236,7 @@ class BoardMaker:
         try:
             return await self.maker.make_copy(board.number, board.deal, copy)
         except DealerError as exc:  # the driver refused or lost the machine: this copy is foul
-            raise _Foul(f"device error: {exc}", kind="device_error") from exc
+            raise _Foul(Phrase("device error: {exc}", exc=str(exc)), kind="device_error") from exc
 
     def _tell(self, progress: Progress) -> None:
         if self.on_progress is not None:
@@ -242,9 +265,10 @@ class BoardMaker:
                         check_copy(board.deal, await self._make(board, copy))
                     except _Foul as foul:
                         await self.maker.recover()
-                        record = FoulCopy(board.number, copy, attempt, foul.reason, _name(foul.card),
+                        record = FoulCopy(board.number, copy, attempt, str(foul.reason), _name(foul.card),
                                           _seat(foul.pocket), _seat(foul.expected), foul.kind,
-                                          foul.position)  # fmt: skip
+                                          foul.position, foul.reason.template,
+                                          _json_params(foul.reason.params))  # fmt: skip
                         journal.foul(record)
                         report.fouls.append(record)
                         self._tell(Progress(*where, attempt, Stage.FOUL, done_count, copies_total, record))

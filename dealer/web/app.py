@@ -225,7 +225,9 @@ def create_app(service: Service) -> FastAPI:
                 try:
                     command = parse_command(text, service.config.limits)
                 except CommandInvalid as exc:  # answer, and keep the console connected
-                    await ws.send_text(CommandError(message=str(exc), cmd=exc.cmd, id=exc.id).model_dump_json())
+                    await ws.send_text(
+                        CommandError(message=error_detail(exc), cmd=exc.cmd, id=exc.id).model_dump_json()
+                    )
                     continue
                 try:
                     if command.cmd == "devices":
@@ -257,12 +259,12 @@ def create_app(service: Service) -> FastAPI:
     return app
 
 
-class CommandInvalid(ValueError):
+class CommandInvalid(DealerError, ValueError):
     """A command the judge's console cannot run, with its ``cmd`` and ``id`` when they are short enough to
-    return (so the console can tell which command failed)."""
+    return (so the console can tell which command failed); said in the console's language."""
 
-    def __init__(self, message: str, data: object = None) -> None:
-        super().__init__(message)
+    def __init__(self, template: str = "", /, data: object = None, **params: object) -> None:
+        super().__init__(template, **params)
         fields = data if isinstance(data, dict) else {}
         cmd, ident = fields.get("cmd"), fields.get("id")
         self.cmd = cmd if isinstance(cmd, str) and len(cmd) <= 32 else None
@@ -274,10 +276,10 @@ def parse_command(text: str, limits: Limits) -> JudgeCommand:
     try:
         data = parse_json_text(text, limits)
     except ValueError as exc:
-        raise CommandInvalid(f"a command must be a JSON object: {exc}") from None
+        raise CommandInvalid("a command must be a JSON object: {exc}", exc=exc) from None
     if not isinstance(data, dict):
         raise CommandInvalid("a command must be a JSON object")
     try:
         return JudgeCommand.model_validate(data)
     except ValidationError as exc:
-        raise CommandInvalid(error_text(exc.errors()), data) from None
+        raise CommandInvalid("{problems}", data, problems=error_text(exc.errors())) from None

@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send  # the ASGI spec's plain dicts, as Starlette types them
 
+from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
 from .config import Limits
@@ -143,14 +144,18 @@ class LimitsMiddleware:
         await self.app(scope, replay, send)
 
 
+class JsonTextError(DealerError, ValueError):
+    """A WebSocket message that is not JSON within the limits (the catalogues say it in the reader's language)."""
+
+
 def parse_json_text(text: str, limits: Limits) -> object:
-    """A JSON message from a WebSocket within the limits; ValueError (without echo) otherwise."""
+    """A JSON message from a WebSocket within the limits; JsonTextError (without echo) otherwise."""
     raw = text.encode("utf-8", "surrogatepass")
     if len(raw) > limits.max_ws_message_bytes:
-        raise ValueError(f"a message is limited to {limits.max_ws_message_bytes} bytes")
+        raise JsonTextError("a message is limited to {limit} bytes", limit=limits.max_ws_message_bytes)
     if json_depth(raw) > limits.max_json_depth:
-        raise ValueError(f"JSON nested deeper than {limits.max_json_depth} levels")
+        raise JsonTextError("JSON nested deeper than {limit} levels", limit=limits.max_json_depth)
     try:
         return json.loads(text)
     except ValueError:  # not JSON, an integer of more than 4,300 digits, …
-        raise ValueError("not a JSON text") from None
+        raise JsonTextError("not a JSON text") from None

@@ -105,7 +105,7 @@ def _foul(f: FoulCopy, cards: bool) -> Foul:
         kind=f.kind,
         pocket=f.pocket,
         position=f.position,
-        reason=f.reason,
+        reason=error_detail(f.reason_phrase()),
         card=f.card,
         expected=f.expected,
     )

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
 
 from dealer.core.cards import ALL_CARDS
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 
 from .blas import single_thread_blas
 from .detect import Geometry, Quad, corner_patches, find_card
@@ -110,30 +110,42 @@ class Calibration:
         try:
             data = np.load(path, allow_pickle=False)
         except FileNotFoundError:
-            raise CalibrationError(f"calibration file {path}: not found") from None
+            raise CalibrationError("calibration file {path}: not found", path=path) from None
         except (OSError, ValueError) as exc:
-            raise CalibrationError(f"calibration file {path}: not an NPZ calibration file ({exc})") from None
+            raise CalibrationError(
+                "calibration file {path}: not an NPZ calibration file ({exc})", path=path, exc=exc
+            ) from None
         with data:
             needed = ("meta", "geometry", "split", "rank_templates", "suit_templates", "aspect", "card_height")
             for key in needed:
                 if key not in data.files:
-                    raise CalibrationError(f"calibration file {path}: field {key!r} is missing")
+                    raise CalibrationError("calibration file {path}: field {key!r} is missing", path=path, key=key)
             try:
                 meta = json.loads(str(data["meta"]))
             except json.JSONDecodeError as exc:
-                raise CalibrationError(f"calibration file {path}: field 'meta' is not JSON ({exc})") from None
+                raise CalibrationError(
+                    "calibration file {path}: field 'meta' is not JSON ({exc})", path=path, exc=exc
+                ) from None
             if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-                raise CalibrationError(f"calibration file {path}: field 'meta.format' is not {FORMAT!r}")
+                raise CalibrationError(
+                    "calibration file {path}: field 'meta.format' is not {format!r}", path=path, format=FORMAT
+                )
             if meta.get("version") != VERSION:
                 raise CalibrationError(
-                    f"calibration file {path}: field 'meta.version' is {meta.get('version')!r}; this reader knows "
-                    f"version {VERSION} (calibrate again)"
+                    "calibration file {path}: field 'meta.version' is {found!r}; this reader knows "
+                    "version {version} (calibrate again)",
+                    path=path,
+                    found=meta.get("version"),
+                    version=VERSION,
                 )
             geometry = Geometry.from_array(data["geometry"])
             split = int(data["split"])
             if not 1 <= split < geometry.region_h:
                 raise CalibrationError(
-                    f"calibration file {path}: field 'split' = {split} not in 1..{geometry.region_h - 1}"
+                    "calibration file {path}: field 'split' = {split} not in 1..{high}",
+                    path=path,
+                    split=split,
+                    high=geometry.region_h - 1,
                 )
             rank = np.asarray(data["rank_templates"], np.float32)
             suit = np.asarray(data["suit_templates"], np.float32)
@@ -144,17 +156,25 @@ class Calibration:
                 want = (52, rows * geometry.region_w)
                 if arr.shape != want:
                     raise CalibrationError(
-                        f"calibration file {path}: field {key!r} has shape {arr.shape}, expected {want}"
+                        "calibration file {path}: field {key!r} has shape {shape}, expected {want}",
+                        path=path,
+                        key=key,
+                        shape=arr.shape,
+                        want=want,
                     )
                 if not np.all(np.isfinite(arr)):
-                    raise CalibrationError(f"calibration file {path}: field {key!r} holds non-finite values")
+                    raise CalibrationError(
+                        "calibration file {path}: field {key!r} holds non-finite values", path=path, key=key
+                    )
             th = meta.get("thresholds", {})
             try:
                 thresholds = Thresholds(
                     float(th["face"]), float(th["accept"]), float(th["margin"]), float(th.get("corner", -0.1))
                 )
             except (KeyError, TypeError, ValueError):
-                raise CalibrationError(f"calibration file {path}: field 'meta.thresholds' is incomplete") from None
+                raise CalibrationError(
+                    "calibration file {path}: field 'meta.thresholds' is incomplete", path=path
+                ) from None
             return cls(
                 geometry,
                 split,
@@ -310,33 +330,49 @@ def _merge_repeats(
     return [views[i] for i in keep], rank[keep], suit[keep]
 
 
-def _name(position: int) -> str:
-    return f"position {position + 1} ({ALL_CARDS[position].pretty})" if position < 52 else f"position {position + 1}"
+def _name(position: int) -> Phrase:
+    if position < 52:
+        return Phrase("position {n} ({card})", n=position + 1, card=ALL_CARDS[position].pretty)
+    return Phrase("position {n}", n=position + 1)
 
 
-def _where(view: _View) -> str:
-    return f"frames {view.first_frame}-{view.last_frame}"
+def _where(view: _View) -> Phrase:
+    return Phrase("frames {first}-{last}", first=view.first_frame, last=view.last_frame)
 
 
 def _check_pass(views: list[_View], rank: Vectors, suit: Vectors) -> None:
     n = len(views)
     if n != 52:
         order_problem = _order_problem(rank, suit)
-        hint = f"; the first view out of the deck's pattern is {order_problem}" if order_problem else ""
-        last = f"; the last view is {_where(views[-1])}"
-        raise CalibrationError(f"calibration pass: found {n} distinct stable card views, expected 52{hint}{last}")
+        if order_problem is not None:
+            raise CalibrationError(
+                "calibration pass: found {n} distinct stable card views, expected 52; the first view out of the "
+                "deck's pattern is {problem}; the last view is {last}",
+                n=n,
+                problem=order_problem,
+                last=_where(views[-1]),
+            )
+        raise CalibrationError(
+            "calibration pass: found {n} distinct stable card views, expected 52; the last view is {last}",
+            n=n,
+            last=_where(views[-1]),
+        )
     sim = np.minimum(rank @ rank.T, suit @ suit.T)  # the same card: both parts alike
     np.fill_diagonal(sim, -1.0)
     i, j = np.unravel_index(int(sim.argmax()), sim.shape)
     if sim[i, j] > DUPLICATE_SIMILARITY:
         a, b = sorted((int(i), int(j)))
         raise CalibrationError(
-            f"calibration pass: {_name(a)} and {_name(b)} show the same card ({_where(views[a])} and "
-            f"{_where(views[b])}); every card must be shown once, in order"
+            "calibration pass: {a} and {b} show the same card ({where_a} and {where_b}); every card must be "
+            "shown once, in order",
+            a=_name(a),
+            b=_name(b),
+            where_a=_where(views[a]),
+            where_b=_where(views[b]),
         )
 
 
-def _order_problem(rank: Vectors, suit: Vectors) -> str | None:
+def _order_problem(rank: Vectors, suit: Vectors) -> Phrase | None:
     """Where the views stop following the sorted deck, judged by where the suit changes.
 
     Adjacent views of one suit share the suit symbol; the three least alike adjacent pairs are where the
@@ -351,8 +387,11 @@ def _order_problem(rank: Vectors, suit: Vectors) -> str | None:
     for seen, expected in zip(changes, (13, 26, 39), strict=True):
         if seen != expected:
             at = min(seen, expected)
-            return (
-                f"{_name(at)}: the suit changes after position {seen} instead of after position {expected} "
-                f"(a card missing, extra or out of order near {_name(at)})"
+            return Phrase(
+                "{at}: the suit changes after position {seen} instead of after position {expected} "
+                "(a card missing, extra or out of order near {at})",
+                at=_name(at),
+                seen=seen,
+                expected=expected,
             )
     return None

@@ -49,7 +49,7 @@ class DeckArt:
     def __init__(self, name: str, faces: dict[Card, CardArt], back: CardArt, joker: CardArt) -> None:
         missing = [c.code for c in ALL_CARDS if c not in faces]
         if missing:
-            raise DealerError(f"deck {name!r}: no face for {', '.join(missing)}")
+            raise DealerError("deck {name!r}: no face for {missing}", name=name, missing=", ".join(missing))
         self.name = name
         self.faces = faces
         self.back = back
@@ -151,9 +151,13 @@ def _rank_label(rank: Rank, index_set: str) -> str:
 def synthetic_deck(colours: int = 2, index_set: str = "en", width: int = 250) -> DeckArt:
     """The project's own deck: corner indices in both corners, pips, court letters; 2 or 4 colours."""
     if colours not in (2, 4):
-        raise DealerError(f"synthetic deck: colours must be 2 or 4, not {colours}")
+        raise DealerError("synthetic deck: colours must be 2 or 4, not {colours}", colours=colours)
     if index_set not in INDEX_SETS:
-        raise DealerError(f"synthetic deck: unknown index set {index_set!r}; known: {', '.join(INDEX_SETS)}")
+        raise DealerError(
+            "synthetic deck: unknown index set {index_set!r}; known: {known}",
+            index_set=index_set,
+            known=", ".join(INDEX_SETS),
+        )
     height = round(width * 88 / 63)
     inks = TWO_COLOUR if colours == 2 else FOUR_COLOUR
     mask = rounded_mask(width, height, round(width * 0.06))
@@ -250,7 +254,7 @@ def image_deck(folder: Path, margin: float = 0.045) -> DeckArt:
         elif "joker" in stem and joker is None:
             joker = _placed(path, margin)
     if back is None or joker is None or not faces:
-        raise DealerError(f"deck folder {folder}: needs 52 faces, back.png and a joker image")
+        raise DealerError("deck folder {folder}: needs 52 faces, back.png and a joker image", folder=folder)
     size = next(iter(faces.values())).mask.shape[::-1]
     back, joker = _resized(back, size), _resized(joker, size)
     return DeckArt(folder.name, faces, back, joker)
@@ -266,7 +270,7 @@ def _resized(art: CardArt, size: tuple[int, int]) -> CardArt:
 def _placed(path: Path, margin: float) -> CardArt:
     raw = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if raw is None:
-        raise DealerError(f"{path}: not a readable image")
+        raise DealerError("{path}: not a readable image", path=path)
     if raw.ndim == 2:
         raw = cv2.cvtColor(raw, cv2.COLOR_GRAY2BGRA)
     if raw.shape[2] == 3:

@@ -116,9 +116,13 @@ def _label(rank: Rank, index_set: str) -> str:
 def print_deck(colours: int = 4, index_set: str = "en", width: int = 240) -> DeckArt:
     """The independently drawn deck: serif index, classic suit outlines, 2 or accessible 4 colours."""
     if colours not in (2, 4):
-        raise DealerError(f"print deck: colours must be 2 or 4, not {colours}")
+        raise DealerError("print deck: colours must be 2 or 4, not {colours}", colours=colours)
     if index_set not in INDEX_SETS:
-        raise DealerError(f"print deck: unknown index set {index_set!r}; known: {', '.join(INDEX_SETS)}")
+        raise DealerError(
+            "print deck: unknown index set {index_set!r}; known: {known}",
+            index_set=index_set,
+            known=", ".join(INDEX_SETS),
+        )
     height = round(width * 89 / 64)
     inks = ACCESSIBLE_FOUR if colours == 4 else CLASSIC_TWO
     mask = rounded_mask(width, height, round(width * 0.05))

@@ -67,7 +67,7 @@ class CaptureSource(_Closing):
         self.name = str(target)
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
-            raise SourceError(f"source {self.name!r}: OpenCV cannot open it (no such camera, file or stream)")
+            raise SourceError("source {name!r}: OpenCV cannot open it (no such camera, file or stream)", name=self.name)
         self._live = isinstance(target, int) or "://" in str(target) if live is None else live
         self._start = time.time()
 
@@ -98,7 +98,7 @@ class ImageSource(_Closing):
 
     def __init__(self, paths: list[Path], name: str, fps: float = 30.0) -> None:
         if not paths:
-            raise SourceError(f"source {name!r}: no image files found")
+            raise SourceError("source {name!r}: no image files found", name=name)
         self.name = name
         self.paths = paths
         self.fps = fps
@@ -107,7 +107,7 @@ class ImageSource(_Closing):
         for number, path in enumerate(self.paths):
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
-                raise SourceError(f"source {self.name!r}: {path} is not a readable image")
+                raise SourceError("source {name!r}: {path} is not a readable image", name=self.name, path=path)
             yield Frame(np.asarray(image, np.uint8), number / self.fps, number)
 
 
@@ -140,4 +140,4 @@ def open_source(spec: str) -> FrameSource:
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return ImageSource([path], text)
         return CaptureSource(text, live=False)
-    raise SourceError(f"source {text!r}: not a camera index, an existing file or directory, a glob or a URL")
+    raise SourceError("source {text!r}: not a camera index, an existing file or directory, a glob or a URL", text=text)

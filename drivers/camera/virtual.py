@@ -382,7 +382,8 @@ def named_deck(name: str) -> DeckArt:
     if folder.is_dir():
         return image_deck(folder)
     raise DealerError(
-        f"deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl>, print-<2|4>c-<en|fr|de|nl> or a folder of card images"
+        "deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl>, print-<2|4>c-<en|fr|de|nl> or a folder of card images",
+        name=name,
     )
 
 
@@ -392,22 +393,28 @@ def virtual_source(spec: str) -> VirtualCamera:
     for part in filter(None, spec.split(",")):
         key, sep, value = part.partition("=")
         if not sep:
-            raise DealerError(f"virtual source: {part!r} is not key=value")
+            raise DealerError("virtual source: {part!r} is not key=value", part=part)
         options[key.strip()] = value.strip()
     known = {"deck", "order", "seed", "level", "gap", "hold", "slide"}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise DealerError(f"virtual source: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise DealerError(
+            "virtual source: unknown option(s) {unknown}; known: {known}",
+            unknown=", ".join(unknown),
+            known=", ".join(sorted(known)),
+        )
     seed = int(options.get("seed", "0"))
     order = options.get("order", "sorted")
     cards: list[Item] = list(ALL_CARDS)
     if order == "shuffled":
         cards = [ALL_CARDS[i] for i in np.random.default_rng(seed).permutation(52)]
     elif order != "sorted":
-        raise DealerError(f"virtual source: order {order!r} must be sorted or shuffled")
+        raise DealerError("virtual source: order {order!r} must be sorted or shuffled", order=order)
     level = options.get("level", "calibration" if order == "sorted" else "strong")
     if level not in LEVELS:
-        raise DealerError(f"virtual source: level {level!r} must be one of {', '.join(LEVELS)}")
+        raise DealerError(
+            "virtual source: level {level!r} must be one of {levels}", level=level, levels=", ".join(LEVELS)
+        )
     return VirtualCamera(
         named_deck(options.get("deck", "synthetic-2c-en")),
         cards,

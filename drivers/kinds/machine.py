@@ -47,7 +47,9 @@ class MachineDevice:
 
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
         if not url:
-            raise DeviceError(f"station {options.name}: a {kind} device needs url = where the machine is")
+            raise DeviceError(
+                "station {station}: a {kind} device needs url = where the machine is", station=options.name, kind=kind
+            )
         self.kind = kind
         self.url = machine_url(kind, url)
         self.options = options
@@ -90,7 +92,7 @@ class MachineDevice:
 
     def _open_driver(self) -> MachineDriver:
         if self._driver is None:
-            raise DeviceError(f"{self.url}: the device is not open")
+            raise DeviceError("{url}: the device is not open", url=self.url)
         return self._driver
 
     def board_machine(self) -> BoardMachine:
@@ -131,14 +133,14 @@ class MachineDevice:
     async def request_deal(self) -> None:
         driver = self._open_driver()
         if not driver.connected:
-            raise DeviceError(f"{self.url}: the device is not connected (reconnecting); try again in a moment")
+            raise DeviceError("{url}: the device is not connected (reconnecting); try again in a moment", url=self.url)
         try:
             await asyncio.wait_for(driver.start_deal(), ANSWER_SECONDS)
         except CommandRefused:  # the machine is still in a fault the operator has cleared: reset, then deal
             await asyncio.wait_for(driver.reset(), ANSWER_SECONDS)
             await asyncio.wait_for(driver.start_deal(), ANSWER_SECONDS)
         except TimeoutError:
-            raise DeviceError(f"{self.url}: the device did not answer the start of a deal") from None
+            raise DeviceError("{url}: the device did not answer the start of a deal", url=self.url) from None
         self._state = "dealing"
 
     async def next_event(self) -> DeviceEvent | None:

@@ -47,7 +47,9 @@ class SimulatedMachine(MachineDevice):
 
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
         if url not in ("", "pty", "usb", "simulator"):
-            raise DeviceError(f"simulator url {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)")
+            raise DeviceError(
+                "simulator url {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)", url=url
+            )
         super().__init__(kind, url or "pty", options)
         self.medium: Literal["pty", "usb"] = "usb" if url == "usb" else "pty"
         self._sim: SimulatorThread | None = None

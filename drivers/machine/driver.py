@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from dealer.core import Deal
+from dealer.core.errors import Phrase
 from dealer.core.events import (
     DealEnded,
     DeviceEvent,
@@ -136,7 +137,7 @@ class MachineDriver:
             await self._open_session()
         except (TransportClosed, LinkLost, TimeoutError) as exc:
             await self._teardown()
-            raise DeviceError(f"cannot connect: {exc}") from exc
+            raise DeviceError("cannot connect: {exc}", exc=exc) from exc
         self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
         assert self._info is not None
         return self._info
@@ -166,7 +167,7 @@ class MachineDriver:
             await self._command(StartDeal(op.deal_id))
         except LinkLost as exc:
             self._ops.forget(op)
-            raise LinkLost(str(exc), op.deal_id) from exc
+            raise LinkLost("{reason}", reason=str(exc), deal_id=op.deal_id) from exc
         except DeviceError:
             self._ops.forget(op)
             raise
@@ -174,9 +175,9 @@ class MachineDriver:
 
     async def make_board(self, board_number: int, deal: Deal, copy: int) -> BoardResult:
         if not 1 <= board_number <= 0xFFFF:
-            raise DeviceError(f"board number {board_number} not in 1..65535")
+            raise DeviceError("board number {board} not in 1..65535", board=board_number)
         if not 1 <= copy <= 0xFF:
-            raise DeviceError(f"copy {copy} not in 1..255")
+            raise DeviceError("copy {copy} not in 1..255", copy=copy)
         op = self._begin(board_number, copy, deal)
         try:
             await self._command(MakeBoard(op.deal_id, board_number, copy, deal.to_bytes()))
@@ -193,7 +194,7 @@ class MachineDriver:
         """Wait for the end of the operation ``deal_id`` (the events still go to :meth:`events`)."""
         op = self._ops.current
         if op is None or op.deal_id != deal_id or op.outcome is None:
-            raise DeviceError(f"deal {deal_id} is not in progress")
+            raise DeviceError("deal {deal_id} is not in progress", deal_id=deal_id)
         return await op.outcome
 
     async def abort(self) -> None:
@@ -286,7 +287,7 @@ class MachineDriver:
         pump, self._pump = self._pump, None
         if pump is not None:
             await pump.stop()
-        self._pending.fail(LinkLost(self._lost_reason or "closed"))
+        self._pending.fail(LinkLost("{reason}", reason=self._lost_reason or "closed"))
         self.conn.close()
 
     def _mark_lost(self, reason: str) -> None:
@@ -298,7 +299,7 @@ class MachineDriver:
         self._session_ok = False
         self._lost_deal = self._ops.void_current(FaultKind.DISCONNECTED, f"link lost: {reason}", emit=False)
         self._lost.set()
-        self._pending.fail(LinkLost(reason))
+        self._pending.fail(LinkLost("{reason}", reason=reason))
 
     async def _flush(self) -> None:
         if self._pump is not None:
@@ -315,7 +316,7 @@ class MachineDriver:
         if fut.done():
             return fut.result()
         fut.cancel()
-        raise LinkLost(self._lost_reason)
+        raise LinkLost("{reason}", reason=self._lost_reason)
 
     @overload
     async def _command(self, msg: Message, reply: None = None, during_handshake: bool = False) -> None: ...
@@ -330,7 +331,7 @@ class MachineDriver:
                 or self.conn.state is not HostState.OPEN
                 or (not self._session_ok and not during_handshake)
             ):
-                raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
+                raise LinkLost("not connected ({reason})", reason=self._lost_reason or Phrase("no session"))
             reply_future = self._pending.expect(reply) if reply is not None else None
             ack = self._pending.ack(self.conn.send(msg, self._mono()))
             await self._flush()
@@ -366,7 +367,7 @@ class MachineDriver:
             elif isinstance(ev, SessionOpened):
                 self._pending.session_done(ev)
             elif isinstance(ev, SessionRefused):
-                self._pending.session_done(None, DeviceError(ev.detail))
+                self._pending.session_done(None, DeviceError("{reason}", reason=ev.detail))
             elif isinstance(ev, PeerRestarted) and self._session_ok and not self._handshaking:
                 self._device_restarted(ev.detail)
             # FrameDropped: counted by the link's decoder; the sender retransmits
@@ -405,7 +406,7 @@ class MachineDriver:
     # -- helpers ---------------------------------------------------------------------------------------
     def _begin(self, board: int | None = None, copy: int | None = None, target: Deal | None = None) -> Operation:
         if not self._session_ok:
-            raise LinkLost(f"not connected ({self._lost_reason or 'no session'})")
+            raise LinkLost("not connected ({reason})", reason=self._lost_reason or Phrase("no session"))
         return self._ops.begin(board, copy, target)
 
     def _stop_machine(self) -> None:

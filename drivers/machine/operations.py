@@ -44,7 +44,7 @@ class Operations:
 
     def begin(self, board: int | None = None, copy: int | None = None, target: Deal | None = None) -> Operation:
         if self.current is not None:
-            raise DeviceBusy(f"deal {self.current.deal_id} is still in progress")
+            raise DeviceBusy("deal {deal_id} is still in progress", deal_id=self.current.deal_id)
         op = Operation(self._next_id, board, copy, target)
         self._next_id = (self._next_id + 1) % 0xFFFFFFFF or 1
         op.outcome = asyncio.get_running_loop().create_future()

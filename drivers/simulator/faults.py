@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from enum import Enum
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 
 
 class SimFault(Enum):
@@ -103,12 +103,12 @@ def parse_faults(text: str, seed: int | None = None) -> FaultPlan:
     for n, item in enumerate(t.strip() for t in text.split(",")):
         if not item:
             continue
-        where = f"--faults item {n + 1} {item!r}"
+        where = Phrase("--faults item {n} {item!r}", n=n + 1, item=item)
         name, _, rest = item.partition("~") if "~" in item else item.partition("@")
         name = name.strip().lower().replace("-", "_")
         if name in ("noise", "garbage", "duplicate"):
             if "~" not in item:
-                raise FaultSpecError(f"{where}: {name} needs a rate, e.g. {name}~0.01")
+                raise FaultSpecError("{where}: {name} needs a rate, e.g. {name}~0.01", where=where, name=name)
             value = _number(rest, where)
             if name == "noise":
                 plan.noise.corrupt_rate = _probability(value, where)
@@ -116,7 +116,9 @@ def parse_faults(text: str, seed: int | None = None) -> FaultPlan:
                 plan.noise.duplicate_rate = _probability(value, where)
             else:
                 if value < 0 or value > 1000:
-                    raise FaultSpecError(f"{where}: junk frames per frame {value} not in 0..1000")
+                    raise FaultSpecError(
+                        "{where}: junk frames per frame {value} not in 0..1000", where=where, value=value
+                    )
                 plan.noise.garbage_per_frame = value
             continue
         if name in {q.value for q in ProtocolQuirk}:
@@ -128,33 +130,35 @@ def parse_faults(text: str, seed: int | None = None) -> FaultPlan:
             allowed = ", ".join(
                 [k.value for k in SimFault] + ["noise", "garbage", "duplicate"] + [q.value for q in ProtocolQuirk]
             )
-            raise FaultSpecError(f"{where}: unknown fault {name!r}; allowed: {allowed}") from None
+            raise FaultSpecError(
+                "{where}: unknown fault {name!r}; allowed: {allowed}", where=where, name=name, allowed=allowed
+            ) from None
         if "~" in item:
             plan.rates[kind] = _probability(_number(rest, where), where)
         elif rest:
             op_text, _, pos_text = rest.partition(":")
             op = int(_number(op_text, where))
             if op < 1:
-                raise FaultSpecError(f"{where}: operation {op} must be ≥ 1")
+                raise FaultSpecError("{where}: operation {op} must be ≥ 1", where=where, op=op)
             pos = None
             if pos_text:
                 pos = int(_number(pos_text, where))
                 if not 0 <= pos <= 51:
-                    raise FaultSpecError(f"{where}: position {pos} not in 0..51")
+                    raise FaultSpecError("{where}: position {pos} not in 0..51", where=where, pos=pos)
             plan.inject(kind, op, pos)
         else:
             plan.inject(kind)
     return plan
 
 
-def _number(text: str, where: str) -> float:
+def _number(text: str, where: Phrase) -> float:
     try:
         return float(text)
     except ValueError:
-        raise FaultSpecError(f"{where}: {text!r} is not a number") from None
+        raise FaultSpecError("{where}: {text!r} is not a number", where=where, text=text) from None
 
 
-def _probability(value: float, where: str) -> float:
+def _probability(value: float, where: Phrase) -> float:
     if not 0 <= value <= 1:
-        raise FaultSpecError(f"{where}: probability {value} not in 0..1")
+        raise FaultSpecError("{where}: probability {value} not in 0..1", where=where, value=value)
     return value
