@@ -36,6 +36,8 @@ from typing import Any
 
 import httpx
 
+from bench.simproc import start_simulator
+
 ROOT = Path(__file__).resolve().parents[1]
 NATS_URL = os.environ.get("DEALER_BENCH_NATS", "nats://127.0.0.1:4222")
 BUCKET = 1e-4
@@ -240,13 +242,8 @@ def _pipeline(clients: int, procs: int, deals: int) -> dict[str, Any]:
     in other processes: cards/s sustained over whole deals, and whether every viewer got every message."""
     with tempfile.TemporaryDirectory() as tmp:
         link = str(Path(tmp) / "ttySIM")
-        sim_cmd = [sys.executable, "-m", "dealer", "simulate", "machine", "--pty", "--link", link, "--pace", "0"]
-        sim = subprocess.Popen(sim_cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        sim = start_simulator(Path(link))
         try:
-            assert sim.stdout is not None
-            while "open with" not in sim.stdout.readline():
-                if sim.poll() is not None:
-                    raise RuntimeError("the simulator did not start")
             port = _free_port()
             cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--pipeline", link]
             with _procs([[*cmd, "--deals", str(deals)]]) as (server,):

@@ -18,7 +18,6 @@ import gc
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -28,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.simproc import start_simulator
 from dealer.core import Card, Seat
 from dealer.session import PublicCardHidden, PublicCardOpen
 from dealer.web.hub import PublicHub
@@ -192,16 +192,9 @@ async def _pipeline(deals: int, clients: int, wire: bool = True) -> dict[str, fl
 
     with tempfile.TemporaryDirectory() as tmp:
         link = Path(tmp) / "ttySIM"
-        sim: subprocess.Popen[str] | None = None
+        sim: subprocess.Popen[bytes] | None = None
         if wire:  # the simulated machine in a process of its own, as real hardware is
-            sim = subprocess.Popen(
-                [sys.executable, "-m", "dealer", "simulate", "machine", "--pty", "--link", str(link), "--pace", "0"],
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            assert sim.stdout is not None
-            while "open with" not in sim.stdout.readline():
-                pass
+            sim = start_simulator(Path(link))
         reg = Regulation(DealingVariant.PARTIALLY_OPEN, 32, 5.0, 24, 24, 2, deals)
         bank = BankWorker(lambda: open_bank(Path(tmp) / "bank.sqlite"))
         hub = PublicHub(client_buffer=4096)
