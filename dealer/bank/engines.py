@@ -8,11 +8,18 @@ from .errors import BankError
 from .store import SqliteBank
 
 
+def is_url(value: str | Path) -> bool:
+    """Whether ``value`` names a PostgreSQL bank (``postgresql:`` / ``postgres:``) rather than a SQLite file.
+
+    Here, not in ``pg_store``, so that telling the two apart does not load psycopg."""
+    return str(value).startswith(("postgresql:", "postgres:"))
+
+
 def open_bank_at(
     target: str | Path, key_dir: Path | str | None = None, create: bool = True, busy_timeout: float | None = None
 ) -> SqliteBank:
     """The bank at ``target``. Without ``create``, a missing bank is an error (no empty bank by a typo)."""
-    if str(target).startswith(("postgresql:", "postgres:")):  # pg_store.is_url; psycopg loads only for a URL
+    if is_url(target):  # psycopg loads only for a URL
         from .pg_store import PostgresBank, normalise_url, redact
 
         url = normalise_url(target)

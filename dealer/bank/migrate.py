@@ -46,7 +46,8 @@ def migrate_bank(
     source: SqliteBank, destination: str | Path, progress: Callable[[str, int], None] | None = None
 ) -> MigrateReport:
     """Copy ``source`` into a new bank at ``destination`` (a SQLite path or a postgresql:// URL)."""
-    from .pg_store import PostgresBank, is_url, normalise_url
+    from .engines import is_url
+    from .pg_store import PostgresBank, normalise_url
 
     pg: PostgresBank | None = None
     if is_url(destination):

@@ -47,11 +47,6 @@ class BankUnavailable(BankUnavailableError):
         self.maybe_committed = maybe_committed
 
 
-def is_url(value: str | Path) -> bool:
-    text = str(value)
-    return text.startswith(("postgresql:", "postgres:"))
-
-
 def normalise_url(value: str | Path) -> str:
     """A URL that went through ``pathlib.Path`` lost a slash (``postgresql:/host/db``): put it back."""
     text = str(value)

@@ -105,7 +105,7 @@ def verify_file(
     """Open ``path`` read-only and verify it; any damage, the opening included, is a finding.
 
     ``path`` may be a ``postgresql://`` URL: that bank is opened without ever creating one."""
-    from .pg_store import is_url
+    from .engines import is_url
 
     if is_url(path):
         from .engines import open_bank_at

@@ -152,11 +152,15 @@ def verify_cmd(
     ),
 ) -> None:
     """Recompute the ledger chain, seals, commitments and draws; name the first entry that does not match."""
-    from dealer.bank.pg_store import is_url, normalise_url, redact
+    from dealer.bank.engines import is_url
     from dealer.draw.verify import AnchorError, Head, Since, verify_file
 
     on_server = is_url(bank)  # a postgresql:// bank (verify_file opens it without ever creating one)
-    where = redact(normalise_url(bank)) if on_server else str(bank)
+    where = str(bank)
+    if on_server:
+        from dealer.bank.pg_store import normalise_url, redact
+
+        where = redact(normalise_url(bank))
     if not on_server and not bank.is_file():
         raise fail(t("{bank}: no bank file there", bank=where))
     try:

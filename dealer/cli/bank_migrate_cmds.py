@@ -15,9 +15,9 @@ def migrate_cmd(
     destination: str = typer.Argument(..., help="Where to: a new SQLite file or an empty PostgreSQL database."),
 ) -> None:
     """Copy every row of a bank into a new one on the same or the other engine; verify both sides."""
-    from dealer.bank.engines import open_bank_at
+    from dealer.bank.engines import is_url, open_bank_at
     from dealer.bank.migrate import migrate_bank
-    from dealer.bank.pg_store import is_url, redact
+    from dealer.bank.pg_store import redact
     from dealer.draw.verify import verify_bank
 
     def shown(target: str) -> str:
