@@ -37,7 +37,10 @@ _FIELD = {
     "position": st.none() | st.integers(0, 51),
     "deal": st.binary(min_size=13, max_size=13),
     "str16": st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=16),
-    "text": st.text(max_size=50),
+    # up to max_text bytes of UTF-8, the boundary included: cut the encoding, not the characters
+    "text": st.text(max_size=TABLE.max_text).map(
+        lambda s: s.encode("utf-8")[: TABLE.max_text].decode("utf-8", "ignore")
+    ),
 }
 
 
