@@ -15,16 +15,13 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from functools import cache
 from importlib import resources
-from typing import TypeGuard
-
-from babel import Locale
-from babel.dates import format_date as _babel_date
-from babel.dates import format_datetime as _babel_datetime
-from babel.numbers import format_decimal as _babel_decimal
-from babel.numbers import get_decimal_symbol, get_group_symbol
+from typing import TYPE_CHECKING, TypeGuard
 
 from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
+
+if TYPE_CHECKING:  # Babel loads on the first plural, date or number: the command line's start goes without it
+    from babel import Locale
 
 LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
@@ -69,6 +66,8 @@ def resolve_language(
 
 @cache
 def _locale(lang: str) -> Locale:
+    from babel import Locale
+
     return Locale.parse(check_language(lang))
 
 
@@ -94,17 +93,44 @@ def fill(text: str, params: Mapping[str, object]) -> str:
 
 def format_datetime(value: datetime, lang: str) -> str:
     """A moment in the locale, in this computer's time zone: ``30 нояб. 2026 г., 15:04:05``."""
+    from babel.dates import format_datetime as _babel_datetime
+
     local = value.astimezone() if value.tzinfo else value
     return str(_babel_datetime(local, "medium", locale=_locale(lang)))
 
 
 def format_date(value: date, lang: str, style: str = "long") -> str:
+    from babel.dates import format_date as _babel_date
+
     return str(_babel_date(value, style, locale=_locale(lang)))
+
+
+# patterns without grouping, as (fewest, most) fraction digits: written without Babel (a test checks they agree)
+PLAIN_PATTERNS = {"0": (0, 0), "0.#": (0, 1), "0.##": (0, 2), "0.0": (1, 1), "0.00": (2, 2)}
+DECIMAL_SIGN = {"ru": ",", "en": "."}  # CLDR's decimal symbol of each language
 
 
 def format_number(value: float, lang: str, pattern: str = "#,##0.##") -> str:
     """A number in the locale: ru ``2,44`` and ``1 234``, en ``2.44`` and ``1,234``."""
+    digits = PLAIN_PATTERNS.get(pattern)
+    if digits is not None and type(value) in (int, float) and 0 <= value < 1e15 and not str(value).startswith("-"):
+        return _plain_number(value, check_language(lang), *digits)
+    from babel.numbers import format_decimal as _babel_decimal
+
     return str(_babel_decimal(value, pattern, locale=_locale(lang)))
+
+
+def _plain_number(value: float, lang: str, fewest: int, most: int) -> str:
+    """What Babel writes for a pattern without grouping: the decimal text of ``value`` rounded half to even (as
+    Babel rounds ``Decimal(str(value))``), trailing zeros dropped down to ``fewest`` digits, the locale's sign."""
+    from decimal import Decimal
+
+    text = f"{Decimal(str(value)).quantize(Decimal(1).scaleb(-most)):f}"
+    whole, _, fraction = text.partition(".")
+    fraction = fraction[:most]
+    while len(fraction) > fewest and fraction.endswith("0"):
+        fraction = fraction[:-1]
+    return whole + (DECIMAL_SIGN[lang] + fraction if fraction else "")
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -212,6 +238,8 @@ def os_text(reason: object, lang: str) -> str:
 
 def _localized(text: str, lang: str) -> str:
     """Python's ``1,234.5`` in the locale's symbols: ru ``1 234,5`` (no-break space, as Babel/CLDR write it)."""
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
     table = {ord(","): get_group_symbol(_locale(lang)), ord("."): get_decimal_symbol(_locale(lang))}
     return text.translate(table)
 

@@ -20,3 +20,9 @@ import os  # noqa: E402
 os.environ["LANG"] = "en_US.UTF-8"
 for _name in ("LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
+
+# The command line keeps typer's rendering of ``dealer --help`` in a cache (dealer/cli/fast.py); the tests' runs
+# keep theirs in a directory of their own, not in the user's ~/.cache, and start from an empty one.
+import tempfile  # noqa: E402
+
+os.environ["DEALER_CACHE_DIR"] = tempfile.mkdtemp(prefix="dealer-cache-")

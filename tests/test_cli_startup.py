@@ -25,6 +25,9 @@ HEAVY: tuple[str, ...] = ("numpy", "cv2", "fastapi", "starlette", "uvicorn", "en
 HEAVY += ("fpdf", "jinja2", "psycopg")  # psycopg: PostgreSQL's driver, only for a postgresql: bank
 # what a command that runs (no help shown, no usage error) does not need either
 NOT_RUNNING = ("typer.rich_utils", "markdown_it", "pygments", "asyncio", "dealer.bank.importer", "dealer.bank.verify")
+# what the light command lines (run by the front door, dealer.cli.fast) load none of either: no typer (nor the
+# click it carries), no rich, no pydantic, and Babel only for a plural form or a date (none of these needs one)
+FRONT_DOOR = ("typer", "click", "rich", "pydantic", "babel")
 PBN = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
 
 # Runs the real entry point, then prints which heavy modules were imported, whatever the exit code.
@@ -44,7 +47,9 @@ finally:
 def _loaded(
     args: list[str], cwd: Path, modules: tuple[str, ...] = HEAVY
 ) -> tuple[list[str], subprocess.CompletedProcess[str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    # the help cache (dealer.cli.fast) in the test's directory: a user's cache must not decide what loads
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "DEALER_CACHE_DIR": str(cwd / "cache")}
+    env.pop("DEALER_CLI_FULL", None)
     code = PROBE.replace("sys.argv[1]", repr(json.dumps(args))).replace("sys.argv[2]", repr(json.dumps(modules)))
     probe = ["-c", code]
     r = subprocess.run([sys.executable, *probe], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
@@ -91,6 +96,33 @@ def test_running_commands_leave_out_help_and_other_commands_code(args: list[str]
     assert loaded == [], f"dealer {' '.join(args)} imported {loaded}\n{r.stderr}"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["board", "1"],
+        ["--lang", "en", "board", "7"],
+        ["deal", "show", PBN],
+        ["deal", "show", PBN, "--lang", "en", "--ascii"],
+        ["regulation", "check"],
+        ["--lang", "en", "regulation", "check"],
+        ["board", "0"],  # an error, printed in Russian without typer
+    ],
+)
+def test_light_commands_load_no_typer_rich_pydantic_or_babel(args: list[str], tmp_path: Path) -> None:
+    loaded, r = _loaded(args, tmp_path, HEAVY + NOT_RUNNING + FRONT_DOOR)
+    assert loaded == [], f"dealer {' '.join(args)} imported {loaded}\n{r.stderr}"
+
+
+def test_help_once_rendered_loads_no_typer(tmp_path: Path) -> None:
+    """The first ``dealer --help`` is typer's (the probe sees it load); the next prints the kept rendering."""
+    loaded, r = _loaded(["--help"], tmp_path, FRONT_DOOR)
+    assert r.returncode == 0 and "typer" in loaded, loaded
+    for args in (["--help"], ["--help"]):
+        again, r2 = _loaded(args, tmp_path, HEAVY + FRONT_DOOR)
+        assert r2.returncode == 0 and again == [], again
+        assert r2.stdout.split("\nLOADED ")[0] == r.stdout.split("\nLOADED ")[0]
+
+
 def test_help_and_usage_errors_still_load_the_rich_layer_in_russian(tmp_path: Path) -> None:
     """The probe sees the help layer when help is shown, and its words are Russian although it loaded late."""
     loaded, r = _loaded(["--lang", "ru", "board", "x"], tmp_path, ("typer.rich_utils",))
@@ -117,7 +149,9 @@ def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -
     with SqliteBank(tmp_path / "bank.sqlite") as bank:
         bank.commit_deal(deal_from_rank(12345), DealSource("import", file="x.pbn", board=1, line=1))
     for args in (["bank", "status", "--json"], ["bank", "status"]):
-        loaded, r = _loaded([*args, "--bank", str(tmp_path / "bank.sqlite")], tmp_path, HEAVY + NOT_RUNNING)
+        loaded, r = _loaded(
+            [*args, "--bank", str(tmp_path / "bank.sqlite")], tmp_path, HEAVY + NOT_RUNNING + FRONT_DOOR
+        )
         assert r.returncode == 0, r.stderr
         assert loaded == [], (args, loaded)
     loaded, r = _loaded(["bank", "status", "--json", "--bank", str(tmp_path / "bank.sqlite")], tmp_path)

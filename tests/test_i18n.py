@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dealer.i18n import LanguageError, Messages, plural_category, resolve_language
+from dealer.i18n import PLAIN_PATTERNS, LanguageError, Messages, format_number, plural_category, resolve_language
 from dealer.web.config import config_from_dict
 from dealer.web.i18n import translate
 
@@ -185,3 +187,29 @@ def test_every_cli_help_text_has_a_russian_entry() -> None:
     assert missing == [], f"help texts without a Russian entry in dealer/cli/i18n/ru.json: {missing}"
     same = sorted(t for t in texts if russian[t] == t and re.search(r"[a-z]{3}", t))
     assert same == [], same
+
+
+@settings(max_examples=400)
+@given(
+    value=st.one_of(
+        st.floats(min_value=0, max_value=1e15, exclude_max=True, allow_nan=False),
+        st.integers(min_value=0, max_value=10**15 - 1),
+        st.decimals(min_value=0, max_value=10**6, places=3).map(float),
+    ),
+    lang=st.sampled_from(["ru", "en"]),
+    pattern=st.sampled_from(sorted(PLAIN_PATTERNS)),
+)
+def test_numbers_without_grouping_are_written_as_babel_writes_them(value: float, lang: str, pattern: str) -> None:
+    """``format_number`` writes the patterns without grouping itself (the command line's start goes without
+    Babel): the same text as Babel's, which is the independent source here."""
+    from babel.numbers import format_decimal
+
+    assert format_number(value, lang, pattern) == format_decimal(value, pattern, locale=lang)
+
+
+@pytest.mark.parametrize(
+    ("value", "lang", "pattern", "expected"),
+    [(2.675, "ru", "0.##", "2,68"), (0.125, "en", "0.##", "0.12"), (5.0, "ru", "0.00", "5,00"), (5, "en", "0.##", "5")],
+)
+def test_numbers_round_half_to_even_on_the_decimal_text(value: float, lang: str, pattern: str, expected: str) -> None:
+    assert format_number(value, lang, pattern) == expected

@@ -1,31 +1,17 @@
 """Entry point of the ``dealer`` command: exit 0 on success, 1 on failures, 2 on usage errors.
 
-Start-up is kept short: ``main`` imports only the module(s) that register the command typed (``COMMANDS``),
-and every command module imports heavy libraries (numpy, OpenCV, FastAPI, endplay) inside the commands that
-use them. Help, ``--version`` and unknown commands import every command module (still without those).
+The commands officials type at a desk start at once: ``main`` first offers the command line to the lean front
+door (``dealer.cli.fast``), which runs ``dealer --help``, ``board``, ``deal show``, ``bank status`` and
+``regulation check`` without typer, rich or pydantic, printing what typer would print byte for byte. Anything
+else, or any doubt, goes to the full typer app (``dealer.cli.root``), as does every command line when
+``DEALER_CLI_FULL=1`` (the tests compare the two). Importing this module imports no library.
 """
 
 from __future__ import annotations
 
-import importlib
+import os
 import sys
-
-import typer
-from rich.console import Console
-from rich.markup import escape
-
-from dealer import __version__
-from dealer.core.errors import DealerError
-
-app = typer.Typer(
-    name="dealer",
-    help="Dealing side of sports-bridge tournaments: machines, scanners, the deal bank, the draw, export.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-err = Console(stderr=True, highlight=False, markup=False)  # data (file names, file text) is never markup
+from typing import Any
 
 # Each command group lives in its own module and registers itself on ``app`` when imported.
 COMMAND_MODULES = (
@@ -61,30 +47,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "docs": ("dealer.cli.docs_cmds",),
     "relay": ("dealer.cli.relay_cmds",),
 }
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"dealer {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
-    lang: str | None = typer.Option(
-        None,
-        "--lang",
-        help="Language of help and errors: ru or en (default: the config's language, then LANG, then ru).",
-    ),
-) -> None:
-    """Dealing side of sports-bridge tournaments."""
-
-
-def fail(message: str) -> typer.Exit:
-    """Print an error on stderr and return the exit to raise (code 1)."""
-    err.print(f"[bold red]{ERROR['word']}[/] {escape(message)}", markup=True, soft_wrap=True)  # messages quote data
-    return typer.Exit(1)
+FULL = "DEALER_CLI_FULL"  # "1": every command line through typer (the front door stands aside)
 
 
 def modules_for(argv: list[str]) -> tuple[str, ...]:
@@ -98,22 +61,23 @@ def modules_for(argv: list[str]) -> tuple[str, ...]:
     return COMMAND_MODULES
 
 
-ERROR = {"word": "error:"}  # "ошибка:" when the command line speaks Russian (dealer/cli/i18n.py)
-
-
 def main() -> None:
-    from .i18n import catalogue, cli_language, error, localize, set_language
+    if os.environ.get(FULL) != "1":
+        from .fast import run_light
 
-    for module in modules_for(sys.argv[1:]):
-        importlib.import_module(module)
-    lang = cli_language(sys.argv[1:])
-    set_language(lang)
-    if lang == "ru":
-        ERROR["word"] = catalogue()["framework"]["error:"]
-    command = typer.main.get_command(app)
-    localize(command, lang)
-    try:
-        command()
-    except DealerError as exc:
-        err.print(f"[bold red]{ERROR['word']}[/] {escape(error(exc))}", markup=True, soft_wrap=True)
-        sys.exit(1)
+        code = run_light(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
+    from .root import run_full
+
+    run_full()
+
+
+# Any: the typer app and its helpers (``app``, ``fail``, ``err``, ``ERROR``) live in ``dealer.cli.root``; they
+# are still reachable here, loaded on first use, for code and tests that knew them as ``dealer.cli.app``'s
+def __getattr__(name: str) -> Any:
+    if name in ("app", "fail", "err", "ERROR"):
+        from . import root
+
+        return getattr(root, name)
+    raise AttributeError(name)

@@ -14,10 +14,10 @@ from rich.text import Text
 
 from dealer.fsutil import write_atomic
 
-from .app import app
 from .bank_cmds import bank_app
 from .i18n import error, language, t
 from .options import BankOption
+from .root import app
 
 if TYPE_CHECKING:  # the audit pulls in numpy and scipy: imported when the command runs, not at CLI start-up
     from dealer.audit import AuditRecord

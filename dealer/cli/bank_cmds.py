@@ -13,10 +13,11 @@ from rich.text import Text
 
 from dealer.fsutil import MAX_INPUT_BYTES
 
-from .app import app, fail
 from .i18n import error, t
+from .light import bank_status, bank_status_table, rich_table
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
+from .root import app, fail
 
 if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside the commands that use them
     from rich.progress import Progress
@@ -44,53 +45,14 @@ def status_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the public status as JSON."),
 ) -> None:
     """Public status: deals by state, eligible deals, sealed roots, draws (nothing secret)."""
-    from dealer.draw.director import Director  # here, not at the top: ``bank import`` starts without it
-
-    with open_bank(bank, keys) as b:
-        st = Director(b).status()
+    st = bank_status(bank, keys)
     if as_json:
         print_json(st, sort_keys=False)
         return
-    names = {
-        "deals": t("deals"),
-        "in_bank": t("in bank"),
-        "drawn": t("drawn"),
-        "played": t("played"),
-        "sealed_deals": t("sealed deals"),
-        "unsealed_deals": t("unsealed deals"),
-        "eligible": t("eligible"),
-        "ledger_size": t("ledger size"),
-    }
-    table = Table(title=t("Bank {bank}", bank=st["bank"]), show_header=False)
-    for key, name in names.items():
-        table.add_row(name, str(st[key]))
-    table.add_row(t("ledger head"), st["ledger_head"])
-    table.add_row(t("anchor for the act"), f"{st['ledger_size']}:{st['ledger_head'][:16]}")
-    out.print(table)
-    for s in st["seals"]:  # lines holding hashes: plain, never wrapped
-        print_line(
-            t(
-                "seal at entry {index}: {size} entries, deals 1..{last}, root {root}, {ts}",
-                index=s["index"],
-                size=s["size"],
-                last=s["last_deal"],
-                root=s["root"],
-                ts=s["ts"],
-            )
-        )
-    for d in st["draws"]:
-        state = {"committed": t("committed"), "public-value": t("public value entered"), "drawn": t("drawn"),
-                 "revealed": t("revealed"), "void": t("void")}.get(d["state"], d["state"])  # fmt: skip
-        print_line(
-            t(
-                "draw {label!r}: {state}, {n} of {eligible} deals, SHA-256(K) {k_hash}",
-                label=d["label"],
-                state=state,
-                n=d["n"],
-                eligible=d["eligible"],
-                k_hash=d["k_hash"],
-            )
-        )
+    spec = bank_status_table(st)
+    out.print(rich_table(spec))
+    for line in spec.lines:  # lines holding hashes: plain, never wrapped
+        print_line(line)
 
 
 @bank_app.command("seal")

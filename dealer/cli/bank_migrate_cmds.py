@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from .app import fail
 from .bank_cmds import bank_app, out
 from .i18n import t
+from .root import fail
 
 
 @bank_app.command("migrate")

@@ -7,12 +7,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from dealer.core import Deal, board_dealer, board_vulnerability
-from dealer.core.diagram import compass_diagram
-from dealer.core.numbering import deal_from_rank, format_deal_number, parse_deal_number
+from dealer.core import Deal
+from dealer.core.numbering import deal_from_rank, parse_deal_number
 
-from .app import app
 from .i18n import language, t
+from .light import board_line, deal_show_text, regulation_tables, rich_table
+from .root import app
 
 out = Console(highlight=False, markup=False)
 deal_app = typer.Typer(help="Show, number and check single deals.", no_args_is_help=True)
@@ -40,9 +40,9 @@ def deal_show(
     ascii_suits: bool = typer.Option(False, "--ascii", help="Suits as S H D C instead of ♠ ♥ ♦ ♣."),
 ) -> None:
     """Print the deal as a compass diagram with the HCP of each hand."""
-    deal = Deal.from_pbn(pbn)
-    out.print(compass_diagram(deal, _lang(lang), "ascii" if ascii_suits else "unicode"), markup=False)
-    out.print("\n" + t("Deal number {number}", number=format_deal_number(deal.rank())), markup=False)
+    diagram, number = deal_show_text(pbn, _lang(lang), ascii_suits)
+    out.print(diagram, markup=False)
+    out.print(number, markup=False)
 
 
 @deal_app.command("rank")
@@ -66,21 +66,7 @@ def deal_unrank_cmd(
 @app.command("board")
 def board_cmd(number: int = typer.Argument(..., help="Board number, 1 or more.")) -> None:
     """Print the dealer and vulnerability of a board (Law 2)."""
-    dealer = board_dealer(number)
-    vul = board_vulnerability(number)
-    if language() == "en":
-        out.print(f"Board {number}: dealer {dealer.letter}, vulnerable {vul.pbn}", markup=False)
-        return
-    from dealer.core.diagram import SEAT_NAMES
-
-    vulnerable = {"None": t("nobody"), "NS": t("North–South"), "EW": t("East–West"), "All": t("both sides")}
-    text = t(
-        "Board {number}: dealer {dealer}, vulnerable {vul}",
-        number=number,
-        dealer=SEAT_NAMES["ru"][dealer],
-        vul=vulnerable[vul.pbn],
-    )
-    out.print(text, markup=False)
+    out.print(board_line(number), markup=False)
 
 
 @regulation_app.command("check")
@@ -88,44 +74,5 @@ def regulation_check(
     path: Path | None = typer.Argument(None, help="Regulation TOML file; the embedded default when omitted."),
 ) -> None:
     """Load a regulation file and print what it says, or the first thing wrong with it."""
-    from rich.table import Table
-
-    from dealer.regulation import load_regulation
-
-    reg = load_regulation(path)
-    lang = language()
-    variants = {1: t("closed"), 2: t("partially open"), 3: t("open")}
-    title = reg.title or (str(path) if path else t("default"))
-    if path is None and reg.title == "Default regulation":
-        title = t("Default regulation")
-    table = Table(title=t("Regulation: {title}", title=title), show_header=False)
-    table.add_row(t("dealing variant"), f"{int(reg.variant)} ({variants[int(reg.variant)]})")
-    table.add_row(t("open cards per deal"), str(reg.open_count()))
-    table.add_row(t("share drawn"), t("{percent} of the whole sealed bank", percent=_percent(reg.share_percent, lang)))
-    table.add_row(t("boards per session"), str(reg.boards_per_session))
-    table.add_row(t("deals drawn per session"), str(reg.deals_per_session))
-    table.add_row(t("sessions"), str(reg.sessions))
-    table.add_row(t("spare deals (replacement boards)"), str(reg.spare_deals))
-    table.add_row(t("copies of each board"), str(reg.copies))
-    table.add_row(t("deals the schedule draws"), str(reg.total_deals))
-    table.add_row(t("bank target"), str(reg.bank_target))
-    out.print(table)
-    plan = Table(title=t("The draw plan against the bank target"), show_header=True)
-    for name in (t("draw"), t("deals"), t("drawn in all"), t("share of the bank")):
-        plan.add_column(name, justify="right")
-    drawn = 0
-    for k in range(1, reg.sessions + 1):
-        drawn += reg.deals_per_session
-        share = _percent(100 * drawn / reg.bank_target, lang, "0.00")
-        plan.add_row(t("session {k}", k=k), str(reg.deals_per_session), str(drawn), share)
-    if reg.spare_deals:
-        drawn += reg.spare_deals
-        share = _percent(100 * drawn / reg.bank_target, lang, "0.00")
-        plan.add_row(t("spare"), str(reg.spare_deals), str(drawn), share)
-    out.print(plan)
-
-
-def _percent(value: float, lang: str, pattern: str = "0.##") -> str:
-    from dealer.i18n import Messages
-
-    return Messages(lang, {}).percent(value, pattern)
+    for spec in regulation_tables(path):
+        out.print(rich_table(spec))

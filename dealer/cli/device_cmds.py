@@ -12,8 +12,8 @@ from dealer.core import Deal, Seat
 from dealer.core.errors import DealerError
 from drivers.discovery import serial_rows, usb_rows
 
-from .app import app
 from .i18n import error, t
+from .root import app
 
 if TYPE_CHECKING:
     from drivers.machine import MachineDriver

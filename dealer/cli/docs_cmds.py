@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from .app import app, fail
 from .i18n import error, language, os_reason, t
 from .options import BankOption, KeysOption
+from .root import app, fail
 
 if TYPE_CHECKING:
     from dealer.documents.issue import Issued

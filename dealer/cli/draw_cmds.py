@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from .app import app, fail
 from .i18n import error, os_reason, t
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
+from .root import app, fail
 
 if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the other commands need none of it)
     from dealer.core.json_types import JsonObject

@@ -15,8 +15,8 @@ from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
 from dealer.formats.base import FormatError, ReadResult
 from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
-from .app import app, fail
 from .i18n import error, language, t
+from .root import app, fail
 
 out = Console(highlight=False, markup=False)
 err = Console(stderr=True, highlight=False, markup=False)

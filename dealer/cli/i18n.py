@@ -12,9 +12,9 @@ translated.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,7 +27,9 @@ CONFIG = Path("config/service.toml")
 
 @cache
 def catalogue(lang: str = "ru") -> dict[str, JsonObject]:
-    text = resources.files("dealer.cli").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
+    # the package's own file, read without importlib.resources (the command line's start goes without it)
+    with open(os.path.join(os.path.dirname(__file__), "i18n", f"{lang}.json"), encoding="utf-8") as file:
+        text = file.read()
     data: dict[str, JsonObject] = json.loads(text)
     return data
 

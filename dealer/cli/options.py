@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .light import DEFAULT_BANK_PATH as DEFAULT_BANK_PATH  # the bank commands' default, named once
+
 if TYPE_CHECKING:
     from dealer.bank.store import SqliteBank
-
-# ``dealer.bank.store.DEFAULT_BANK_PATH`` (a test checks they agree): help and light commands need the path,
-# not the bank's SQLite, signing and ledger code
-DEFAULT_BANK_PATH = Path("var/bank.sqlite")
 
 BankOption = typer.Option(
     DEFAULT_BANK_PATH, "--bank", help="The bank: a SQLite file, or a postgresql://user@host/db URL."

@@ -7,8 +7,8 @@ import logging
 
 import typer
 
-from .app import app
 from .i18n import t
+from .root import app
 
 
 @app.command("relay")

@@ -14,8 +14,8 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 
 from dealer.core.events import CardSeen
 
-from .app import app
 from .i18n import t
+from .root import app
 
 if TYPE_CHECKING:  # numpy and OpenCV are imported by the commands that use them, not at start-up
     from drivers.camera.sources import Frame, FrameSource

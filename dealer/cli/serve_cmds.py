@@ -12,8 +12,8 @@ import typer
 
 from dealer.regulation import REHEARSAL_TARGET
 
-from .app import app
 from .i18n import os_reason, t
+from .root import app
 
 REHEARSAL_PACE = 60.0  # simulator cards per second in a rehearsal: a deal in about a second
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import typer
 
-from .app import app
 from .i18n import t
+from .root import app
 
 simulate_app = typer.Typer(help="Simulated hardware for trials and tests.", no_args_is_help=True)
 app.add_typer(simulate_app, name="simulate")

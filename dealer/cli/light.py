@@ -1,0 +1,184 @@
+"""What the light commands say, as text and tables: one body for typer's commands and the lean front door.
+
+``dealer board``, ``dealer deal show``, ``dealer regulation check`` and ``dealer bank status`` compute their
+output here (plain strings, and tables as :class:`TableSpec`); the typer commands print it through rich, the
+front door (``dealer.cli.fast``) prints the same text without loading typer or rich. Only the standard library
+and the domain are imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dealer.core.json_types import JsonObject
+
+from .i18n import language, t
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+# ``dealer.bank.store.DEFAULT_BANK_PATH`` (a test checks they agree): help and light commands need the path,
+# not the bank's SQLite, signing and ledger code
+DEFAULT_BANK_PATH = Path("var/bank.sqlite")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table of text: its title, its column names (None: no header row) and its rows; columns ``right``
+    justified or left (rich's ``Table`` with the default box, as the commands had it)."""
+
+    title: str
+    rows: Sequence[tuple[str, ...]]
+    header: tuple[str, ...] | None = None
+    right: bool = False
+    lines: list[str] = field(default_factory=list)
+
+
+def rich_table(spec: TableSpec) -> Table:
+    """The table as the typer commands print it: rich's ``Table`` (the front door draws the same without rich)."""
+    from rich.table import Table
+
+    table = Table(title=spec.title, show_header=spec.header is not None)
+    for name in spec.header or ():
+        table.add_column(name, justify="right" if spec.right else "left")
+    for row in spec.rows:
+        table.add_row(*row)
+    return table
+
+
+def board_line(number: int) -> str:
+    """Law 2's dealer and vulnerability of board ``number``, one line."""
+    from dealer.core import board_dealer, board_vulnerability
+
+    dealer = board_dealer(number)
+    vul = board_vulnerability(number)
+    if language() == "en":
+        return f"Board {number}: dealer {dealer.letter}, vulnerable {vul.pbn}"
+    from dealer.core.diagram import SEAT_NAMES
+
+    vulnerable = {"None": t("nobody"), "NS": t("North–South"), "EW": t("East–West"), "All": t("both sides")}
+    return t(
+        "Board {number}: dealer {dealer}, vulnerable {vul}",
+        number=number,
+        dealer=SEAT_NAMES["ru"][dealer],
+        vul=vulnerable[vul.pbn],
+    )
+
+
+def deal_show_text(pbn: str, lang: str, ascii_suits: bool) -> tuple[str, str]:
+    """The compass diagram of a PBN deal and its deal-number line (printed after an empty line)."""
+    from dealer.core import Deal
+    from dealer.core.diagram import compass_diagram
+    from dealer.core.numbering import format_deal_number
+
+    deal = Deal.from_pbn(pbn)
+    diagram = compass_diagram(deal, lang, "ascii" if ascii_suits else "unicode")
+    return diagram, "\n" + t("Deal number {number}", number=format_deal_number(deal.rank()))
+
+
+def regulation_tables(path: Path | None) -> list[TableSpec]:
+    """What a regulation file says (the embedded default when ``path`` is None), and its draw plan."""
+    from dealer.regulation import load_regulation
+
+    reg = load_regulation(path)
+    lang = language()
+    variants = {1: t("closed"), 2: t("partially open"), 3: t("open")}
+    title = reg.title or (str(path) if path else t("default"))
+    if path is None and reg.title == "Default regulation":
+        title = t("Default regulation")
+    share = t("{percent} of the whole sealed bank", percent=_percent(reg.share_percent, lang))
+    facts = [
+        (t("dealing variant"), f"{int(reg.variant)} ({variants[int(reg.variant)]})"),
+        (t("open cards per deal"), str(reg.open_count())),
+        (t("share drawn"), share),
+        (t("boards per session"), str(reg.boards_per_session)),
+        (t("deals drawn per session"), str(reg.deals_per_session)),
+        (t("sessions"), str(reg.sessions)),
+        (t("spare deals (replacement boards)"), str(reg.spare_deals)),
+        (t("copies of each board"), str(reg.copies)),
+        (t("deals the schedule draws"), str(reg.total_deals)),
+        (t("bank target"), str(reg.bank_target)),
+    ]
+    plan: list[tuple[str, ...]] = []
+    drawn = 0
+    for k in range(1, reg.sessions + 1):
+        drawn += reg.deals_per_session
+        share = _percent(100 * drawn / reg.bank_target, lang, "0.00")
+        plan.append((t("session {k}", k=k), str(reg.deals_per_session), str(drawn), share))
+    if reg.spare_deals:
+        drawn += reg.spare_deals
+        share = _percent(100 * drawn / reg.bank_target, lang, "0.00")
+        plan.append((t("spare"), str(reg.spare_deals), str(drawn), share))
+    header = (t("draw"), t("deals"), t("drawn in all"), t("share of the bank"))
+    return [
+        TableSpec(t("Regulation: {title}", title=title), facts),
+        TableSpec(t("The draw plan against the bank target"), plan, header=header, right=True),
+    ]
+
+
+def _percent(value: float, lang: str, pattern: str = "0.##") -> str:
+    from dealer.i18n import Messages
+
+    return Messages(lang, {}).percent(value, pattern)
+
+
+def bank_status(bank: Path, keys: Path | None) -> JsonObject:
+    """The bank's public status (``Director.status``): what ``bank status --json`` prints."""
+    from dealer.bank.engines import open_bank_at
+    from dealer.draw.director import Director  # here, not at the top: ``bank import`` starts without it
+
+    with open_bank_at(bank, keys, create=False) as b:  # as ``options.open_bank``: a missing bank is an error
+        return Director(b).status()
+
+
+def bank_status_table(st: JsonObject) -> TableSpec:
+    """The status as people read it: a table of counts, then one plain line per seal and per draw (hashes are
+    never wrapped)."""
+    names = {
+        "deals": t("deals"),
+        "in_bank": t("in bank"),
+        "drawn": t("drawn"),
+        "played": t("played"),
+        "sealed_deals": t("sealed deals"),
+        "unsealed_deals": t("unsealed deals"),
+        "eligible": t("eligible"),
+        "ledger_size": t("ledger size"),
+    }
+    rows = [(name, str(st[key])) for key, name in names.items()]
+    head = str(st["ledger_head"])
+    rows.append((t("ledger head"), head))
+    rows.append((t("anchor for the act"), f"{st['ledger_size']}:{head[:16]}"))
+    lines = []
+    for s in _objects(st["seals"]):
+        lines.append(
+            t(
+                "seal at entry {index}: {size} entries, deals 1..{last}, root {root}, {ts}",
+                index=s["index"],
+                size=s["size"],
+                last=s["last_deal"],
+                root=s["root"],
+                ts=s["ts"],
+            )
+        )
+    for d in _objects(st["draws"]):
+        state = {"committed": t("committed"), "public-value": t("public value entered"), "drawn": t("drawn"),
+                 "revealed": t("revealed"), "void": t("void")}.get(str(d["state"]), d["state"])  # fmt: skip
+        lines.append(
+            t(
+                "draw {label!r}: {state}, {n} of {eligible} deals, SHA-256(K) {k_hash}",
+                label=d["label"],
+                state=state,
+                n=d["n"],
+                eligible=d["eligible"],
+                k_hash=d["k_hash"],
+            )
+        )
+    return TableSpec(t("Bank {bank}", bank=st["bank"]), rows, lines=lines)
+
+
+def _objects(value: object) -> list[JsonObject]:
+    assert isinstance(value, list)
+    return [v for v in value if isinstance(v, dict)]
