@@ -14,7 +14,6 @@ import string
 from collections.abc import Mapping
 from datetime import date, datetime
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, TypeGuard
 
 from dealer.core.errors import DealerError
@@ -187,6 +186,8 @@ def error_catalogue(lang: str) -> JsonObject:
     """English template → text in ``lang`` (``dealer/core/i18n/ru.json``); English needs none."""
     if check_language(lang) == "en":
         return {}
+    from importlib import resources  # here: the light commands that print no error go without it
+
     text = resources.files("dealer.core").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
     data: JsonObject = json.loads(text)
     return data

@@ -20,8 +20,9 @@ The help is typer's own rendering: the first ``dealer --help`` in given conditio
 output in a cache file (``$DEALER_CACHE_DIR``, else ``$XDG_CACHE_HOME/bridge-dealer/``, else
 ``~/.cache/bridge-dealer/``); later ones print
 that file. The file's name is a hash of everything the rendering depends on: the command line, the language,
-the console width, whether each stream is a terminal, the environment variables rich and typer read, the
-version and the size and modification time of every file of ``dealer/cli`` (the help texts and catalogues) and
+the console width, whether each stream is a terminal (and its encoding), the environment variables rich and
+typer read, Python's version and environment (``sys.prefix``), the project's version and the size and
+modification time of every file of ``dealer/cli`` (the help texts and catalogues) and
 of the installed typer and rich. No cache directory that can be written: typer renders every time.
 """
 
@@ -377,7 +378,7 @@ def _help_key(argv: list[str]) -> str | None:
         width = _width()
     except Doubt:
         return None
-    parts: list[object] = [__version__, sys.version, sys.executable, argv, cli_language(argv), width]
+    parts: list[object] = [__version__, sys.version, sys.prefix, argv, cli_language(argv), width]
     for stream in (sys.stdin, sys.stdout, sys.stderr):
         parts.append(_isatty(stream))
         parts.append(getattr(stream, "encoding", None))
