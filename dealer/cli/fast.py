@@ -18,12 +18,12 @@ done twice). Nothing is printed before the whole output is known.
 
 The help is typer's own rendering: the first ``dealer --help`` in given conditions runs typer and keeps its
 output in a cache file (``$DEALER_CACHE_DIR``, else ``$XDG_CACHE_HOME/bridge-dealer/``, else
-``~/.cache/bridge-dealer/``); later ones print
-that file. The file's name is a hash of everything the rendering depends on: the command line, the language,
-the console width, whether each stream is a terminal (and its encoding), the environment variables rich and
-typer read, Python's version and environment (``sys.prefix``), the project's version and the size and
-modification time of every file of ``dealer/cli`` (the help texts and catalogues) and
-of the installed typer and rich. No cache directory that can be written: typer renders every time.
+``~/.cache/bridge-dealer/``); later ones print that file. The file's name is a hash of everything the
+rendering depends on: the command line, the language, the console width, whether each stream is a terminal
+(and its encoding), the environment variables rich and typer read, Python's version and environment
+(``sys.prefix``), the project's version, and the size and modification time of every file of ``dealer/cli``
+(the help texts and catalogues) and of the installed typer and rich. No cache directory that can be written:
+typer renders every time.
 """
 
 from __future__ import annotations
