@@ -1,15 +1,19 @@
-"""The bank's Ed25519 signing key: created on first use in a private directory (0700, key file 0600)."""
+"""The bank's Ed25519 signing key: created on first use in a private directory (0700, key file 0600).
+
+cryptography loads when a key is first loaded, made or checked: opening a bank to read its status (``dealer bank
+status``, the command line's light start) goes without it.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from dealer.core.errors import DealerError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 KEY_FILE = "bank-ed25519.pem"
 
@@ -20,6 +24,9 @@ class SigningKeyError(DealerError):
 
 def load(key_dir: Path) -> Ed25519PrivateKey:
     """Load ``key_dir/bank-ed25519.pem`` (which must exist and be private)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     path = key_dir / KEY_FILE
     mode = path.stat().st_mode & 0o777
     if mode & 0o077:
@@ -37,6 +44,9 @@ def load(key_dir: Path) -> Ed25519PrivateKey:
 
 def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
     """Load ``key_dir/bank-ed25519.pem`` or create it (owner-only permissions) when absent."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     key_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = key_dir / KEY_FILE
     if path.exists():
@@ -63,15 +73,22 @@ def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
 
 
 def public_hex(key: Ed25519PrivateKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return raw.hex()
 
 
 def public_pem(key: Ed25519PrivateKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
     return key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
 def verify_signature(public_key_hex: str, signature_hex: str, message: bytes) -> bool:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         pub = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key_hex))
         pub.verify(bytes.fromhex(signature_hex), message)

@@ -6,14 +6,16 @@ A seal has no table of its own: the ledger holds it. ``Seals`` reads and makes t
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from typing import TYPE_CHECKING
 
 from . import keys
 from .ledger import Entry, EntryKind, canonical_json, checkpoint
 from .ledger_table import LedgerTable
 from .merkle import merkle_root
 from .schema import Connection
+
+if TYPE_CHECKING:  # cryptography loads with the key (dealer.bank.keys): reading seals goes without it
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,15 +16,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
@@ -48,6 +45,9 @@ from .ledger import DealEntry, Entry, EntryKind
 from .ledger_table import LedgerRow, LedgerTable
 from .schema import SCHEMA, SCHEMA_OBJECTS, SCHEMA_VERSION, Connection, insert_sql
 from .seals import Seal, Seals, seal_from_entry
+
+if TYPE_CHECKING:  # cryptography loads with the key, when a seal is signed: reading the status goes without it
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 __all__ = [  # the names other modules import from here (kept when the bank was split into its tables)
     "DEAL_STATES",
@@ -171,6 +171,8 @@ class SqliteBank:
         """Inside a transaction: a database without a bank gets its id, format version and genesis entry."""
         if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
             return
+        import uuid  # here: only a new bank needs it (it loads platform)
+
         bank_id = str(uuid.uuid4())
         db.executemany(insert_sql("meta"), [("bank_id", bank_id), ("schema", str(SCHEMA_VERSION))])
         self._append(db, EntryKind.GENESIS, {"bank": bank_id, "schema": SCHEMA_VERSION})
