@@ -227,3 +227,16 @@ def test_render_env_names_every_variable_rich_and_typer_read() -> None:
         found |= set(pattern.findall(Path(module.__file__).read_text(encoding="utf-8")))
     assert found, "the pattern finds the variables"
     assert found <= set(RENDER_ENV), found - set(RENDER_ENV)
+
+
+def test_help_cache_believes_only_the_users_own_private_file(tmp_path: Path) -> None:
+    """A kept rendering that others could have written (group- or world-writable) is not printed: typer renders
+    the help again and keeps it privately."""
+    _compare(tmp_path, ["--help"], {}, fast=False)
+    (kept,) = (tmp_path / "cache" / "bridge-dealer").glob("help-*.json")
+    assert kept.stat().st_mode & 0o777 == 0o600
+    kept.write_text(json.dumps({"stdout": "planted\n", "stderr": "", "code": 0}), encoding="utf-8")
+    kept.chmod(0o666)
+    assert _compare(tmp_path, ["--help"], {}, fast=False) != b"planted\n"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    _compare(tmp_path, ["--help"], {}, fast=True)

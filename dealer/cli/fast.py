@@ -344,6 +344,8 @@ def _help(argv: list[str]) -> int | None:
     import json
 
     try:
+        if not (_private(folder) and _private(path)):
+            return _record_help(path)
         kept = json.loads(path.read_text(encoding="utf-8"))
         out, err, code = str(kept["stdout"]), str(kept["stderr"]), int(kept["code"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -353,6 +355,16 @@ def _help(argv: list[str]) -> int | None:
     sys.stderr.write(err)
     sys.stderr.flush()
     return code
+
+
+def _private(path: Path) -> bool:
+    """Only this user's own cache is believed: owned by them and writable by nobody else (the key can be
+    guessed, so a file another user planted in a shared XDG_CACHE_HOME is not printed)."""
+    status = os.stat(path)
+    return status.st_uid == os.getuid() and not status.st_mode & 0o022
+
+
+KEEP = 32  # help renderings kept (a new version or an edited help text makes new ones; the oldest go)
 
 
 def _cache_dir() -> Path | None:
@@ -447,10 +459,15 @@ def _record_help(path: Path) -> int:
         sys.stdout, sys.stderr = real
     kept = {"stdout": "".join(out.kept), "stderr": "".join(err.kept), "code": code}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as file:
+            json.dump(kept, file, ensure_ascii=False)
         os.replace(partial, path)
+        older = sorted(path.parent.glob("help-*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)[KEEP:]
+        for stale in older:
+            stale.unlink(missing_ok=True)
     except OSError:
         pass  # no cache: typer renders the help every time
     return code
