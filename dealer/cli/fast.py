@@ -70,9 +70,9 @@ def run_light(argv: list[str]) -> int | None:
         root_lang = None
     if root_lang is not None and root_lang not in LANGS:
         return None
+    if rest in ([], ["--help"], ["-h"]):
+        return _help(argv)  # outside the net below: a failing help (a closed pipe) must not be shown twice
     try:
-        if rest in ([], ["--help"], ["-h"]):
-            return _help(argv)
         from .i18n import cli_language, set_language
 
         set_language(cli_language(argv))
