@@ -190,10 +190,14 @@ def test_the_judge_voids_a_waiting_deal_with_a_ledger_entry(busy_server: Running
     assert deals + len(voids) == accepted  # every dealt deal is either in the bank or voided in the ledger
 
 
-def test_a_deal_finished_after_the_pause_is_banked_and_the_station_stays_paused(tmp_path: Path) -> None:
-    """The judge pauses while deal 1 waits for the bank and deal 2 is still being dealt: deal 2 finishes, waits
-    behind deal 1, both reach the bank when it is back, and the station is paused again (not "needs a re-deal":
-    nothing was voided). The last full run met this order by chance and the station ended at needs_redeal."""
+@pytest.mark.parametrize("void", [False, True], ids=["banked", "voided"])
+def test_a_deal_finished_after_the_pause_waits_its_turn_and_the_station_stays_paused(
+    tmp_path: Path, void: bool
+) -> None:
+    """The judge pauses while deal 1 waits for the bank and deal 2 is still being dealt: deal 2 finishes and waits
+    behind deal 1 (never tried itself). Either both reach the bank when it is back, or the judge voids both and
+    each void says why (the bank was busy) and by whom; the station is paused again, not "needs a re-deal". Full
+    runs met this order by chance: the station ended at needs_redeal, and deal 2's void had an empty detail."""
     path = tmp_path / "var" / "bank.sqlite"
     cfg = service_config(
         tmp_path,
@@ -215,6 +219,8 @@ def test_a_deal_finished_after_the_pause_is_banked_and_the_station_stays_paused(
             assert (await c.cmd("pause"))["type"] == "ok"
             queued = await c.until(lambda m: station(m) and len(m["pending"]) == 2)
             assert [p["kind"] for p in queued["pending"]] == ["commit", "commit"]
+            if void:
+                assert (await c.cmd("void_pending"))["type"] == "ok"
             holder.release()
             await c.until(lambda m: station(m) and not m["pending"] and m["status"] == "paused")
 
@@ -223,7 +229,12 @@ def test_a_deal_finished_after_the_pause_is_banked_and_the_station_stays_paused(
         finally:
             holder.close()
     assert "needs_redeal" not in _statuses(console)
-    assert _station_entries(path) == (2, [])  # both deals banked, nothing voided
+    deals, voids = _station_entries(path)
+    if void:
+        assert deals == 0 and len(voids) == 2 and all(v["reason"] == "bank_unavailable" for v in voids)
+        assert all(v["detail"]["by"] == "judge" and "busy" in v["detail"]["detail"] for v in voids)
+    else:
+        assert (deals, voids) == (2, [])  # both deals banked, nothing voided
     with SqliteBank(path) as bank:
         assert verify_bank(bank).ok
 

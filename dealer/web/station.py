@@ -580,13 +580,15 @@ class Station:
     async def void_pending(self, who: str) -> int:
         """The judge: give up the deals waiting for the bank; each is voided with a ledger entry (queued too)."""
         n = 0
+        # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
+        holding = next((w.error for w in self.pending if w.error), "")
         for item in self.pending:
             if item.kind == "commit":
                 n += 1
                 self._committing -= 1
                 item.kind, item.deal, item.source = "void", None, None
                 item.reason = BANK_UNAVAILABLE
-                item.detail = {"detail": item.error, "tries": item.tries, "by": who}
+                item.detail = {"detail": item.error or holding, "tries": item.tries, "by": who}
         if not n:
             raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
         self._wake.set()
