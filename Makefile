@@ -20,8 +20,10 @@ run: $(STAMP)
 	$(BIN)/dealer serve $(ARGS)
 
 # Test files run in parallel, one worker per core (pytest-xdist); a file stays on one worker, so its module
-# fixtures (servers, browsers, compiled C) are made once. `make test XDIST=` runs the suite in one process.
-XDIST ?= -n auto --dist loadfile
+# fixtures (servers, browsers, compiled C) are made once. Files go out in collection order, which
+# tests/conftest.py starts with the longest ones (xdist's own order, most tests first, sends the files of a few
+# long tests last). `make test XDIST=` runs the suite in one process.
+XDIST ?= -n auto --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)

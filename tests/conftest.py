@@ -23,8 +23,9 @@ os.environ["LANG"] = "en_US.UTF-8"
 for _name in ("LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
 
-# `make test` runs the files on parallel workers (pytest-xdist, one file per worker at a time, in this order):
-# the files with the longest tests go first, so that no worker is left alone with one of them at the end.
+# `make test` runs the files on parallel workers (pytest-xdist, one file per worker at a time, in this order:
+# --no-loadscope-reorder): the files with the longest tests go first, so that no worker is left alone with one of
+# them at the end.
 LONG_FILES = (
     "test_security_fuzz_api.py",  # the OpenAPI fuzz: ~75 s on a quiet machine
     "test_day.py",
