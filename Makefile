@@ -19,8 +19,14 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/dealer serve $(ARGS)
 
+# Test files run in parallel, one worker per core (pytest-xdist); a file stays on one worker, so its module
+# fixtures (servers, browsers, compiled C) are made once. Files go out in collection order, which
+# tests/conftest.py starts with the longest ones (xdist's own order, most tests first, sends the files of a few
+# long tests last). `make test XDIST=` runs the suite in one process.
+XDIST ?= -n auto --dist loadfile --no-loadscope-reorder
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -33,7 +39,7 @@ bench: $(STAMP)
 
 # the suite with every core kept busy by another process (a CI-like loaded run: waits are on progress)
 test-loaded: $(STAMP)
-	$(BIN)/python tests/run_loaded.py $(PYTEST_ARGS)
+	$(BIN)/python tests/run_loaded.py $(XDIST) $(PYTEST_ARGS)
 
 soak: $(STAMP) test-loaded
 	$(BIN)/python -m pytest -q -m slow --timeout=3600 $(PYTEST_ARGS)

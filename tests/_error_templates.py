@@ -13,6 +13,7 @@ templates inside it (``super().__init__("…", …)``, walked as well).
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,20 +103,35 @@ def _takes_template(init: ast.FunctionDef | None) -> bool:
     return len(args) >= 2 and args[1].arg == "template"
 
 
+def _segment(lines: list[bytes], node: ast.expr) -> str:
+    """The node's source text, as ``ast.get_source_segment`` gives it, from the file's lines split once (that
+    function splits the whole file again on every call: minutes for the ten thousand calls of the tree)."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return ""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first][node.col_offset : node.end_col_offset].decode("utf-8")
+    middle = b"".join(lines[first + 1 : last])
+    return (lines[first][node.col_offset :] + middle + lines[last][: node.end_col_offset]).decode("utf-8")
+
+
+@functools.cache
 def sites() -> list[Site]:
+    """Walked once per test process (two tests read it; neither changes it)."""
     trees = _trees()
     classes = _error_classes(trees)
     found: list[Site] = []
     for path, tree in sorted(trees.items()):
         if path.startswith(EXEMPT):
             continue
-        src = (ROOT / path).read_text(encoding="utf-8")
+        lines = (ROOT / path).read_text(encoding="utf-8").encode("utf-8").splitlines(keepends=True)
+        in_error_class = _calls_inside_error_classes(tree, classes)
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            text = ast.get_source_segment(src, node) or ""
+            text = _segment(lines, node)
             if name in ("Phrase", "DealerError") or (name in classes and _takes_template(_own_init(classes, name))):
                 prefix = _class_constant(classes, name, "PREFIX")
                 templates = literals(node.args[0]) if node.args else ("",)
@@ -130,7 +146,7 @@ def sites() -> list[Site]:
                 and isinstance(func.value.func, ast.Name)
                 and func.value.func.id == "super"
                 and node.args
-                and _inside_error_class(tree, node, classes)
+                and id(node) in in_error_class
             ):
                 first = node.args[0]
                 if isinstance(first, ast.BinOp) or (isinstance(first, ast.Name) and first.id == "template"):
@@ -139,11 +155,15 @@ def sites() -> list[Site]:
     return found
 
 
-def _inside_error_class(tree: ast.Module, call: ast.Call, classes: dict[str, ast.ClassDef]) -> bool:
-    return any(
-        isinstance(node, ast.ClassDef) and node.name in classes and any(sub is call for sub in ast.walk(node))
+def _calls_inside_error_classes(tree: ast.Module, classes: dict[str, ast.ClassDef]) -> set[int]:
+    """The ids of the calls written inside the body of an error class (of this tree)."""
+    return {
+        id(sub)
         for node in ast.walk(tree)
-    )
+        if isinstance(node, ast.ClassDef) and node.name in classes
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call)
+    }
 
 
 if __name__ == "__main__":  # list the templates (and the bad sites): python tests/_error_templates.py

@@ -74,13 +74,17 @@ def press_start(running: Running, *names: str) -> None:
 def running_service(config: ServiceConfig, reg: Regulation, autostart: bool = True) -> Iterator[Running]:
     service = Service(config, reg, autostart=autostart)
     app = create_app(service)
-    port = free_port()
+    # the socket is bound here and handed to uvicorn: no other process (a parallel test worker, another run on
+    # the machine) can take the port between choosing it and listening on it, as it could with free_port()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     server = uvicorn.Server(
         uvicorn.Config(
             app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
         )
     )
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
@@ -93,3 +97,4 @@ def running_service(config: ServiceConfig, reg: Regulation, autostart: bool = Tr
         service.begin_shutdown()
         server.should_exit = True
         thread.join(30)
+        sock.close()

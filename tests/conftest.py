@@ -17,6 +17,8 @@ settings.load_profile("loaded-machine")
 # the Russian default (tests/test_i18n.py, test_documents.py, test_browser_russian.py) set their own.
 import os  # noqa: E402
 
+import pytest  # noqa: E402
+
 os.environ["LANG"] = "en_US.UTF-8"
 for _name in ("LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
@@ -29,3 +31,21 @@ import tempfile  # noqa: E402
 
 os.environ["DEALER_CACHE_DIR"] = tempfile.mkdtemp(prefix="dealer-cache-")
 atexit.register(shutil.rmtree, os.environ["DEALER_CACHE_DIR"], ignore_errors=True)
+
+# `make test` runs the files on parallel workers (pytest-xdist, one file per worker at a time, in this order:
+# --no-loadscope-reorder): the files with the longest tests go first, so that no worker is left alone with one of
+# them at the end.
+LONG_FILES = (
+    "test_security_fuzz_api.py",  # the OpenAPI fuzz: ~75 s on a quiet machine
+    "test_day.py",
+    "test_crash_day.py",
+    "test_relay.py",
+    "test_bank_writers.py",
+    "test_browser_guides.py",
+    "test_camera_recognition.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    first = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: first.get(item.path.name, len(LONG_FILES)))  # stable: order within a file kept

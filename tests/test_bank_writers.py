@@ -190,6 +190,55 @@ def test_the_judge_voids_a_waiting_deal_with_a_ledger_entry(busy_server: Running
     assert deals + len(voids) == accepted  # every dealt deal is either in the bank or voided in the ledger
 
 
+@pytest.mark.parametrize("void", [False, True], ids=["banked", "voided"])
+def test_a_deal_finished_after_the_pause_waits_its_turn_and_the_station_stays_paused(
+    tmp_path: Path, void: bool
+) -> None:
+    """The judge pauses while deal 1 waits for the bank and deal 2 is still being dealt: deal 2 finishes and waits
+    behind deal 1 (never tried itself). Either both reach the bank when it is back, or the judge voids both and
+    each void says why (the bank was busy) and by whom; the station is paused again, not "needs a re-deal". Full
+    runs met this order by chance: the station ended at needs_redeal, and deal 2's void had an empty detail."""
+    path = tmp_path / "var" / "bank.sqlite"
+    cfg = service_config(
+        tmp_path,
+        stations=[{"name": "A", "cards_per_second": 20.0}],  # 2.6 s a deal: deal 2 is on the table at the pause
+        bank={"path": str(path), "busy_timeout": 0.05},
+    )
+
+    def station(m: dict[str, Any]) -> bool:
+        return bool(m["type"] == "station")
+
+    with running_service(cfg, regulation(2, 32, target=6), autostart=False) as server:
+        holder = LockHolder(path)
+
+        async def script(c: Console) -> None:
+            await c.cmd("connect", device="simulator")
+            await c.until(station_msg("ready"))
+            await c.cmd("start")
+            await c.until(lambda m: station(m) and m["status"] == "bank_waiting" and m["pending"])
+            assert (await c.cmd("pause"))["type"] == "ok"
+            queued = await c.until(lambda m: station(m) and len(m["pending"]) == 2)
+            assert [p["kind"] for p in queued["pending"]] == ["commit", "commit"]
+            if void:
+                assert (await c.cmd("void_pending"))["type"] == "ok"
+            holder.release()
+            await c.until(lambda m: station(m) and not m["pending"] and m["status"] == "paused")
+
+        try:
+            console = run_console(server, script)
+        finally:
+            holder.close()
+    assert "needs_redeal" not in _statuses(console)
+    deals, voids = _station_entries(path)
+    if void:
+        assert deals == 0 and len(voids) == 2 and all(v["reason"] == "bank_unavailable" for v in voids)
+        assert all(v["detail"]["by"] == "judge" and "busy" in v["detail"]["detail"] for v in voids)
+    else:
+        assert (deals, voids) == (2, [])  # both deals banked, nothing voided
+    with SqliteBank(path) as bank:
+        assert verify_bank(bank).ok
+
+
 def _write_import_file(path: Path, n: int, seed: int) -> None:
     rng = random.Random(seed)
     path.write_bytes(LIN.write([BoardRecord(random_deal(rng), i + 1) for i in range(n)]))

@@ -285,7 +285,7 @@ def test_relays_apply_the_broadcast_delay_and_the_hall_does_not(tmp_path: Path, 
     with running_service(cfg, regulation(2, K, target=1), autostart=False) as server, relays(event, 1, delay) as (r,):
         published_all(server)  # the service's start-up messages
         base = stream_messages(event)[-1][0]
-        wait_for(lambda: r.last_id() == base, what="the relay to hold the start-up messages")
+        wait_for(lambda: r.last_id() >= base, what="the relay to hold the start-up messages")
         judge(server, "connect", device="simulator")
         start = time.monotonic()
         judge(server, "start")
@@ -293,7 +293,9 @@ def test_relays_apply_the_broadcast_delay_and_the_hall_does_not(tmp_path: Path, 
         hall_done = time.monotonic() - start
         published_all(server)
         total = stream_messages(event)[-1][0]
-        wait_for(lambda: r.last_id() == total, what="the relay to release the deal")
+        # at least: the station's last status message may still be on its way to the stream when the test reads
+        # its status (the loaded run met it: the relay passed ``total`` and never equalled it)
+        wait_for(lambda: r.last_id() >= total, what="the relay to release the deal")
         relay_done = time.monotonic() - start
         assert server.service.hub.delay == 0  # the hall's own screen is real time
         assert relay_done >= delay > hall_done / 2

@@ -11,6 +11,7 @@ import asyncio
 import json
 import re
 import secrets as pysecrets
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ import httpx
 import pytest
 import uvicorn
 import websockets
-from _web_server import free_port, regulation, service_config
+from _web_server import regulation, service_config
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from starlette.routing import Mount
@@ -74,11 +75,13 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
         def __enter__(self) -> Live:
             self.service = Service(service_config(tmp, **config), regulation(2, 32, target=target), autostart=False)
             self.app = create_app(self.service)
-            port = free_port()
+            self.sock = socket.socket()  # bound here and handed to uvicorn: no other process can take the port
+            self.sock.bind(("127.0.0.1", 0))
+            port = int(self.sock.getsockname()[1])
             self.server = uvicorn.Server(
                 uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
             )
-            self.thread = threading.Thread(target=self.server.run, daemon=True)
+            self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
             self.thread.start()
             deadline = time.monotonic() + 20
             while not self.server.started:
@@ -90,6 +93,7 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
         def __exit__(self, *exc: object) -> None:
             self.server.should_exit = True
             self.thread.join(30)
+            self.sock.close()
 
     return Ctx()
 

@@ -146,6 +146,7 @@ class Station:
         self._committing = 0  # accepted deals on their way to disk
         self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
         self._drainer: asyncio.Task[None] | None = None
+        self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._voided_deal: int | None = None  # the device deal id of the last void (its late fault is the same fault)
@@ -482,6 +483,8 @@ class Station:
         self.pending.append(item)
         if self._drainer is None or self._drainer.done():
             self._drainer = asyncio.create_task(self._drain(), name=f"station-{self.name}-bank")
+        if self.status == "paused" and not self.running:  # a deal the judge's pause let finish: still paused after
+            self._paused_under_wait = True
         self._set_status(BANK_WAITING)
 
     async def _try(self, item: LedgerWrite) -> bool:
@@ -541,6 +544,7 @@ class Station:
             if await self._try(item):
                 self.pending.popleft()
         self._fault("guide.bank_back", {}, kind="bank_back")
+        paused, self._paused_under_wait = self._paused_under_wait, False
         if self.status != BANK_WAITING:
             self.send_state()
         elif self.session.dealing:
@@ -550,8 +554,8 @@ class Station:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
-        else:
-            self._set_status("needs_redeal")
+        else:  # the judge paused (the deal finished after the pause is in the bank) or the waiting deals were voided
+            self._set_status("paused" if paused else "needs_redeal")
 
     async def flush(self, timeout: float) -> bool:
         """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
@@ -576,13 +580,15 @@ class Station:
     async def void_pending(self, who: str) -> int:
         """The judge: give up the deals waiting for the bank; each is voided with a ledger entry (queued too)."""
         n = 0
+        # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
+        holding = next((w.error for w in self.pending if w.error), "")
         for item in self.pending:
             if item.kind == "commit":
                 n += 1
                 self._committing -= 1
                 item.kind, item.deal, item.source = "void", None, None
                 item.reason = BANK_UNAVAILABLE
-                item.detail = {"detail": item.error, "tries": item.tries, "by": who}
+                item.detail = {"detail": item.error or holding, "tries": item.tries, "by": who}
         if not n:
             raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
         self._wake.set()
