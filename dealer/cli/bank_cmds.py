@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -206,7 +205,7 @@ def import_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
-    from dealer.bank.importer import import_json, import_parsed, read_files
+    from dealer.bank.importer import import_json_text, import_parsed, read_files
 
     skipped: list[SkippedFile] = []
     if out.is_terminal and not as_json:
@@ -233,7 +232,7 @@ def import_cmd(
             report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
     if as_json:
-        print_line(json.dumps(import_json(report)))  # one line: thousands of duplicates print at once
+        print_line(import_json_text(report))  # one line: thousands of duplicates print at once
         return
     _import_summary(report, show)
 
