@@ -52,7 +52,7 @@ def _match_file(deals: list[Deal], rng: random.Random, event: str, eol: str, ext
                         f'[Dealer "{seat.name}"]',
                         f'[Deal "{value}"]',
                         f'[Room "{room}"]',
-                        "[Auction \"N\"]\nPass Pass 1S Pass\n2S Pass Pass Pass",
+                        '[Auction "N"]\nPass Pass 1S Pass\n2S Pass Pass Pass',
                     ]
                 )
             )

@@ -259,7 +259,7 @@ def import_parsed(
     dup_ids = list(map(deal_of.__getitem__, earliers))
     dup_seen = list(map(seen_at.__getitem__, earliers))
     if found:  # deals the bank held before: merged with the repeats in position order
-        merged = sorted([*found, *zip(repeats, dup_ids, dup_seen)])
+        merged = sorted([*found, *zip(repeats, dup_ids, dup_seen, strict=True)])
         repeats = [m[0] for m in merged]
         dup_ids = [m[1] for m in merged]
         dup_seen = [m[2] for m in merged]
@@ -354,7 +354,7 @@ def import_json_text(report: ImportReport) -> str:
             if seen is None:
                 seen = first_seen[seen_at] = dumps(seen_at)
             add(
-                f"{where}{'null' if line is None else line}, \"board\": {'null' if board is None else board}, "
+                f'{where}{"null" if line is None else line}, "board": {"null" if board is None else board}, '
                 f'"repeats": {repeats}, "first_seen": {seen}}}'
             )
     parts += [", ".join(records), "]}"]
