@@ -119,7 +119,7 @@ def _outcomes(bank: SqliteBank, files: list[Path], batch_size: int) -> tuple[lis
                 got.append((f.path, line, board, "duplicate", d.repeats, d.first_seen))
             else:
                 got.append((f.path, line, board, "new", new.pop((Path(f.path).name, line))))
-    problems = [(f.path, p.line, p.board, p.reason) for f in report.files for p in f.problems]
+    problems: list[tuple[object, ...]] = [(f.path, p.line, p.board, p.reason) for f in report.files for p in f.problems]
     assert not new  # every new deal in the bank is one record's
     return got, problems
 
