@@ -18,11 +18,15 @@ import pytest
 from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 
-from dealer.bank.importer import import_json, import_json_text, import_parsed, read_files
+from dealer.bank import importer
+from dealer.bank.importer import FileReport, SkippedFile, import_json, import_json_text, import_parsed, read_files
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal, Seat
 from dealer.draw.verify import verify_bank
+from dealer.formats.base import BoardRecord, FormatError
+from dealer.formats.lin import LIN
 from dealer.formats.pbn import PBN
+from dealer.formats.pbn_scan import ScannedDeals
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
 
@@ -156,3 +160,35 @@ def test_the_shared_sample_twice_imports_as_the_strict_reader_reads_it(bank: Sql
     assert got == expected and problems == expected_problems
     assert bank.deal_count() == len({r.deal for p in originals for r in PBN.read(p.read_bytes()).records})
     assert verify_bank(bank).ok
+
+
+def _columns(parsed: list[tuple[FileReport, ScannedDeals]]) -> list[tuple[object, ...]]:
+    return [
+        (r.path, r.format, r.sha256, r.records, r.problems, s.lines, s.boards, s.deals, s.problems) for r, s in parsed
+    ]
+
+
+def test_two_processes_read_the_files_as_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(29)
+    files = _corpus(tmp_path, rng)
+    lin = tmp_path / "other.lin"  # another format, with an unreadable record (its problem carries an error)
+    lin.write_bytes(LIN.write([BoardRecord(random_deal(rng), 1)]) + b"\nqx|o1|md|3SAKQ|pg||\n")
+    empty = tmp_path / "empty.pbn"
+    empty.write_bytes(b"")
+    paths = [*files[:5], lin, empty, *files[5:], tmp_path / "missing.pbn"]
+    monkeypatch.setattr(importer, "PARALLEL_BYTES", 0)  # the sample is small: split it anyway
+    one: list[SkippedFile] = []
+    two: list[SkippedFile] = []
+    sequential = read_files(paths, skip_bad=True, skipped=one, workers=1)
+    done: list[int] = []
+    parallel = read_files(paths, skip_bad=True, skipped=two, workers=2, progress=done.append)
+    assert _columns(parallel) == _columns(sequential)
+    assert [(s.path, s.reason) for s in two] == [(s.path, s.reason) for s in one]
+    assert [s.path for s in one] == [str(empty), str(tmp_path / "missing.pbn")]
+    assert done == sorted(done) and done[-1] == len(paths)
+    assert any(p.error is not None for r, _ in sequential for p in r.problems)  # the LIN file's problem
+    with pytest.raises(FormatError) as first:
+        read_files(paths, workers=2)
+    with pytest.raises(FormatError) as second:
+        read_files(paths, workers=1)
+    assert str(first.value) == str(second.value) and "2 files cannot be imported" in str(first.value)

@@ -18,6 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
+import sys
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -113,6 +116,107 @@ def _deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> Scanne
     return out
 
 
+_Parsed = tuple[str, str, ScannedDeals] | None  # format, SHA-256 ("" if not needed), deals; None: cannot import
+PARALLEL_BYTES = 4 << 20  # a collection this large is parsed by two processes (on a machine with two cores)
+
+
+def _read_one(path: str, max_bytes: int, cache: DealCache) -> tuple[str, bytes, ScannedDeals]:
+    fmt = by_path(path)
+    if not fmt.can_read:
+        raise FormatError("format {name} can be written but not read", name=fmt.name)
+    data = read_input(Path(path), max_bytes)
+    deals = _deals_of(fmt.name, data, path, cache)
+    if not deals.deals:
+        raise FormatError("no deals: {reason}", reason=no_deals_reason(data, deals.problems, fmt.name))
+    return fmt.name, data, deals
+
+
+def _parse_part(paths: Sequence[str], max_bytes: int, progress: Callable[[int], None] | None = None) -> list[_Parsed]:
+    """The files in order, with one deal cache; SHA-256 for each file adding deals to those before it here
+    (a superset of those that add deals to the whole import's files before it: the ledger names only those)."""
+    out: list[_Parsed] = []
+    cache = DealCache()  # a deal value met again (other room, other file) is not parsed again
+    seen: set[bytes] = set()
+    for done, path in enumerate(paths, start=1):
+        try:
+            fmt_name, data, deals = _read_one(path, max_bytes, cache)
+        except (FormatError, InputFileError):
+            out.append(None)
+        else:
+            sha = ""
+            if not seen.issuperset(deals.deals):
+                seen.update(deals.deals)
+                sha = hashlib.sha256(data).hexdigest()
+            out.append((fmt_name, sha, deals))
+        if progress is not None:
+            progress(done)
+    return out
+
+
+def _parse_files(
+    paths: Sequence[str], max_bytes: int, progress: Callable[[int], None] | None, workers: int | None
+) -> list[_Parsed]:
+    """``_parse_part`` of all the files; a large collection split in two by size, the first part parsed in a
+    forked process while this one parses the second (the result is the same: each file's deals depend on its
+    bytes only). The child sends back only what it parsed without a problem carrying an error object (those
+    few files, and any file it could not read, are parsed here again); if the child fails, all of its part."""
+    if workers is None:  # fork only where it is safe: Linux, and no other thread (one could hold a lock)
+        workers = 2 if (os.cpu_count() or 1) >= 2 and sys.platform == "linux" and threading.active_count() == 1 else 1
+    sizes = []
+    if workers > 1 and len(paths) > 1:
+        for path in paths:
+            try:
+                sizes.append(os.stat(path).st_size)
+            except OSError:
+                sizes.append(0)
+    if workers <= 1 or len(paths) < 2 or sum(sizes) < PARALLEL_BYTES:
+        return _parse_part(paths, max_bytes, progress)
+    half, acc, cut = sum(sizes) / 2, 0, 1
+    for cut, size in enumerate(sizes, start=1):  # noqa: B007 (cut is used after the loop)
+        acc += size
+        if acc >= half:
+            break
+    cut = min(cut, len(paths) - 1)
+    first, second = paths[:cut], paths[cut:]
+    scale = len(paths) / len(second)
+    own_progress = None if progress is None else (lambda done: progress(round(done * scale)))
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: parse, send, leave without running the parent's clean-ups
+        code = 1
+        try:
+            os.close(reader)
+            mine = [
+                r if r is None or all(p.error is None for p in r[2].problems) else None
+                for r in _parse_part(first, max_bytes)
+            ]
+            with os.fdopen(writer, "wb") as pipe:
+                pipe.write(pickle.dumps(mine, protocol=pickle.HIGHEST_PROTOCOL))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    try:
+        second_part = _parse_part(second, max_bytes, own_progress)
+    finally:
+        with os.fdopen(reader, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    first_part: list[_Parsed] | None = None
+    if status == 0:
+        try:
+            first_part = pickle.loads(payload)
+        except Exception:  # a damaged payload: the part is parsed here
+            first_part = None
+    if first_part is None or len(first_part) != len(first):
+        first_part = _parse_part(first, max_bytes)
+    else:
+        redo = [k for k, r in enumerate(first_part) if r is None]
+        for k, r in zip(redo, _parse_part([first[k] for k in redo], max_bytes), strict=True):
+            first_part[k] = r
+    return first_part + second_part
+
+
 def read_files(
     paths: Sequence[Path | str],
     *,
@@ -120,8 +224,9 @@ def read_files(
     skip_bad: bool = False,
     skipped: list[SkippedFile] | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
 ) -> list[tuple[FileReport, ScannedDeals]]:
-    """Read and parse every file (nothing written); ``progress(files_done)`` after each file.
+    """Read and parse every file (nothing written); ``progress(files_done)`` as files are done.
 
     A file that cannot be read, or holds no deal, is a FormatError naming every such file and the reason;
     with ``skip_bad`` such files are left out instead and appended to ``skipped``.
@@ -130,33 +235,26 @@ def read_files(
         import dealer.formats.pbn  # noqa: F401  (registers PBN; the other readers are not needed)
     else:
         load_all()
+    names = [os.fspath(p) for p in paths]
+    parsed = _parse_files(names, max_bytes, progress, workers)
     out = []
     bad: list[SkippedFile] = []
-    cache = DealCache()  # a deal value met again (other room, other file) is not parsed again
     seen: set[bytes] = set()  # deals of the files before: a file adding none needs no SHA-256
-    for done, p in enumerate(paths, start=1):
-        path = os.fspath(p)
-        try:
-            fmt = by_path(path)
-            if not fmt.can_read:
-                raise FormatError("format {name} can be written but not read", name=fmt.name)
-            data = read_input(Path(path), max_bytes)
-            deals = _deals_of(fmt.name, data, path, cache)
-            if not deals.deals:
-                raise FormatError("no deals: {reason}", reason=no_deals_reason(data, deals.problems, fmt.name))
-        except (FormatError, InputFileError) as exc:
-            bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
-            if progress is not None:
-                progress(done)
-            continue
+    for path, result in zip(names, parsed, strict=True):
+        if result is None:  # the file cannot be imported: read it again here, for its error
+            try:
+                _read_one(path, max_bytes, DealCache())
+            except (FormatError, InputFileError) as exc:
+                bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
+                continue
+            raise AssertionError(f"{path}: read in one process but not in another")  # pragma: no cover
+        fmt_name, sha, deals = result
         fresh = not seen.issuperset(deals.deals)
         if fresh:
             seen.update(deals.deals)
-        report = FileReport(path, fmt.name, hashlib.sha256(data).hexdigest() if fresh else "", len(deals.deals))
+        report = FileReport(path, fmt_name, sha if fresh else "", len(deals.deals))
         report.problems.extend(deals.problems)
         out.append((report, deals))
-        if progress is not None:
-            progress(done)
     if bad and not skip_bad:
         shown = "\n".join(f"  {b.path}: {b.reason}" for b in bad[:20])
         more = f"\n  … and {len(bad) - 20} more files" if len(bad) > 20 else ""
