@@ -73,6 +73,8 @@ def _corpus(tmp_path: Path, rng: random.Random) -> list[Path]:
         extra = ""
         if k == 3:  # records the reader refuses: reported with file, line and reason
             extra = '\n[Board "31"]\n[Deal "N:AKQ.. - - -"]\n\n[Board "32"]\n[Dealer "N"]\n'
+        if k == 6:  # a game without a Board tag, repeating a deal of m0
+            extra = f'\n[Event "x"]\n[Deal "{pool[0].to_pbn(Seat.E)}"]\n'
         if k == 5:  # a comment: the strict reader's own games read this file
             extra = f'\n{{a comment}}\n[Board "40"]\n[Deal "{pool[30].to_pbn(Seat.N)}"]\n'
         text = _match_file(deals, rng, event, eol, extra)
@@ -136,6 +138,8 @@ def test_a_corpus_of_repeated_deals_imports_as_the_strict_reader_reads_it(bank: 
     expected, expected_problems = _expected(files, held)
     got, problems = _outcomes(bank, files, batch_size=7)
     assert got == expected
+    no_board = [o for o in got if o[2] is None]  # the game without a Board tag, in m6 and in its copy
+    assert [(o[0], o[3]) for o in no_board] == [(str(files[6]), "duplicate"), (str(files[-1]), "duplicate")]
     assert problems == expected_problems and len(problems) == 4  # two in m3, two in its copy
     # no silent loss: every Deal tag is a new deal, a duplicate or a problem; the bank holds each deal once
     tags = sum(p.read_bytes().count(b"[Deal ") for p in files)

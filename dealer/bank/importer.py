@@ -440,20 +440,24 @@ def import_json_text(report: ImportReport) -> str:
         for p in f.problems
     ]
     parts += [", ".join(problems), '], "duplicate_records": [']
-    first_seen: dict[str, str] = {"bank": '"bank"'}
+    first_seen: dict[str, str] = {}  # where a deal was first seen -> its JSON string
+    nulls: dict[object, str] = {None: "null"}  # nulls.get(x, x): "null" for None, else x itself
     records: list[str] = []
-    add = records.append
-    for f in report.files:
+    for f in report.files:  # a file's duplicates at once, formatted in C (map, str.__mod__): no Python per record
         if not f.duplicates:
             continue
-        where = '{"file": ' + dumps(f.path) + ', "line": '
-        for _, line, board, repeats, seen_at in f.duplicates:
-            seen = first_seen.get(seen_at)
-            if seen is None:
-                seen = first_seen[seen_at] = dumps(seen_at)
-            add(
-                f'{where}{"null" if line is None else line}, "board": {"null" if board is None else board}, '
-                f'"repeats": {repeats}, "first_seen": {seen}}}'
-            )
+        _, lines, boards, repeats, seen = zip(*f.duplicates, strict=True)
+        for where in set(seen).difference(first_seen):
+            first_seen[where] = dumps(where)
+        head = ('{"file": ' + dumps(f.path)).replace("%", "%%")
+        template = head + ', "line": %s, "board": %s, "repeats": %s, "first_seen": %s}'
+        columns = zip(
+            map(nulls.get, lines, lines),
+            map(nulls.get, boards, boards),
+            repeats,
+            map(first_seen.__getitem__, seen),
+            strict=True,
+        )
+        records.extend(map(template.__mod__, columns))
     parts += [", ".join(records), "]}"]
     return "".join(parts)
