@@ -117,7 +117,7 @@ def _deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> Scanne
 
 
 _Parsed = tuple[str, str, ScannedDeals] | None  # format, SHA-256 ("" if not needed), deals; None: cannot import
-PARALLEL_BYTES = 4 << 20  # a collection this large is parsed by two processes (on a machine with two cores)
+PARALLEL_BYTES = 4 << 20  # a collection this large is parsed by two processes (when a second core is idle)
 
 
 def _read_one(path: str, max_bytes: int, cache: DealCache) -> tuple[str, bytes, ScannedDeals]:
@@ -153,6 +153,19 @@ def _parse_part(paths: Sequence[str], max_bytes: int, progress: Callable[[int], 
     return out
 
 
+def _second_core_idle() -> bool:
+    """Whether a second process would run beside this one: Linux (fork is safe there), no other thread (one could
+    hold a lock the child needs), two cores or more and a load average leaving one free. On a busy machine the
+    two processes only share this one's time (measured: slower than one), so one reads everything."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or sys.platform != "linux" or threading.active_count() != 1:
+        return False
+    try:
+        return os.getloadavg()[0] < cores - 0.5
+    except OSError:
+        return False
+
+
 def _parse_files(
     paths: Sequence[str], max_bytes: int, progress: Callable[[int], None] | None, workers: int | None
 ) -> list[_Parsed]:
@@ -160,8 +173,8 @@ def _parse_files(
     forked process while this one parses the second (the result is the same: each file's deals depend on its
     bytes only). The child sends back only what it parsed without a problem carrying an error object (those
     few files, and any file it could not read, are parsed here again); if the child fails, all of its part."""
-    if workers is None:  # fork only where it is safe: Linux, and no other thread (one could hold a lock)
-        workers = 2 if (os.cpu_count() or 1) >= 2 and sys.platform == "linux" and threading.active_count() == 1 else 1
+    if workers is None:
+        workers = 2 if _second_core_idle() else 1
     sizes = []
     if workers > 1 and len(paths) > 1:
         for path in paths:
