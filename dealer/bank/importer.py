@@ -16,9 +16,17 @@ in the ledger) and the rest is not written; running the same import again adds o
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import pickle
+import sys
+import threading
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import compress, count, repeat
+from operator import ne, not_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -108,6 +116,120 @@ def _deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> Scanne
     return out
 
 
+_Parsed = tuple[str, str, ScannedDeals] | None  # format, SHA-256 ("" if not needed), deals; None: cannot import
+PARALLEL_BYTES = 4 << 20  # a collection this large is parsed by two processes (when a second core is idle)
+
+
+def _read_one(path: str, max_bytes: int, cache: DealCache) -> tuple[str, bytes, ScannedDeals]:
+    fmt = by_path(path)
+    if not fmt.can_read:
+        raise FormatError("format {name} can be written but not read", name=fmt.name)
+    data = read_input(Path(path), max_bytes)
+    deals = _deals_of(fmt.name, data, path, cache)
+    if not deals.deals:
+        raise FormatError("no deals: {reason}", reason=no_deals_reason(data, deals.problems, fmt.name))
+    return fmt.name, data, deals
+
+
+def _parse_part(paths: Sequence[str], max_bytes: int, progress: Callable[[int], None] | None = None) -> list[_Parsed]:
+    """The files in order, with one deal cache; SHA-256 for each file adding deals to those before it here
+    (a superset of those that add deals to the whole import's files before it: the ledger names only those)."""
+    out: list[_Parsed] = []
+    cache = DealCache()  # a deal value met again (other room, other file) is not parsed again
+    seen: set[bytes] = set()
+    for done, path in enumerate(paths, start=1):
+        try:
+            fmt_name, data, deals = _read_one(path, max_bytes, cache)
+        except (FormatError, InputFileError):
+            out.append(None)
+        else:
+            sha = ""
+            if not seen.issuperset(deals.deals):
+                seen.update(deals.deals)
+                sha = hashlib.sha256(data).hexdigest()
+            out.append((fmt_name, sha, deals))
+        if progress is not None:
+            progress(done)
+    return out
+
+
+def _second_core_idle() -> bool:
+    """Whether a second process would run beside this one: Linux (fork is safe there), no other thread (one could
+    hold a lock the child needs), two cores or more and a load average leaving one free. On a busy machine the
+    two processes only share this one's time (measured: slower than one), so one reads everything."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or sys.platform != "linux" or threading.active_count() != 1:
+        return False
+    try:
+        return os.getloadavg()[0] < cores - 0.5
+    except OSError:
+        return False
+
+
+def _parse_files(
+    paths: Sequence[str], max_bytes: int, progress: Callable[[int], None] | None, workers: int | None
+) -> list[_Parsed]:
+    """``_parse_part`` of all the files; a large collection split in two by size, the first part parsed in a
+    forked process while this one parses the second (the result is the same: each file's deals depend on its
+    bytes only). The child sends back only what it parsed without a problem carrying an error object (those
+    few files, and any file it could not read, are parsed here again); if the child fails, all of its part."""
+    if workers is None:
+        workers = 2 if _second_core_idle() else 1
+    sizes = []
+    if workers > 1 and len(paths) > 1:
+        for path in paths:
+            try:
+                sizes.append(os.stat(path).st_size)
+            except OSError:
+                sizes.append(0)
+    if workers <= 1 or len(paths) < 2 or sum(sizes) < PARALLEL_BYTES:
+        return _parse_part(paths, max_bytes, progress)
+    half, acc, cut = sum(sizes) / 2, 0, 1
+    for cut, size in enumerate(sizes, start=1):  # noqa: B007 (cut is used after the loop)
+        acc += size
+        if acc >= half:
+            break
+    cut = min(cut, len(paths) - 1)
+    first, second = paths[:cut], paths[cut:]
+    scale = len(paths) / len(second)
+    own_progress = None if progress is None else (lambda done: progress(round(done * scale)))
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: parse, send, leave without running the parent's clean-ups
+        code = 1
+        try:
+            os.close(reader)
+            mine = [
+                r if r is None or all(p.error is None for p in r[2].problems) else None
+                for r in _parse_part(first, max_bytes)
+            ]
+            with os.fdopen(writer, "wb") as pipe:
+                pipe.write(pickle.dumps(mine, protocol=pickle.HIGHEST_PROTOCOL))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    try:
+        second_part = _parse_part(second, max_bytes, own_progress)
+    finally:
+        with os.fdopen(reader, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    first_part: list[_Parsed] | None = None
+    if status == 0:
+        try:
+            first_part = pickle.loads(payload)
+        except Exception:  # a damaged payload: the part is parsed here
+            first_part = None
+    if first_part is None or len(first_part) != len(first):
+        first_part = _parse_part(first, max_bytes)
+    else:
+        redo = [k for k, r in enumerate(first_part) if r is None]
+        for k, r in zip(redo, _parse_part([first[k] for k in redo], max_bytes), strict=True):
+            first_part[k] = r
+    return first_part + second_part
+
+
 def read_files(
     paths: Sequence[Path | str],
     *,
@@ -115,8 +237,9 @@ def read_files(
     skip_bad: bool = False,
     skipped: list[SkippedFile] | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
 ) -> list[tuple[FileReport, ScannedDeals]]:
-    """Read and parse every file (nothing written); ``progress(files_done)`` after each file.
+    """Read and parse every file (nothing written); ``progress(files_done)`` as files are done.
 
     A file that cannot be read, or holds no deal, is a FormatError naming every such file and the reason;
     with ``skip_bad`` such files are left out instead and appended to ``skipped``.
@@ -125,33 +248,26 @@ def read_files(
         import dealer.formats.pbn  # noqa: F401  (registers PBN; the other readers are not needed)
     else:
         load_all()
+    names = [os.fspath(p) for p in paths]
+    parsed = _parse_files(names, max_bytes, progress, workers)
     out = []
     bad: list[SkippedFile] = []
-    cache = DealCache()  # a deal value met again (other room, other file) is not parsed again
     seen: set[bytes] = set()  # deals of the files before: a file adding none needs no SHA-256
-    for done, p in enumerate(paths, start=1):
-        path = os.fspath(p)
-        try:
-            fmt = by_path(path)
-            if not fmt.can_read:
-                raise FormatError("format {name} can be written but not read", name=fmt.name)
-            data = read_input(Path(path), max_bytes)
-            deals = _deals_of(fmt.name, data, path, cache)
-            if not deals.deals:
-                raise FormatError("no deals: {reason}", reason=no_deals_reason(data, deals.problems, fmt.name))
-        except (FormatError, InputFileError) as exc:
-            bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
-            if progress is not None:
-                progress(done)
-            continue
+    for path, result in zip(names, parsed, strict=True):
+        if result is None:  # the file cannot be imported: read it again here, for its error
+            try:
+                _read_one(path, max_bytes, DealCache())
+            except (FormatError, InputFileError) as exc:
+                bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
+                continue
+            raise AssertionError(f"{path}: read in one process but not in another")  # pragma: no cover
+        fmt_name, sha, deals = result
         fresh = not seen.issuperset(deals.deals)
         if fresh:
             seen.update(deals.deals)
-        report = FileReport(path, fmt.name, hashlib.sha256(data).hexdigest() if fresh else "", len(deals.deals))
+        report = FileReport(path, fmt_name, sha if fresh else "", len(deals.deals))
         report.problems.extend(deals.problems)
         out.append((report, deals))
-        if progress is not None:
-            progress(done)
     if bad and not skip_bad:
         shown = "\n".join(f"  {b.path}: {b.reason}" for b in bad[:20])
         more = f"\n  … and {len(bad) - 20} more files" if len(bad) > 20 else ""
@@ -195,22 +311,22 @@ def import_parsed(
     owner: list[int] = []  # position -> index of its file in ``reports``
     lines: list[int | None] = []
     boards: list[int | None] = []
+    starts = [0]  # position of each file's first record (and the end)
     for k, (_, scanned) in enumerate(parsed):
         deals.extend(scanned.deals)
         owner.extend([k] * len(scanned.deals))
         lines.extend(scanned.lines)
         boards.extend(scanned.boards)
+        starts.append(len(deals))
     total = len(deals)
-    first: dict[bytes, int] = {}  # deal -> position of its first occurrence
-    unique: list[int] = []
-    repeats: list[tuple[int, int]] = []  # (position, position of the first occurrence)
-    setdefault = first.setdefault
-    for position, canonical in enumerate(deals):
-        earlier = setdefault(canonical, position)
-        if earlier == position:
-            unique.append(position)
-        else:
-            repeats.append((position, earlier))
+    # each deal's first occurrence, a record at a time in C (map, compress): no Python code per record
+    first: dict[bytes, int] = {}
+    firsts = list(map(first.setdefault, deals, count()))
+    repeated = list(map(ne, firsts, count()))
+    unique = list(compress(count(), map(not_, repeated)))
+    repeats = list(compress(count(), repeated))  # positions of the later occurrences, in order
+    earliers = list(compress(firsts, repeated))  # and the position of the first occurrence of each
+    del first, firsts, repeated
     names = [(base_name(r.path), r.sha256) for r in reports]  # the public ledger: base name and SHA-256 only
     parts = max(1, -(-len(unique) // batch_size))
     deal_of: dict[int, int] = {}  # position of a first occurrence -> deal id (new, or the bank's)
@@ -250,13 +366,33 @@ def import_parsed(
         for k, deal_id in outcome.duplicates:
             deal_of[chunk[k]] = deal_id
             found.append((chunk[k], deal_id, "bank"))
-    for position, earlier in repeats:
-        seen = f"{reports[owner[earlier]].path}:{lines[earlier]}" if earlier in new else "bank"
-        found.append((position, deal_of[earlier], seen))
-    found.sort()
-    for position, deal_id, seen in found:
-        report = reports[owner[position]]
-        report.duplicates.append(Duplicate(report.path, lines[position], boards[position], deal_id, seen))
+    seen_at = {e: f"{reports[owner[e]].path}:{lines[e]}" if e in new else "bank" for e in set(earliers)}
+    dup_ids = list(map(deal_of.__getitem__, earliers))
+    dup_seen = list(map(seen_at.__getitem__, earliers))
+    if found:  # deals the bank held before: merged with the repeats in position order
+        merged = sorted([*found, *zip(repeats, dup_ids, dup_seen, strict=True)])
+        repeats = [m[0] for m in merged]
+        dup_ids = [m[1] for m in merged]
+        dup_seen = [m[2] for m in merged]
+    make = partial(tuple.__new__, Duplicate)
+    for k, report in enumerate(reports):
+        lo = bisect_left(repeats, starts[k])
+        hi = bisect_left(repeats, starts[k + 1], lo)
+        if lo == hi:
+            continue
+        at = repeats[lo:hi]
+        report.duplicates.extend(
+            map(
+                make,
+                zip(
+                    repeat(report.path),
+                    map(lines.__getitem__, at),
+                    map(boards.__getitem__, at),
+                    dup_ids[lo:hi],
+                    dup_seen[lo:hi],
+                ),
+            )
+        )
     ids = sorted(deal_of[p] for p in new)
     return ImportReport(
         reports,
@@ -291,3 +427,50 @@ def import_json(report: ImportReport) -> dict[str, object]:
             for d in f.duplicates
         ],
     }
+
+
+def import_json_text(report: ImportReport) -> str:
+    """``json.dumps(import_json(report))``, written directly: an import of a large collection reports over a
+    hundred thousand duplicates, and one dict per record costs more than the whole commit. A test holds the
+    two byte for byte."""
+    dumps = json.dumps
+    totals = {
+        "files": len(report.files),
+        "records": report.records,
+        "imported": report.imported,
+        "duplicates": report.duplicates,
+        "unreadable": report.problems,
+        "files_left_out": len(report.skipped),
+        "first_deal": report.first_deal,
+        "last_deal": report.last_deal,
+        "ledger_entries": report.batch_indices,
+        "left_out": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+    }
+    parts = [dumps(totals)[:-1], ', "problems": [']
+    problems = [
+        dumps({"file": f.path, "line": p.line, "board": p.board, "reason": p.reason})
+        for f in report.files
+        for p in f.problems
+    ]
+    parts += [", ".join(problems), '], "duplicate_records": [']
+    first_seen: dict[str, str] = {}  # where a deal was first seen -> its JSON string
+    nulls: dict[object, str] = {None: "null"}  # nulls.get(x, x): "null" for None, else x itself
+    records: list[str] = []
+    for f in report.files:  # a file's duplicates at once, formatted in C (map, str.__mod__): no Python per record
+        if not f.duplicates:
+            continue
+        _, lines, boards, repeats, seen = zip(*f.duplicates, strict=True)
+        for where in set(seen).difference(first_seen):
+            first_seen[where] = dumps(where)
+        head = ('{"file": ' + dumps(f.path)).replace("%", "%%")
+        template = head + ', "line": %s, "board": %s, "repeats": %s, "first_seen": %s}'
+        columns = zip(
+            map(nulls.get, lines, lines),
+            map(nulls.get, boards, boards),
+            repeats,
+            map(first_seen.__getitem__, seen),
+            strict=True,
+        )
+        records.extend(map(template.__mod__, columns))
+    parts += [", ".join(records), "]}"]
+    return "".join(parts)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +19,9 @@ from .options import BankOption, KeysOption, open_bank
 from .root import app, fail
 
 if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside the commands that use them
-    from rich.progress import Progress
+    from collections.abc import Callable
+
+    from rich.progress import Progress, TaskID
 
     from dealer.bank.importer import ImportReport, SkippedFile
 
@@ -30,12 +31,35 @@ bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public 
 app.add_typer(bank_app, name="bank", no_args_is_help=True)
 
 
-def _progress() -> Progress:
+def _progress(auto_refresh: bool = True) -> Progress:
+    """A progress bar; without ``auto_refresh`` no thread redraws it (``_refresher`` does, from the caller)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=out
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=out,
+        auto_refresh=auto_refresh,
     )
+
+
+def _refresher(progress: Progress, task: TaskID) -> Callable[[int], None]:
+    """``progress(done)`` for a bar without a refresh thread (the import's readers fork only without other
+    threads): the bar is redrawn at most ten times a second."""
+    import time
+
+    last = [0.0]
+
+    def update(done: int) -> None:
+        progress.update(task, completed=done)
+        now = time.monotonic()
+        if now - last[0] >= 0.1:
+            last[0] = now
+            progress.refresh()
+
+    return update
 
 
 @bank_app.command("status")
@@ -168,18 +192,18 @@ def import_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
-    from dealer.bank.importer import import_json, import_parsed, read_files
+    from dealer.bank.importer import import_json_text, import_parsed, read_files
 
     skipped: list[SkippedFile] = []
     if out.is_terminal and not as_json:
-        with _progress() as progress:
+        with _progress(auto_refresh=False) as progress:  # no refresh thread: the files may be read by two processes
             task = progress.add_task(t("reading files"), total=len(files))
             parsed = read_files(
                 files,
                 max_bytes=max_size * 2**20,
                 skip_bad=skip_bad,
                 skipped=skipped,
-                progress=lambda done: progress.update(task, completed=done),
+                progress=_refresher(progress, task),
             )
     else:
         parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped)
@@ -195,7 +219,7 @@ def import_cmd(
             report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
     if as_json:
-        print_line(json.dumps(import_json(report)))  # one line: thousands of duplicates print at once
+        print_line(import_json_text(report))  # one line: thousands of duplicates print at once
         return
     _import_summary(report, show)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
 
-from .base import ReadProblem
+from .base import MAX_LINE_CHARS, ReadProblem
 from .pbn import _BLANK, _TAG, _board_number, decode_text, games, parse_deal_value
 
 # an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
@@ -88,9 +88,11 @@ def canonical_of(value: str) -> bytes | None:
 
 @dataclass(slots=True)
 class DealCache:
-    """Deal values already parsed in this import: value -> canonical bytes, or the parser's reason."""
+    """Deal values already parsed in this import: value -> canonical bytes, or the parser's reason; ``raw``
+    the same by the value's bytes as the file holds them (the bytes path never decodes a value it met)."""
 
     known: dict[str, bytes | str] = field(default_factory=dict)
+    raw: dict[bytes, bytes | str] = field(default_factory=dict)
 
     def canonical(self, value: str) -> bytes | str:
         found = self.known.get(value)
@@ -187,8 +189,15 @@ def _plain(text: str) -> tuple[int, int] | None:
 
 def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -> ScannedDeals:
     """The deals of a PBN file as ``PBN.read`` reads them (FormatError as it raises them)."""
-    text = decode_text(data, source, normalise=False)
     cache = cache if cache is not None else DealCache()
+    fast = _scan_bytes(data, cache)
+    if fast is not None:
+        return fast
+    return _scan_text(decode_text(data, source, normalise=False), cache)
+
+
+def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
+    """``scan`` on the decoded text (any text ``_scan_bytes`` leaves to it)."""
     counts = _plain(text)
     if counts is None:
         return _by_games(text, cache)
@@ -254,6 +263,118 @@ def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -
     if (n_boards, n_deals) != counts:  # a tag the reader sees otherwise (or two games in a block): it decides
         return _by_games(text, cache)
     return out
+
+
+# the bytes path: the text path's passes on the file's bytes, before (and mostly instead of) decoding them
+_TAG_B = re.compile(_TAG.pattern.encode())
+_BLANK_B = re.compile(_BLANK.pattern.encode())
+_BLANK_CRLF_B = re.compile(_BLANK_CRLF.pattern.encode())
+_LONG_LINE_B = re.compile(f"(?<![^\n\r])[^\n\r]{{{MAX_LINE_CHARS + 1}}}".encode())
+_MARKS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # BOM, UTF-16: the text path decodes those
+
+
+def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
+    """``_scan_text(decode_text(data))`` without decoding, for a plain file (``_plain``) whose every game is
+    read without a problem; None for anything else (then the text path decides, problems and errors included).
+
+    Exact on bytes because everything the text path looks at is ASCII (brackets, quotes, tag names, line
+    ends, "board" and "deal" in any case), and both decodings it may use (UTF-8, else Latin-1) map ASCII bytes
+    to the same characters and other bytes to non-ASCII characters, none of which lower-cases to an ASCII
+    letter of "board" or "deal": the same games, lines and values. A line of more bytes than the text path's
+    character limit, or a value that is not ASCII, goes to the text path."""
+    if data.startswith(_MARKS) or b"{" in data or b";" in data or b"\\" in data:
+        return None
+    if len(data) > MAX_LINE_CHARS and _LONG_LINE_B.search(data) is not None:
+        return None
+    if data.count(b"[") != data.count(b"\n[") + data.startswith(b"["):
+        return None
+    crlf = b"\r" in data
+    if crlf and data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    lower = data.lower()
+    board_words = lower.count(b"board")
+    deal_words = lower.count(b"deal")
+    del lower
+    out = ScannedDeals()
+    lines, boards, deals = out.lines, out.boards, out.deals
+    raw = cache.raw
+    line = 1
+    prev_board: bytes | None = None
+    prev_deal: bytes | None = None
+    match_tag = _TAG_B.match
+    search_tag = _TAG_B.search
+    n_boards = n_deals = 0
+    if b"\n " in data or b"\n\t" in data:
+        blocks = (_BLANK_CRLF_B if crlf else _BLANK_B).split(data)
+    else:
+        blocks = data.split(b"\r\n\r\n" if crlf else b"\n\n")
+    for chunk in blocks:
+        d = chunk.find(b'[Deal "')
+        if d < 0:  # no game here (a header, or a game of a Board only: a problem, the text path names it)
+            if chunk.find(b'[Board "') >= 0:
+                return None
+            e = chunk.find(b'[Dealer "')
+            if e >= 0:
+                q = chunk.find(b'"', e + 9)
+                if not chunk.startswith(b'"]', q) or chunk.find(b"\n", e, q) >= 0:
+                    return None
+                n_deals += 1
+            line += chunk.count(b"\n") + 2
+            continue
+        q = chunk.find(b'"', d + 7)
+        if not chunk.startswith(b'"]', q) or chunk.find(b"\n", d, q) >= 0:
+            return None
+        value = chunk[d + 7 : q]
+        e = chunk.find(b'[Dealer "')
+        if e >= 0:
+            q = chunk.find(b'"', e + 9)
+            if not chunk.startswith(b'"]', q) or chunk.find(b"\n", e, q) >= 0:
+                return None
+            n_deals += 2
+        else:
+            n_deals += 1
+        b = chunk.find(b'[Board "')
+        board: int | None = None
+        if b >= 0:
+            q = chunk.find(b'"', b + 8)
+            if not chunk.startswith(b'"]', q) or chunk.find(b"\n", b, q) >= 0:
+                return None
+            n_boards += 1
+            board_text = chunk[b + 8 : q]
+            if board_text == b"#" and prev_board is not None:
+                board_text = prev_board
+            prev_board = board_text
+            board = _BOARDS_B.get(board_text, -1)
+            if board == -1:
+                if not board_text.isascii():
+                    return None
+                board = _number(board_text.decode("ascii"))
+                if len(_BOARDS_B) < 4096:
+                    _BOARDS_B[board_text] = board
+        if value == b"#" and prev_deal is not None:
+            value = prev_deal
+        prev_deal = value
+        canonical = raw.get(value)
+        if canonical is None:
+            if not value.isascii():
+                return None
+            canonical = raw[value] = cache.canonical(value.decode("ascii"))
+        if isinstance(canonical, str):  # a problem: the text path reports it
+            return None
+        if chunk.startswith(b"[") and match_tag(chunk) is not None:
+            lines.append(line)
+        else:  # a game starts at its first well-formed tag (there is one: its Deal tag)
+            first = search_tag(chunk)
+            lines.append(line + chunk.count(b"\n", 0, first.start()) if first is not None else line)
+        boards.append(board)
+        deals.append(canonical)
+        line += chunk.count(b"\n") + 2
+    if (n_boards, n_deals) != (board_words, deal_words):  # a tag the reader sees otherwise: the text path decides
+        return None
+    return out
+
+
+_BOARDS_B: dict[bytes, int | None] = {}
 
 
 def _by_games(text: str, cache: DealCache) -> ScannedDeals:
