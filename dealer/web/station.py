@@ -106,6 +106,7 @@ class LedgerWrite:
     tries: int = 0
     error: str = ""
     since: float = field(default_factory=time.time)
+    void_by: str = ""  # a judge's void asked while this commit was on its way to the bank: decided when it ends
 
     def view(self) -> JsonObject:
         return {"kind": self.kind, "attempt": self.attempt, "reason": self.reason or None, "tries": self.tries,
@@ -147,6 +148,7 @@ class Station:
         self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
         self._drainer: asyncio.Task[None] | None = None
         self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
+        self._in_flight: LedgerWrite | None = None  # the write the bank's thread is making now
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._voided_deal: int | None = None  # the device deal id of the last void (its late fault is the same fault)
@@ -490,6 +492,7 @@ class Station:
     async def _try(self, item: LedgerWrite) -> bool:
         """One attempt; True when the write is done (or turned into a void that is done)."""
         bank = self.bank.bank
+        self._in_flight = item
         try:
             if item.kind == "commit":
                 assert item.deal is not None and item.source is not None
@@ -514,6 +517,8 @@ class Station:
             log.exception("station %s: ledger write failed", self.name)
             self._unavailable(item, f"{type(exc).__name__}: {exc}")
             return False
+        finally:
+            self._in_flight = None
         if item.kind == "commit":
             self._committing -= 1
             await self._committed(item, committed)
@@ -530,6 +535,15 @@ class Station:
             log.warning("station %s: the bank cannot take the %s now: %s", self.name, item.kind, error)
             self._fault("guide.bank_waiting", {"detail": error, "n": len(self.pending) + 1}, kind=BANK_WAITING)
         item.error = error
+        if item.void_by and item.kind == "commit":  # the judge's void waited for this attempt: it failed, so void
+            self._turn_into_void(item, item.void_by, error)
+
+    def _turn_into_void(self, item: LedgerWrite, who: str, holding: str) -> None:
+        """A waiting commit given up by the judge: it becomes a void entry (queued in its place)."""
+        self._committing -= 1
+        item.kind, item.deal, item.source = "void", None, None
+        item.reason = BANK_UNAVAILABLE
+        item.detail = {"detail": item.error or holding, "tries": item.tries, "by": who}
 
     async def _drain(self) -> None:
         """Retry the queued writes in order until the bank has taken them all."""
@@ -585,10 +599,10 @@ class Station:
         for item in self.pending:
             if item.kind == "commit":
                 n += 1
-                self._committing -= 1
-                item.kind, item.deal, item.source = "void", None, None
-                item.reason = BANK_UNAVAILABLE
-                item.detail = {"detail": item.error or holding, "tries": item.tries, "by": who}
+                if item is self._in_flight:  # on its way: if the bank takes it, it is banked; if not, it is voided
+                    item.void_by = who
+                else:
+                    self._turn_into_void(item, who, holding)
         if not n:
             raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
         self._wake.set()
