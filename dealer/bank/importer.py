@@ -403,8 +403,8 @@ def import_parsed(
     )
 
 
-def import_json(report: ImportReport) -> dict[str, object]:
-    """The import's outcome for machines: totals, then every file left out, unreadable record and duplicate."""
+def _totals(report: ImportReport) -> dict[str, object]:
+    """The head of the import's JSON report: its totals and the files left out."""
     return {
         "files": len(report.files),
         "records": report.records,
@@ -416,6 +416,13 @@ def import_json(report: ImportReport) -> dict[str, object]:
         "last_deal": report.last_deal,
         "ledger_entries": report.batch_indices,
         "left_out": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+    }
+
+
+def import_json(report: ImportReport) -> dict[str, object]:
+    """The import's outcome for machines: totals, then every file left out, unreadable record and duplicate."""
+    return {
+        **_totals(report),
         "problems": [
             {"file": f.path, "line": p.line, "board": p.board, "reason": p.reason}
             for f in report.files
@@ -434,18 +441,7 @@ def import_json_text(report: ImportReport) -> str:
     hundred thousand duplicates, and one dict per record costs more than the whole commit. A test holds the
     two byte for byte."""
     dumps = json.dumps
-    totals = {
-        "files": len(report.files),
-        "records": report.records,
-        "imported": report.imported,
-        "duplicates": report.duplicates,
-        "unreadable": report.problems,
-        "files_left_out": len(report.skipped),
-        "first_deal": report.first_deal,
-        "last_deal": report.last_deal,
-        "ledger_entries": report.batch_indices,
-        "left_out": [{"file": s.path, "reason": s.reason} for s in report.skipped],
-    }
+    totals = _totals(report)
     parts = [dumps(totals)[:-1], ', "problems": [']
     problems = [
         dumps({"file": f.path, "line": p.line, "board": p.board, "reason": p.reason})
