@@ -61,14 +61,19 @@ def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
         return key
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_name(f"{KEY_FILE}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, pem)
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    try:  # link, not replace: of two processes making the key at once, one wins and the other loads its key
+        os.link(tmp, path)
+    except FileExistsError:
+        return load_or_create(key_dir)
+    finally:
+        tmp.unlink()
     return key
 
 
