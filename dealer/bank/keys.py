@@ -50,15 +50,7 @@ def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
     key_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = key_dir / KEY_FILE
     if path.exists():
-        mode = path.stat().st_mode & 0o777
-        if mode & 0o077:
-            raise SigningKeyError(
-                "{path}: signing key is readable by others (mode {mode:o}); chmod 600 it", path=path, mode=mode
-            )
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-        if not isinstance(key, Ed25519PrivateKey):
-            raise SigningKeyError("{path}: not an Ed25519 private key", path=path)
-        return key
+        return load(key_dir)
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     tmp = path.with_name(f"{KEY_FILE}.{os.getpid()}.tmp")
@@ -71,7 +63,7 @@ def load_or_create(key_dir: Path) -> Ed25519PrivateKey:
     try:  # link, not replace: of two processes making the key at once, one wins and the other loads its key
         os.link(tmp, path)
     except FileExistsError:
-        return load_or_create(key_dir)
+        return load(key_dir)
     finally:
         tmp.unlink()
     return key

@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import keys
 from .ledger import Entry, EntryKind, canonical_json, checkpoint
 from .ledger_table import LedgerTable
 from .merkle import merkle_root
 from .schema import Connection
 
-if TYPE_CHECKING:  # the key's library loads with the key (``bank import`` never signs)
+if TYPE_CHECKING:  # cryptography loads with the key (dealer.bank.keys): reading the bank goes without it
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
@@ -52,8 +53,6 @@ class Seals:
         root = merkle_root(self.ledger.leaves(db, size))
         cp = checkpoint(bank_id, size, root, ts, last_deal)
         signature = key.sign(canonical_json(cp)).hex()
-        from . import keys
-
         pub = keys.public_hex(key)
         entry = self.ledger.append(
             db, EntryKind.SEAL, {"checkpoint": cp, "public_key": pub, "signature": signature}, ts

@@ -26,6 +26,7 @@ from urllib.parse import quote
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 
+from . import keys
 from .api import CommittedDeal, DealSource
 from .deals import (
     DealRow,
@@ -45,7 +46,7 @@ from .ledger_table import LedgerRow, LedgerTable
 from .schema import SCHEMA, SCHEMA_OBJECTS, SCHEMA_VERSION, Connection, insert_sql
 from .seals import Seal, Seals, seal_from_entry
 
-if TYPE_CHECKING:  # the key's library loads with the key (``bank import`` never signs)
+if TYPE_CHECKING:  # cryptography loads with the key (dealer.bank.keys): reading the bank goes without it
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 __all__ = [  # the names other modules import from here (kept when the bank was split into its tables)
@@ -245,8 +246,6 @@ class SqliteBank:
     @property
     def signing_key(self) -> Ed25519PrivateKey:
         if self._key is None:
-            from . import keys
-
             latest = self.latest_seal()
             self._key = keys.bank_key(self.key_dir, self.path.parent, None if latest is None else latest.public_key)
         return self._key
@@ -255,13 +254,9 @@ class SqliteBank:
         return self.signing_key.sign(message).hex()
 
     def public_key_hex(self) -> str:
-        from . import keys
-
         return keys.public_hex(self.signing_key)
 
     def public_key_pem(self) -> bytes:
-        from . import keys
-
         return keys.public_pem(self.signing_key)
 
     # -- BankApi -----------------------------------------------------------------------------------
