@@ -18,7 +18,7 @@ from draw_support import regulation
 from dealer.bank.api import BankApi, DealSource
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json, commitment
-from dealer.bank.store import BankError, DuplicateDealError, ImportItem, SqliteBank
+from dealer.bank.store import BankError, BankUnavailableError, DuplicateDealError, ImportItem, SqliteBank
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
 from dealer.draw.verify import verify_bank
@@ -291,3 +291,19 @@ def test_ledger_holds_a_files_base_name_and_sha256_never_the_local_path(tmp_path
         assert deal["file"] == "stage1.pbn" and deal["file_sha256"] == digest
         assert bank.entries_of_kind("import")[0].data["files"][0]["file"] == "stage1.pbn"
         assert verify_bank(bank).ok
+
+
+def test_a_file_that_is_no_database_is_named_not_a_traceback(tmp_path: Path) -> None:
+    """``--bank`` pointing at some other file, or at a folder: a bank error naming it, the file left as it was."""
+    other = tmp_path / "notes.sqlite"
+    content = b"minutes of the judges' meeting\n" * 200
+    other.write_bytes(content)
+    with pytest.raises(BankUnavailableError, match=r"notes\.sqlite: not a bank: SQLite cannot read this file") as exc:
+        SqliteBank(other)
+    assert "file is not a database" in str(exc.value)
+    assert other.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]  # no WAL or key made beside it
+    folder = tmp_path / "folder.sqlite"
+    folder.mkdir()
+    with pytest.raises(BankUnavailableError, match=r"folder\.sqlite: the bank could not write"):
+        SqliteBank(folder)

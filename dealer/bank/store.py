@@ -137,11 +137,24 @@ class SqliteBank:
         if str(self.path) != ":memory:" and not self.path.exists():
             # the bank holds every deal's cards and the draw secrets: owner-only, as SQLite's WAL files then are
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._init_schema()
+        try:
+            self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.OperationalError as exc:  # a folder, a file it may not open
+            raise self._unavailable(exc) from exc
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._init_schema()
+        except sqlite3.DatabaseError as exc:  # a file that is no database (or a damaged one): named, not a traceback
+            self._db.close()
+            if isinstance(exc, sqlite3.OperationalError):
+                raise self._unavailable(exc) from exc
+            raise BankUnavailableError(
+                "{path}: not a bank: SQLite cannot read this file ({reason}); nothing was written",
+                path=self.path,
+                reason=str(exc),
+            ) from exc
 
     def _setup(self, key_dir: Path | str, clock: Callable[[], str]) -> None:
         """What every engine's bank has besides its connection: the key's place, the clock, the tables."""
