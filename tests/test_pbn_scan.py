@@ -18,10 +18,13 @@ from dealer.bank.bulk import deal_entry, source_json
 from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.bank.store import source_public
 from dealer.core import Deal, Seat
+from dealer.formats.base import MAX_LINE_CHARS as LIMIT
+from dealer.formats.base import FormatError
 from dealer.formats.pbn import PBN
-from dealer.formats.pbn_scan import DealCache, canonical_of, scan
+from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, _may_hold_a_long_line, canonical_of, scan
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
+HALF = LIMIT // 2
 
 
 def _files() -> list[Path]:
@@ -199,3 +202,40 @@ def test_a_shared_cache_gives_each_file_the_same_deals() -> None:
     first = scan(one, cache=cache)
     assert scan(one, cache=cache).deals == first.deals == scan(one).deals
     assert len(cache.known) == 5
+
+
+# -- the long-line check: a cheap look first, the exact search only where a line may be too long ----------------
+
+
+@given(
+    st.lists(
+        st.sampled_from([0, 1, 80, HALF - 1, HALF, HALF + 1, LIMIT - 1, LIMIT, LIMIT + 1, 2 * LIMIT + 3]),
+        min_size=1,
+        max_size=5,
+    ),
+    st.sampled_from([b"\n", b"\r\n"]),
+    st.integers(0, 3),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_cheap_look_never_misses_a_line_over_the_limit(lengths: list[int], eol: bytes, shift: int) -> None:
+    """Lines of lengths around the limit and its half, anywhere: where the exact search (the reader's own
+    pattern) finds a line over the limit, the cheap look says "may hold one"."""
+    data = b"x" * shift + eol + eol.join(b"y" * n for n in lengths)
+    if _LONG_LINE_B.search(data) is not None:
+        assert _may_hold_a_long_line(data)
+    if max(lengths) < HALF - 2 * len(eol) - shift:  # no line close to the limit: no exact search needed
+        assert not _may_hold_a_long_line(data)
+
+
+@pytest.mark.parametrize("at", [0, 1, 7])
+def test_a_line_over_the_limit_is_refused_as_the_reader_refuses_it(at: int) -> None:
+    games = [f'[Board "{k + 1}"]\n[Deal "{random_deal(random.Random(k)).to_pbn(Seat.N)}"]\n' for k in range(8)]
+    games.insert(at, "% " + "z" * LIMIT + "\n")
+    data = "\n".join(games).encode()
+    with pytest.raises(FormatError) as by_reader:
+        PBN.read(data)
+    with pytest.raises(FormatError) as by_scan:
+        scan(data)
+    assert str(by_scan.value) == str(by_reader.value)
+    shorter = data.replace(b"z" * LIMIT, b"z" * (LIMIT - 2))  # "% " and the z's: exactly the limit, allowed
+    _same_as_reader(shorter)

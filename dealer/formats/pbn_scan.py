@@ -51,6 +51,17 @@ def _holding(suit: int, text: str) -> int:
     return bits
 
 
+def _learn(suit: int, text: str) -> int:
+    """The bits of ``text`` in ``suit`` (``_holding``), kept for the next deal (up to a bound)."""
+    known = _HOLDINGS[suit]
+    bits = known.get(text)
+    if bits is None:
+        bits = _holding(suit, text)
+        if len(known) < 65536:
+            known[text] = bits
+    return bits
+
+
 def canonical_of(value: str) -> bytes | None:
     """``X:h h h h`` with four full hands as the canonical 13 bytes; None for anything else (then the
     reference parser decides and names the problem). Each card once and 13 per hand is checked exactly: the
@@ -63,22 +74,20 @@ def canonical_of(value: str) -> bytes | None:
         return None
     total = 0
     canonical = 0
-    holdings = _HOLDINGS
+    spades, hearts, diamonds, clubs = _HOLDINGS
     for k, hand in enumerate(hands):
-        suits = hand.split(".")
-        if len(suits) != 4 or len(hand) != 16:  # 13 ranks and 3 dots
+        if len(hand) != 16:  # 13 ranks and 3 dots
             return None
-        bits = 0
-        for suit in range(4):
-            text = suits[suit]
-            b = holdings[suit].get(text)
-            if b is None:
-                b = _holding(suit, text)
-                if len(holdings[suit]) < 65536:
-                    holdings[suit][text] = b
-            if b < 0:
-                return None
-            bits |= b
+        suits = hand.split(".")
+        if len(suits) != 4:
+            return None
+        s, h, d, c = suits  # a look-up a suit (a holding met before: nearly all of them after a few deals)
+        b0, b1, b2, b3 = spades.get(s), hearts.get(h), diamonds.get(d), clubs.get(c)
+        if b0 is None or b1 is None or b2 is None or b3 is None:
+            b0, b1, b2, b3 = _learn(0, s), _learn(1, h), _learn(2, d), _learn(3, c)
+        bits = b0 | b1 | b2 | b3
+        if bits < 0:  # a holding that is not one (-1 | anything is -1)
+            return None
         total += bits
         canonical += ((first + k) & 3) * bits
     if total != _FULL:
@@ -284,7 +293,7 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
     character limit, or a value that is not ASCII, goes to the text path."""
     if data.startswith(_MARKS) or b"{" in data or b";" in data or b"\\" in data:
         return None
-    if len(data) > MAX_LINE_CHARS and _LONG_LINE_B.search(data) is not None:
+    if len(data) > MAX_LINE_CHARS and _may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
         return None
     if data.count(b"[") != data.count(b"\n[") + data.startswith(b"["):
         return None
@@ -372,6 +381,18 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
     if (n_boards, n_deals) != (board_words, deal_words):  # a tag the reader sees otherwise: the text path decides
         return None
     return out
+
+
+_HALF_LINE = MAX_LINE_CHARS // 2
+
+
+def _may_hold_a_long_line(data: bytes) -> bool:
+    """False when no line of ``data`` can be over ``MAX_LINE_CHARS`` bytes, told from a line end in every
+    aligned span of half that size (a find each): a line of ``MAX_LINE_CHARS`` bytes or more covers one such
+    span whole. True: the exact search decides (a line between half the limit and the limit is allowed)."""
+    find = data.find
+    spans = range(0, len(data) - _HALF_LINE + 1, _HALF_LINE)  # whole spans only: a long line covers one whole
+    return any(find(b"\n", start, start + _HALF_LINE) < 0 for start in spans)
 
 
 _BOARDS_B: dict[bytes, int | None] = {}
