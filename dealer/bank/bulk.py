@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from hashlib import sha256
 
 from dealer.core.json_types import JsonObject
@@ -38,8 +39,13 @@ def source_json(file_name: str, sha: str, board: int | None, line: int | None) -
     """``canonical_json(source_public(DealSource("import", file=…, board=…, line=…, file_sha256=…)))``."""
     board_part = "" if board is None else f'"board":{board:d},'
     line_part = "" if line is None else f'"line":{line:d},'
-    name = json.dumps(file_name, ensure_ascii=True)
-    return f'{{{board_part}"file":{name},"file_sha256":{json.dumps(sha)},"kind":"import",{line_part}"shown":0}}'
+    return f'{{{board_part}{_file_part(file_name, sha)}{line_part}"shown":0}}'
+
+
+@lru_cache(maxsize=4096)
+def _file_part(file_name: str, sha: str) -> str:
+    """The members every deal of one file shares (encoded once a file, not once a deal)."""
+    return f'"file":{json.dumps(file_name, ensure_ascii=True)},"file_sha256":{json.dumps(sha)},"kind":"import",'
 
 
 def deal_entry(index: int, ts_json: str, prev: str, com_hex: str, deal_id: int, src: str) -> bytes:
@@ -51,8 +57,13 @@ def deal_entry(index: int, ts_json: str, prev: str, com_hex: str, deal_id: int, 
 
 
 def existing_ids(db: Connection, deals: Sequence[bytes]) -> dict[bytes, int]:
-    """The bank's ids of those of ``deals`` it already holds, in a few queries."""
+    """The bank's ids of those of ``deals`` it already holds, in a few queries (on PostgreSQL in one, the deals
+    sent as one array: a query of hundreds of placeholders costs psycopg more to prepare than to run)."""
     found: dict[bytes, int] = {}
+    if getattr(db, "_open", None) is not None and deals:  # the PostgreSQL bank's connection wrapper (pg_store)
+        for canonical, deal_id in db.execute("SELECT canonical, deal_id FROM deals WHERE canonical = ANY(%b)", [deals]):
+            found[bytes(canonical)] = int(deal_id)
+        return found
     for start in range(0, len(deals), LOOKUP_CHUNK):
         part = deals[start : start + LOOKUP_CHUNK]
         sql = f"SELECT canonical, deal_id FROM deals WHERE canonical IN ({','.join('?' * len(part))})"
