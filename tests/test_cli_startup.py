@@ -158,6 +158,18 @@ def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -
     assert json.loads(r.stdout.split("\nLOADED ")[0])["deals"] == 1
 
 
+def test_import_as_json_runs_without_typer_rich_or_pydantic(tmp_path: Path) -> None:
+    """``bank import --json`` (what scripts run, file by file as they come) starts as lean as the desk's
+    commands: the importer and the bank, no typer, rich, pydantic or Babel, no heavy module."""
+    deal = "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT8643.T3.AJ4.Q6 752.A8.T52.JT842"
+    (tmp_path / "a.pbn").write_text(f'[Board "1"]\n[Deal "{deal}"]\n\n[Board "2"]\n[Deal "{deal}"]\n')
+    loaded, r = _loaded(["bank", "import", "--json", "a.pbn", "--bank", "b.sqlite"], tmp_path, HEAVY + FRONT_DOOR)
+    assert r.returncode == 0, r.stderr
+    assert loaded == [], loaded
+    report = json.loads(r.stdout.split("\nLOADED ")[0])
+    assert (report["records"], report["imported"], report["duplicates"]) == (2, 1, 1)
+
+
 def test_heavy_commands_do_load_what_they_need(tmp_path: Path) -> None:
     """The probe can fail: a command that needs numpy and OpenCV is seen importing them."""
     loaded, r = _loaded(["scanner", "read", "--source", "virtual:seed=1", "--calibration", "missing.npz"], tmp_path)

@@ -192,10 +192,18 @@ def import_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
-    from dealer.bank.importer import import_json_text, import_parsed, read_files
+    from dealer.bank.importer import import_parsed, read_files
 
+    from .light import NothingToImport, bank_import_json
+
+    if as_json:  # the lean front door runs this too (dealer.cli.fast): one body for both
+        try:
+            print_line(bank_import_json(files, bank, keys, max_size, skip_bad))  # one line: thousands of duplicates
+        except NothingToImport as exc:
+            raise fail(exc.message()) from None
+        return
     skipped: list[SkippedFile] = []
-    if out.is_terminal and not as_json:
+    if out.is_terminal:
         with _progress(auto_refresh=False) as progress:  # no refresh thread: the files may be read by two processes
             task = progress.add_task(t("reading files"), total=len(files))
             parsed = read_files(
@@ -211,16 +219,13 @@ def import_cmd(
         raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
     total = sum(len(records) for _, records in parsed)
     with open_bank(bank, keys, create=True) as b:
-        if out.is_terminal and not as_json:
+        if out.is_terminal:
             with _progress() as progress:
                 task = progress.add_task(t("importing"), total=total)
                 report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
         else:
             report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
-    if as_json:
-        print_line(import_json_text(report))  # one line: thousands of duplicates print at once
-        return
     _import_summary(report, show)
 
 

@@ -7,6 +7,7 @@
     dealer deal show PBN [--lang ru|en] [--ascii]
     dealer bank status [--bank P] [--keys P] [--json]
     dealer regulation check [PATH]
+    dealer bank import FILE… --json [--bank P] [--keys P] [--show N] [--max-size N] [--skip-bad]
 
 and computes their output with the same functions the typer commands call (``dealer.cli.light``). The typer
 commands print through rich; here the same text is written as rich writes it: a line as it is, a table drawn
@@ -15,6 +16,11 @@ replace an ``:emoji:`` code, expand a tab, find no UTF-8 on the stream, colours 
 and so is any other argument, option, value or error that is not the command's own: ``run_light`` then returns
 None and the full typer app runs the command line from the start (the light commands only read, so nothing is
 done twice). Nothing is printed before the whole output is known.
+
+``bank import --json`` writes: its doubts are all settled before it opens the bank (the arguments, and reading
+every file, which writes nothing), and from then on it never hands over to typer. An error of the bank is
+printed as typer prints it, whatever its text; any other exception is raised (a second run would report the
+batches already committed as duplicates).
 
 The help is typer's own rendering: the first ``dealer --help`` in given conditions runs typer and keeps its
 output in a cache file (``$DEALER_CACHE_DIR``, else ``$XDG_CACHE_HOME/bridge-dealer/``, else
@@ -52,6 +58,14 @@ class Doubt(Exception):
     """This run might not print what typer prints: the full command line runs it instead."""
 
 
+class Written(Exception):
+    """An unexpected error after the command began to write: raised as it is, never run again by typer."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 Output = tuple[str, str, int]  # stdout, stderr, exit code
 
 
@@ -82,6 +96,8 @@ def run_light(argv: list[str]) -> int | None:
         out, err, code = run()
     except Doubt:
         return None
+    except Written as exc:  # the bank may hold part of the work: never run again
+        raise exc.error from None
     except Exception:  # not a DealerError: typer runs the command again and shows what goes wrong as it does
         return None
     sys.stdout.write(out)
@@ -101,6 +117,8 @@ def _command(rest: list[str]) -> Callable[[], Output] | None:
         return lambda: _bank_status(rest[2:])
     if rest[:2] == ["regulation", "check"] and len(rest) <= 3:
         return lambda: _regulation_check(rest[2:])
+    if rest[:2] == ["bank", "import"]:
+        return lambda: _bank_import(rest[2:])
     return None
 
 
@@ -148,16 +166,24 @@ def _failing(compute: Callable[[], Output]) -> Output:
     try:
         return compute()
     except DealerError as exc:
-        from .i18n import catalogue, error, language
+        from .i18n import error
 
-        word = catalogue()["framework"]["error:"] if language() == "ru" else "error:"
-        message = error(exc)
+        return _error_output(error(exc), strict=True)
+
+
+def _error_output(message: str, strict: bool) -> Output:
+    """The error line as typer's commands print it (``[bold red]ошибка:[/] message``, exit 1); ``strict``: a
+    doubt where rich might print it otherwise (not strict: after a write, printed as it is, never run again)."""
+    from .i18n import catalogue, language
+
+    word = catalogue()["framework"]["error:"] if language() == "ru" else "error:"
+    if strict:
         _check_text(f"{word} {message}", None)
-        if _terminal(sys.stderr):
-            if os.environ.get("NO_COLOR", ""):
-                raise Doubt from None
-            return "", f"\x1b[1;31m{word}\x1b[0m {message}\n", 1
-        return "", f"{word} {message}\n", 1
+    if _terminal(sys.stderr):
+        if strict and os.environ.get("NO_COLOR", ""):
+            raise Doubt
+        return "", f"\x1b[1;31m{word}\x1b[0m {message}\n", 1
+    return "", f"{word} {message}\n", 1
 
 
 def _board(number: int) -> Output:
@@ -217,6 +243,46 @@ def _bank_status(args: list[str]) -> Output:
         return _table(spec) + "".join(line + "\n" for line in spec.lines), "", 0
 
     return _failing(compute)
+
+
+def _bank_import(args: list[str]) -> Output:
+    """``bank import … --json`` (the people's summary and progress bars are typer's): the same line as
+    ``light.bank_import_json`` gives typer's command."""
+    found = _options(args, ("--json", "--skip-bad"), ("--bank", "--keys", "--show", "--max-size"), sys.maxsize)
+    files = [Path(found[str(k)]) for k in range(len(args)) if str(k) in found]
+    if "--json" not in found or not files:
+        raise Doubt
+    _int(found.get("--show", "20"))  # checked as typer checks it (its value is not used with --json)
+    from dealer.fsutil import MAX_INPUT_BYTES
+
+    max_mib = _int(found["--max-size"]) if "--max-size" in found else MAX_INPUT_BYTES // 2**20
+    if max_mib < 1:
+        raise Doubt  # typer's usage error
+    bank = Path(found["--bank"]) if "--bank" in found else None
+    keys = Path(found["--keys"]) if "--keys" in found else None
+    from dealer.core.errors import DealerError
+
+    from .light import DEFAULT_BANK_PATH, NothingToImport, bank_import_json
+
+    written = False
+
+    def writing() -> None:
+        nonlocal written
+        written = True
+
+    try:
+        text = bank_import_json(files, bank or DEFAULT_BANK_PATH, keys, max_mib, "--skip-bad" in found, writing)
+    except NothingToImport as exc:
+        return _error_output(exc.message(), strict=True)
+    except DealerError as exc:
+        from .i18n import error
+
+        return _error_output(error(exc), strict=not written)
+    except Exception as exc:
+        if written:
+            raise Written(exc) from exc
+        raise
+    return text + "\n", "", 0  # as ``machine.print_line``
 
 
 # -- printing as rich prints -------------------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 """What the light commands say, as text and tables: one body for typer's commands and the lean front door.
 
-``dealer board``, ``dealer deal show``, ``dealer regulation check`` and ``dealer bank status`` compute their
-output here (plain strings, and tables as :class:`TableSpec`); the typer commands print it through rich, the
-front door (``dealer.cli.fast``) prints the same text without loading typer or rich. Only the standard library
-and the domain are imported here.
+``dealer board``, ``dealer deal show``, ``dealer regulation check``, ``dealer bank status`` and ``dealer bank
+import --json`` compute their output here (plain strings, and tables as :class:`TableSpec`); the typer commands
+print it through rich, the front door (``dealer.cli.fast``) prints the same text without loading typer or rich.
+Only the standard library and the domain are imported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -191,3 +191,42 @@ def bank_status_table(st: JsonObject) -> TableSpec:
 def _objects(value: object) -> list[JsonObject]:
     assert isinstance(value, list)
     return [v for v in value if isinstance(v, dict)]
+
+
+class NothingToImport(Exception):
+    """Every file given was left out (``--skip-bad``): nothing to import, nothing was written."""
+
+    def __init__(self, left_out: int) -> None:
+        super().__init__(left_out)
+        self.left_out = left_out
+
+    def message(self) -> str:
+        return t("no file with deals to import ({n} left out); nothing was imported", n=self.left_out)
+
+
+def bank_import_json(
+    files: Sequence[Path],
+    bank: Path,
+    keys: Path | None,
+    max_mib: int,
+    skip_bad: bool,
+    writing: Callable[[], None] | None = None,
+) -> str:
+    """What ``bank import --json`` prints (one line): every file read and parsed, then committed in batches.
+
+    ``writing()`` is called once every file is read, before the bank is opened: from then on the import may
+    have written, and whoever runs it must not run it again on a failure (the batches committed would then be
+    reported as duplicates)."""
+    from dealer.bank.engines import open_bank_at
+    from dealer.bank.importer import SkippedFile, import_json_text, import_parsed, read_files
+
+    skipped: list[SkippedFile] = []
+    parsed = read_files(files, max_bytes=max_mib * 2**20, skip_bad=skip_bad, skipped=skipped)
+    if not parsed:
+        raise NothingToImport(len(skipped))
+    if writing is not None:
+        writing()
+    with open_bank_at(bank, keys, create=True) as b:  # as ``options.open_bank``: only an import creates a bank
+        report = import_parsed(b, parsed)
+    report.skipped.extend(skipped)
+    return import_json_text(report)
