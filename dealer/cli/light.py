@@ -158,9 +158,8 @@ def bank_status_table(st: JsonObject) -> TableSpec:
     }
     rows = [(name, str(st[key])) for key, name in names.items()]
     head = str(st["ledger_head"])
-    rows.append((t("ledger head"), head))
     rows.append((t("anchor for the act"), f"{st['ledger_size']}:{head[:16]}"))
-    lines = []
+    lines = [t("ledger head: {head}", head=head)]  # below the table: in it, 80 columns cut the hash short
     for s in _objects(st["seals"]):
         lines.append(
             t(
