@@ -141,6 +141,10 @@ def test_bank_path_default_is_the_stores() -> None:
     assert CLI_DEFAULT == DEFAULT_BANK_PATH
 
 
+# the draw's operations, protocol and bundle, and the regulation reader: the public status needs none of them
+DRAWING = ("dealer.draw.director", "dealer.draw.protocol", "dealer.draw.bundle", "dealer.regulation", "tomllib")
+
+
 def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -> None:
     from dealer.bank.api import DealSource
     from dealer.bank.store import SqliteBank
@@ -150,7 +154,7 @@ def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -
         bank.commit_deal(deal_from_rank(12345), DealSource("import", file="x.pbn", board=1, line=1))
     for args in (["bank", "status", "--json"], ["bank", "status"]):
         loaded, r = _loaded(
-            [*args, "--bank", str(tmp_path / "bank.sqlite")], tmp_path, HEAVY + NOT_RUNNING + FRONT_DOOR
+            [*args, "--bank", str(tmp_path / "bank.sqlite")], tmp_path, HEAVY + NOT_RUNNING + FRONT_DOOR + DRAWING
         )
         assert r.returncode == 0, r.stderr
         assert loaded == [], (args, loaded)

@@ -137,10 +137,10 @@ def _percent(value: float, lang: str, pattern: str = "0.##") -> str:
 def bank_status(bank: Path, keys: Path | None) -> JsonObject:
     """The bank's public status (``Director.status``): what ``bank status --json`` prints."""
     from dealer.bank.engines import open_bank_at
-    from dealer.draw.director import Director  # here, not at the top: ``bank import`` starts without it
+    from dealer.draw.status import public_status  # here, not at the top: ``bank import`` starts without it
 
     with open_bank_at(bank, keys, create=False) as b:  # as ``options.open_bank``: a missing bank is an error
-        return Director(b).status()
+        return public_status(b)
 
 
 def bank_status_table(st: JsonObject) -> TableSpec:

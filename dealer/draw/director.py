@@ -35,6 +35,7 @@ from .protocol import (
     public_value,
     quota_limit,
 )
+from .status import public_status, seal_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,16 +44,6 @@ class DrawnDeal:
 
     position: int
     deal: StoredDeal
-
-
-class SealView(TypedDict):
-    """A seal as the status lists it."""
-
-    index: int
-    last_deal: int
-    root: str
-    size: int
-    ts: str
 
 
 class DrawPlan(TypedDict):
@@ -103,29 +94,8 @@ class Director:
 
     # -- public ------------------------------------------------------------------------------------
     def status(self) -> JsonObject:
-        """The bank's public status: counts, sealed roots, draws (no K, no drawn deals before reveal)."""
-        bank = self.bank
-        counts = bank.state_counts()
-        seals = bank.seals()
-        last = seals[-1] if seals else None
-        total = sum(counts.values())
-        draws = bank.draws()
-        drawn_total = sum(len(r.drawn or ()) for r in draws)
-        return {
-            "bank": bank.bank_id,
-            "deals": total,
-            "in_bank": counts["bank"],
-            "drawn": counts["drawn"],
-            "played": counts["played"],
-            "drawn_total": drawn_total,
-            "sealed_deals": last.last_deal if last else 0,
-            "unsealed_deals": total - (last.last_deal if last else 0),
-            "eligible": (last.last_deal - drawn_total) if last else 0,
-            "ledger_size": bank.ledger_size(),
-            "ledger_head": bank.ledger_head(),
-            "seals": [_seal_dict(s) for s in seals],
-            "draws": [self._draw_public(r) for r in draws],
-        }
+        """The bank's public status (``dealer.draw.status``): counts, sealed roots, draws (nothing secret)."""
+        return public_status(self.bank)
 
     def commitment(self, label: str) -> JsonObject:
         """The published commitment of a draw (and its signature) for the audience display."""
@@ -162,24 +132,6 @@ class Director:
             void = next(e for e in self.bank.entries_of_kind("draw-void") if e.data["void"]["label"] == rec.label)
             return {"secret": rec.secret.hex(), "reason": void.data["void"]["reason"]}
         return {}
-
-    def _draw_public(self, rec: DrawRecord) -> JsonObject:
-        doc = self.bank.entry(rec.commit_index).data["commitment"]
-        out: JsonObject = {
-            "label": rec.label,
-            "state": rec.state,
-            "kind": doc.get("kind", "session"),
-            "n": doc["n"],
-            "eligible": doc["eligible"]["count"],
-            "k_hash": doc["k_hash"],
-            "public_value_spec": doc["public_value"],
-            "public_value": rec.public_value,
-        }
-        if rec.state in (DrawState.REVEALED, DrawState.VOID):
-            out["secret"] = rec.secret.hex()
-        if rec.state == DrawState.REVEALED:
-            out["drawn_ids"] = list(rec.drawn or ())
-        return out
 
     # -- director ----------------------------------------------------------------------------------
     def seal(self) -> Seal:
@@ -272,7 +224,7 @@ class Director:
                 "share_bp": regulation.share_bp,
                 "target": regulation.bank_target,
             },
-            "seal": _seal_dict(seal),
+            "seal": seal_view(seal),
             "ts": bank.now(),
         }
         signature = bank.sign(canonical_json(doc))
@@ -411,13 +363,3 @@ class Director:
             )
         out.update(drawn=drawn, public_value=rec.public_value, void=None, void_signature=None)
         return out
-
-
-def _seal_dict(seal: Seal) -> SealView:
-    return {
-        "index": seal.ledger_index,
-        "last_deal": seal.last_deal,
-        "root": seal.root,
-        "size": seal.size,
-        "ts": seal.ts,
-    }
