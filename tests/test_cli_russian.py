@@ -232,3 +232,15 @@ def test_usage_errors_are_russian() -> None:
     assert run.returncode == 2
     assert "Ошибка" in run.stderr and "нужно целое число" in run.stderr and not english_words(run.stderr)
     assert "Нет такой команды" in dealer("nosuch").stderr
+
+
+@pytest.mark.parametrize("lang", ["ru_RU.UTF-8", "en_US.UTF-8"])
+@pytest.mark.parametrize("path", [[], ["board"], ["bank", "import"], ["draw", "verify"]])
+def test_minus_h_is_help_as_the_usage_line_says(path: list[str], lang: str, tmp_path: Path) -> None:
+    """Every usage error ends "Справка: 'dealer … -h'": ``-h`` must then be the help, in both languages, the same
+    as ``--help`` (the Russian command tree once built its help option with ``--help`` only)."""
+    short = dealer(*path, "-h", lang=lang, cwd=tmp_path)
+    long = dealer(*path, "--help", lang=lang, cwd=tmp_path)
+    assert (short.returncode, short.stderr) == (0, ""), short.stderr
+    assert short.stdout == long.stdout
+    assert f"dealer {' '.join(path)}".strip() in short.stdout

@@ -97,8 +97,11 @@ def cli_language(argv: Sequence[str]) -> str:
 
 # Any: a click/typer command or group, whose attributes (help, params, commands) differ by class and are
 # read with getattr where they may be absent
-def _walk(command: Any, help_texts: dict[str, str]) -> None:
+def _walk(command: Any, help_texts: dict[str, str], help_names: list[str] | None = None) -> None:
     words = catalogue()["framework"]
+    # the root's help spellings (-h, --help), which every subcommand's context inherits; click keeps the help
+    # option it first builds, so it must be built with them (a bare context has only --help: "dealer -h" failed)
+    help_names = help_names or command.context_settings.get("help_option_names") or ["--help"]
     if getattr(command, "options_metavar", None) == "[OPTIONS]":
         command.options_metavar = words["[OPTIONS]"]
     if getattr(command, "subcommand_metavar", None) == "COMMAND [ARGS]...":
@@ -107,7 +110,7 @@ def _walk(command: Any, help_texts: dict[str, str]) -> None:
         command.help = help_texts.get(command.help, command.help)
     if command.short_help:
         command.short_help = help_texts.get(command.short_help, command.short_help)
-    option = command.get_help_option(command.context_class(command))
+    option = command.get_help_option(command.context_class(command, help_option_names=help_names))
     if option is not None and option.help:
         option.help = catalogue()["framework"].get(option.help, option.help)
     arguments = catalogue()["arguments"]
@@ -118,7 +121,7 @@ def _walk(command: Any, help_texts: dict[str, str]) -> None:
         if text:
             param.help = help_texts.get(text, text)
     for sub in getattr(command, "commands", {}).values():
-        _walk(sub, help_texts)
+        _walk(sub, help_texts, help_names)
 
 
 # Any: the click command tree typer builds (see ``_walk``)
