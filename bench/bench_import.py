@@ -208,7 +208,7 @@ def _measure(
                 "name": f"command_{engine}_vs_endplay",
                 "value": round(best_ep / best[engine], 2),
                 "unit": "x",
-                "target": target,
+                **({"target": target} if target else {}),
                 "note": f"{rep['records'] / best[engine]:,.0f} records/s vs endplay {deal_tags / best_ep:,.0f}/s"
                 + ("" if target else f"; no target: {best_start:.2f} s of the {best[engine]:.2f} s is the start"),
             },
