@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.test_cli_fast import _run
+from test_cli_fast import _run
 
 DEALS = [
     "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT8643.T3.AJ4.Q6 752.A8.T52.JT842",

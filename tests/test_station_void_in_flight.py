@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _web_server import regulation
+from bank_support import random_deal
 
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankUnavailableError
@@ -25,8 +27,6 @@ from dealer.web.config import StationConfig
 from dealer.web.hub import PublicHub
 from dealer.web.operator import OperatorBus
 from dealer.web.station import LedgerWrite, Station
-from tests._web_server import regulation
-from tests.bank_support import random_deal
 
 
 class HeldBank:
