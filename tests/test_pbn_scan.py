@@ -19,9 +19,9 @@ from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.bank.store import source_public
 from dealer.core import Deal, Seat
 from dealer.formats.base import MAX_LINE_CHARS as LIMIT
-from dealer.formats.base import FormatError
+from dealer.formats.base import FormatError, may_hold_a_long_line
 from dealer.formats.pbn import PBN
-from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, _may_hold_a_long_line, canonical_of, scan
+from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, canonical_of, scan
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
 HALF = LIMIT // 2
@@ -221,10 +221,11 @@ def test_the_cheap_look_never_misses_a_line_over_the_limit(lengths: list[int], e
     """Lines of lengths around the limit and its half, anywhere: where the exact search (the reader's own
     pattern) finds a line over the limit, the cheap look says "may hold one"."""
     data = b"x" * shift + eol + eol.join(b"y" * n for n in lengths)
+    text = data.decode()  # the text path's check looks the same way at the decoded text
     if _LONG_LINE_B.search(data) is not None:
-        assert _may_hold_a_long_line(data)
+        assert may_hold_a_long_line(data) and may_hold_a_long_line(text)
     if max(lengths) < HALF - 2 * len(eol) - shift:  # no line close to the limit: no exact search needed
-        assert not _may_hold_a_long_line(data)
+        assert not may_hold_a_long_line(data) and not may_hold_a_long_line(text)
 
 
 @pytest.mark.parametrize("at", [0, 1, 7])

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
 
-from .base import MAX_LINE_CHARS, ReadProblem
+from .base import _LONG_LINE, MAX_LINE_CHARS, ReadProblem, may_hold_a_long_line
 from .pbn import _BLANK, _TAG, _board_number, decode_text, games, parse_deal_value
 
 # an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
@@ -278,7 +278,7 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
 _TAG_B = re.compile(_TAG.pattern.encode())
 _BLANK_B = re.compile(_BLANK.pattern.encode())
 _BLANK_CRLF_B = re.compile(_BLANK_CRLF.pattern.encode())
-_LONG_LINE_B = re.compile(f"(?<![^\n\r])[^\n\r]{{{MAX_LINE_CHARS + 1}}}".encode())
+_LONG_LINE_B = re.compile(_LONG_LINE.pattern.encode())
 _MARKS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # BOM, UTF-16: the text path decodes those
 
 
@@ -293,7 +293,7 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
     character limit, or a value that is not ASCII, goes to the text path."""
     if data.startswith(_MARKS) or b"{" in data or b";" in data or b"\\" in data:
         return None
-    if len(data) > MAX_LINE_CHARS and _may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
+    if len(data) > MAX_LINE_CHARS and may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
         return None
     if data.count(b"[") != data.count(b"\n[") + data.startswith(b"["):
         return None
@@ -381,18 +381,6 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
     if (n_boards, n_deals) != (board_words, deal_words):  # a tag the reader sees otherwise: the text path decides
         return None
     return out
-
-
-_HALF_LINE = MAX_LINE_CHARS // 2
-
-
-def _may_hold_a_long_line(data: bytes) -> bool:
-    """False when no line of ``data`` can be over ``MAX_LINE_CHARS`` bytes, told from a line end in every
-    aligned span of half that size (a find each): a line of ``MAX_LINE_CHARS`` bytes or more covers one such
-    span whole. True: the exact search decides (a line between half the limit and the limit is allowed)."""
-    find = data.find
-    spans = range(0, len(data) - _HALF_LINE + 1, _HALF_LINE)  # whole spans only: a long line covers one whole
-    return any(find(b"\n", start, start + _HALF_LINE) < 0 for start in spans)
 
 
 _BOARDS_B: dict[bytes, int | None] = {}
