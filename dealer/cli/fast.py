@@ -247,7 +247,8 @@ def _bank_status(args: list[str]) -> Output:
 
 def _bank_import(args: list[str]) -> Output:
     """``bank import … --json`` (the people's summary and progress bars are typer's): the same line as
-    ``light.bank_import_json`` gives typer's command."""
+    ``light.bank_import_json`` gives typer's command, in its two halves: reading (a doubt still hands over) and
+    writing (never handed over)."""
     found = _options(args, ("--json", "--skip-bad"), ("--bank", "--keys", "--show", "--max-size"), sys.maxsize)
     files = [Path(found[str(k)]) for k in range(len(args)) if str(k) in found]
     if "--json" not in found or not files:
@@ -258,30 +259,26 @@ def _bank_import(args: list[str]) -> Output:
     max_mib = _int(found["--max-size"]) if "--max-size" in found else MAX_INPUT_BYTES // 2**20
     if max_mib < 1:
         raise Doubt  # typer's usage error
-    bank = Path(found["--bank"]) if "--bank" in found else None
-    keys = Path(found["--keys"]) if "--keys" in found else None
     from dealer.core.errors import DealerError
 
-    from .light import DEFAULT_BANK_PATH, NothingToImport, bank_import_json
+    from .i18n import error
+    from .light import DEFAULT_BANK_PATH, NothingToImport, import_read, import_write
 
-    written = False
+    bank = Path(found["--bank"]) if "--bank" in found else DEFAULT_BANK_PATH
+    keys = Path(found["--keys"]) if "--keys" in found else None
 
-    def writing() -> None:
-        nonlocal written
-        written = True
-
-    try:
-        text = bank_import_json(files, bank or DEFAULT_BANK_PATH, keys, max_mib, "--skip-bad" in found, writing)
+    try:  # reading writes nothing: any doubt, or anything unforeseen, is still typer's
+        parsed, skipped = import_read(files, max_mib, "--skip-bad" in found)
     except NothingToImport as exc:
         return _error_output(exc.message(), strict=True)
     except DealerError as exc:
-        from .i18n import error
-
-        return _error_output(error(exc), strict=not written)
+        return _error_output(error(exc), strict=True)
+    try:
+        text = import_write(parsed, skipped, bank, keys)
+    except DealerError as exc:
+        return _error_output(error(exc), strict=False)
     except Exception as exc:
-        if written:
-            raise Written(exc) from exc
-        raise
+        raise Written(exc) from exc
     return text + "\n", "", 0  # as ``machine.print_line``
 
 

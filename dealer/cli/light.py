@@ -8,7 +8,7 @@ Only the standard library and the domain are imported here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,11 @@ from .i18n import language, t
 
 if TYPE_CHECKING:
     from rich.table import Table
+
+    from dealer.bank.importer import FileReport, SkippedFile
+    from dealer.formats.pbn_scan import ScannedDeals
+
+    Parsed = list[tuple[FileReport, ScannedDeals]]  # what ``read_files`` gives
 
 # ``dealer.bank.store.DEFAULT_BANK_PATH`` (a test checks they agree): help and light commands need the path,
 # not the bank's SQLite, signing and ledger code
@@ -203,29 +208,30 @@ class NothingToImport(Exception):
         return t("no file with deals to import ({n} left out); nothing was imported", n=self.left_out)
 
 
-def bank_import_json(
-    files: Sequence[Path],
-    bank: Path,
-    keys: Path | None,
-    max_mib: int,
-    skip_bad: bool,
-    writing: Callable[[], None] | None = None,
-) -> str:
-    """What ``bank import --json`` prints (one line): every file read and parsed, then committed in batches.
-
-    ``writing()`` is called once every file is read, before the bank is opened: from then on the import may
-    have written, and whoever runs it must not run it again on a failure (the batches committed would then be
-    reported as duplicates)."""
-    from dealer.bank.engines import open_bank_at
-    from dealer.bank.importer import SkippedFile, import_json_text, import_parsed, read_files
+def import_read(files: Sequence[Path], max_mib: int, skip_bad: bool) -> tuple[Parsed, list[SkippedFile]]:
+    """``bank import``'s first half: every file read and parsed, nothing written (NothingToImport: no file left)."""
+    from dealer.bank.importer import read_files
 
     skipped: list[SkippedFile] = []
     parsed = read_files(files, max_bytes=max_mib * 2**20, skip_bad=skip_bad, skipped=skipped)
     if not parsed:
         raise NothingToImport(len(skipped))
-    if writing is not None:
-        writing()
+    return parsed, skipped
+
+
+def import_write(parsed: Parsed, skipped: list[SkippedFile], bank: Path, keys: Path | None) -> str:
+    """``bank import``'s second half: the deals committed in batches; the JSON line ``--json`` prints. It writes:
+    whoever runs it must not run it again on a failure (the batches committed would be reported as duplicates)."""
+    from dealer.bank.engines import open_bank_at
+    from dealer.bank.importer import import_json_text, import_parsed
+
     with open_bank_at(bank, keys, create=True) as b:  # as ``options.open_bank``: only an import creates a bank
         report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
     return import_json_text(report)
+
+
+def bank_import_json(files: Sequence[Path], bank: Path, keys: Path | None, max_mib: int, skip_bad: bool) -> str:
+    """What ``bank import --json`` prints (one line)."""
+    parsed, skipped = import_read(files, max_mib, skip_bad)
+    return import_write(parsed, skipped, bank, keys)
