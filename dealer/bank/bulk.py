@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from hashlib import sha256
+from typing import Any
 
 from dealer.core.json_types import JsonObject
 
@@ -60,7 +61,7 @@ def existing_ids(db: Connection, deals: Sequence[bytes]) -> dict[bytes, int]:
     """The bank's ids of those of ``deals`` it already holds, in a few queries (on PostgreSQL in one, the deals
     sent as one array: a query of hundreds of placeholders costs psycopg more to prepare than to run)."""
     found: dict[bytes, int] = {}
-    if getattr(db, "_open", None) is not None and deals:  # the PostgreSQL bank's connection wrapper (pg_store)
+    if _postgres(db) is not None and deals:
         for canonical, deal_id in db.execute("SELECT canonical, deal_id FROM deals WHERE canonical = ANY(%b)", [deals]):
             found[bytes(canonical)] = int(deal_id)
         return found
@@ -129,7 +130,7 @@ def import_canonical(
 def _insert(db: Connection, table: str, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
     """The rows in one ``executemany`` (SQLite), or one ``COPY … FROM STDIN`` on PostgreSQL (a fraction of the
     round trips); a lost connection there is the bank's ``BankUnavailable``, as for its other writes."""
-    open_connection = getattr(db, "_open", None)  # the PostgreSQL bank's connection wrapper (pg_store)
+    open_connection = _postgres(db)
     if open_connection is None:
         db.executemany(sql, rows)
         return
@@ -143,3 +144,9 @@ def _insert(db: Connection, table: str, sql: str, rows: Sequence[tuple[object, .
                 copy.write_row(row)
     except psycopg.OperationalError as exc:
         raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc
+
+
+# Any: the PostgreSQL bank's connection wrapper (pg_store) hands out its psycopg connection through ``_open``
+def _postgres(db: Connection) -> Any:
+    """The PostgreSQL bank's way to its psycopg connection, or None on SQLite (the engines share this module)."""
+    return getattr(db, "_open", None)
