@@ -93,3 +93,18 @@ def test_the_bank_does_not_read_the_draw(graph: grimp.ImportGraph) -> None:
     """The draw's documents are read by ``dealer.draw`` (#15): no module of the bank imports the draw package."""
     assert graph.find_shortest_chain(importer="dealer.bank", imported="dealer.draw", as_packages=True) is None
     assert graph.find_shortest_chain(importer="dealer.draw", imported="dealer.bank", as_packages=True) is not None
+
+
+def test_the_draw_packages_lazy_names_are_its_named_modules_objects() -> None:
+    """``dealer.draw`` loads its names on first use: each name of ``__all__`` resolves, to the object of the module
+    it is typed from (a name added to one list and not to the other fails here, not at a user's first import)."""
+    import importlib
+
+    import dealer.draw as draw
+
+    for name in draw.__all__:
+        home = importlib.import_module(f"dealer.draw.{draw._HOME[name]}")
+        assert getattr(draw, name) is getattr(home, name), name
+    assert set(draw._HOME) == set(draw.__all__)
+    with pytest.raises(AttributeError):
+        draw.NoSuchName  # noqa: B018
