@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -192,6 +193,7 @@ def import_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported."""
+    from dealer.bank.engines import load_engine
     from dealer.bank.importer import import_parsed, read_files
 
     from .light import NothingToImport, bank_import_json
@@ -203,6 +205,7 @@ def import_cmd(
             raise fail(exc.message()) from None
         return
     skipped: list[SkippedFile] = []
+    prepare = partial(load_engine, bank)  # loaded while a second process reads
     if out.is_terminal:
         with _progress(auto_refresh=False) as progress:  # no refresh thread: the files may be read by two processes
             task = progress.add_task(t("reading files"), total=len(files))
@@ -212,9 +215,10 @@ def import_cmd(
                 skip_bad=skip_bad,
                 skipped=skipped,
                 progress=_refresher(progress, task),
+                prepare=prepare,
             )
     else:
-        parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped)
+        parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped, prepare=prepare)
     if not parsed:
         raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
     total = sum(len(records) for _, records in parsed)

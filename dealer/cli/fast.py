@@ -268,7 +268,7 @@ def _bank_import(args: list[str]) -> Output:
     keys = Path(found["--keys"]) if "--keys" in found else None
 
     try:  # reading writes nothing: any doubt, or anything unforeseen, is still typer's
-        parsed, skipped = import_read(files, max_mib, "--skip-bad" in found)
+        parsed, skipped = import_read(files, max_mib, "--skip-bad" in found, bank)
     except NothingToImport as exc:
         return _error_output(exc.message(), strict=True)
     except DealerError as exc:

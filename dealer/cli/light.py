@@ -208,12 +208,17 @@ class NothingToImport(Exception):
         return t("no file with deals to import ({n} left out); nothing was imported", n=self.left_out)
 
 
-def import_read(files: Sequence[Path], max_mib: int, skip_bad: bool) -> tuple[Parsed, list[SkippedFile]]:
-    """``bank import``'s first half: every file read and parsed, nothing written (NothingToImport: no file left)."""
+def import_read(
+    files: Sequence[Path], max_mib: int, skip_bad: bool, bank: Path | None = None
+) -> tuple[Parsed, list[SkippedFile]]:
+    """``bank import``'s first half: every file read and parsed, nothing written (NothingToImport: no file left);
+    the modules that open ``bank`` are loaded meanwhile."""
+    from dealer.bank.engines import load_engine
     from dealer.bank.importer import read_files
 
     skipped: list[SkippedFile] = []
-    parsed = read_files(files, max_bytes=max_mib * 2**20, skip_bad=skip_bad, skipped=skipped)
+    prepare = None if bank is None else (lambda: load_engine(bank))
+    parsed = read_files(files, max_bytes=max_mib * 2**20, skip_bad=skip_bad, skipped=skipped, prepare=prepare)
     if not parsed:
         raise NothingToImport(len(skipped))
     return parsed, skipped
@@ -223,15 +228,13 @@ def import_write(parsed: Parsed, skipped: list[SkippedFile], bank: Path, keys: P
     """``bank import``'s second half: the deals committed in batches; the JSON line ``--json`` prints. It writes:
     whoever runs it must not run it again on a failure (the batches committed would be reported as duplicates)."""
     from dealer.bank.engines import open_bank_at
-    from dealer.bank.importer import import_json_text, import_parsed
+    from dealer.bank.import_json import import_with_json
 
     with open_bank_at(bank, keys, create=True) as b:  # as ``options.open_bank``: only an import creates a bank
-        report = import_parsed(b, parsed)
-    report.skipped.extend(skipped)
-    return import_json_text(report)
+        return import_with_json(b, parsed, skipped)
 
 
 def bank_import_json(files: Sequence[Path], bank: Path, keys: Path | None, max_mib: int, skip_bad: bool) -> str:
     """What ``bank import --json`` prints (one line)."""
-    parsed, skipped = import_read(files, max_mib, skip_bad)
+    parsed, skipped = import_read(files, max_mib, skip_bad, bank)
     return import_write(parsed, skipped, bank, keys)
