@@ -194,3 +194,23 @@ def test_two_processes_read_the_files_as_one_does(tmp_path: Path, monkeypatch: p
     with pytest.raises(FormatError) as second:
         read_files(paths, workers=1)
     assert str(first.value) == str(second.value) and "2 files cannot be imported" in str(first.value)
+
+
+@pytest.mark.parametrize(
+    ("loadavg", "idle"),
+    [
+        ("2.61 1.90 1.20 1/300 999", True),  # a long job just ended: nothing else runs now
+        ("0.20 0.30 0.30 4/300 999", True),  # three others run now, but only since a moment: the average decides
+        ("2.10 2.00 1.90 3/300 999", False),  # two others run, and have for a while: no core to spare
+        ("1.60 1.00 1.00 2/300 999", True),  # one other runs: one core is free
+        ("garbled", False),
+    ],
+)
+def test_a_second_reader_only_where_a_core_is_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loadavg: str, idle: bool
+) -> None:
+    fake = tmp_path / "loadavg"
+    fake.write_text(loadavg + "\n")
+    monkeypatch.setattr(file_reading, "LOADAVG", str(fake))
+    monkeypatch.setattr(file_reading.os, "cpu_count", lambda: 2)
+    assert file_reading.second_core_idle() is idle

@@ -32,6 +32,7 @@ Parsed = tuple[str, str, ScannedDeals] | None  # format, SHA-256 ("" if not need
 PARALLEL_BYTES = 4 << 20  # a collection this large is read by two processes (when a second core is idle)
 RUNS = 128  # runs of files the collection is cut into (the two processes end within about one run's time)
 _TOKEN = 4  # bytes of a run's number in the pipe
+LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 2/370 12345": load averages, runnable/all scheduling entities, last pid
 
 
 def deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> ScannedDeals:
@@ -97,15 +98,22 @@ def parse_part(paths: Sequence[str], max_bytes: int, progress: Callable[[int], N
 
 def second_core_idle() -> bool:
     """Whether a second process would run beside this one: Linux (fork is safe there), no other thread (one could
-    hold a lock the child needs), two cores or more and a load average leaving one free. On a busy machine the
-    two processes only share this one's time (measured: slower than one), so one reads everything."""
+    hold a lock the child needs), two cores or more, and a core free: by the processes running now (the
+    kernel's count in /proc/loadavg, less this one) or by the last minute's load average, whichever is lower
+    (the average lags: a job that just ended still counts; the count alone would heed one passing process).
+    On a busy machine the two processes only share this one's time (measured: slower than one), so one
+    reads everything."""
     cores = os.cpu_count() or 1
     if cores < 2 or sys.platform != "linux" or threading.active_count() != 1:
         return False
     try:
-        return os.getloadavg()[0] < cores - 0.5
-    except OSError:
+        with open(LOADAVG, "rb") as f:
+            fields = f.read().split()
+        average = float(fields[0])
+        others = int(fields[3].split(b"/")[0]) - 1  # runnable now, this process included
+    except (OSError, ValueError, IndexError):
         return False
+    return min(average, others) < cores - 0.5
 
 
 def runs_of(sizes: Sequence[int], runs: int = RUNS) -> list[tuple[int, int]]:
