@@ -87,6 +87,7 @@ def _with_helper(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Make every import fork its helper (whatever the size and the load); the helpers started, to look at."""
     monkeypatch.setattr(import_json, "FORK_DUPLICATES", 0)
     monkeypatch.setattr(import_json, "second_core_idle", lambda: True)
+    monkeypatch.setattr(bulk, "in_process", lambda bank: True)  # on PostgreSQL too: a fork beside its connection
     started: list[Any] = []
     start = import_json._FormattingProcess.start
 
@@ -187,3 +188,24 @@ def _reaped() -> None:
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_the_helper_only_for_a_bank_in_this_process(
+    banks: tuple[SqliteBank, SqliteBank],
+    engine: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+) -> None:
+    """A PostgreSQL server works on the other core while the batches commit: no helper there."""
+    monkeypatch.setattr(import_json, "FORK_DUPLICATES", 0)
+    monkeypatch.setattr(import_json, "second_core_idle", lambda: True)
+    forks: list[int] = []
+    start = import_json._FormattingProcess.start
+
+    def counting(plan: Any) -> Any:
+        forks.append(1)
+        return start(plan)
+
+    monkeypatch.setattr(import_json._FormattingProcess, "start", staticmethod(counting))
+    import_with_json(banks[1], read_files(_files(tmp_path), skip_bad=True), batch_size=BATCH)
+    assert len(forks) == (1 if engine == "sqlite" else 0)

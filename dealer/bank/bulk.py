@@ -146,6 +146,11 @@ def _insert(db: Connection, table: str, sql: str, rows: Sequence[tuple[object, .
         raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc
 
 
+def in_process(bank: SqliteBank) -> bool:
+    """Whether the bank's engine works in this process (SQLite), not in a server of its own (PostgreSQL)."""
+    return _postgres(bank._db) is None
+
+
 # Any: the PostgreSQL bank's connection wrapper (pg_store) hands out its psycopg connection through ``_open``
 def _postgres(db: Connection) -> Any:
     """The PostgreSQL bank's way to its psycopg connection, or None on SQLite (the engines share this module)."""
