@@ -68,7 +68,9 @@ def read_input(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
                 limit=max_bytes / MIB,
             )
         try:
-            data = fh.read(max_bytes + 1)
+            data = fh.read(st.st_size + 1)  # a buffer of the file's size (read(max_bytes + 1) made one of 64 MiB)
+            if len(data) > st.st_size:  # it grew since: read on, to the limit
+                data += fh.read(max_bytes + 1 - len(data))
         except OSError as exc:
             raise InputFileError("cannot read: {reason}", reason=exc.strerror or exc) from exc
     if len(data) > max_bytes:

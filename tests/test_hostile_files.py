@@ -166,6 +166,22 @@ def test_devices_fifos_directories_and_big_files_are_refused(tmp_path: Path) -> 
         read_files([tmp_path / "big.pbn"], max_bytes=1024)
 
 
+
+def test_a_file_that_grows_while_read_is_read_to_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The buffer is the size fstat gave; a file grown since (fstat made to say so) is read on, to the limit."""
+    path = tmp_path / "growing.pbn"
+    path.write_bytes(b"y" * 3000)
+    real = os.fstat
+
+    def smaller(fd: int) -> os.stat_result:
+        st = real(fd)
+        return os.stat_result((st.st_mode, *st[1:6], 1000, *st[7:]))  # st_size: 1000 bytes at open
+
+    monkeypatch.setattr("dealer.fsutil.os.fstat", smaller)
+    assert read_input(path, max_bytes=4096) == b"y" * 3000
+    with pytest.raises(OSError, match="grew over the limit of 2048 bytes"):
+        read_input(path, max_bytes=2048)
+
 def _dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
     return subprocess.run(
