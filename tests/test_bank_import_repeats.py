@@ -212,5 +212,5 @@ def test_a_second_reader_only_where_a_core_is_free(
     fake = tmp_path / "loadavg"
     fake.write_text(loadavg + "\n")
     monkeypatch.setattr(file_reading, "LOADAVG", str(fake))
-    monkeypatch.setattr(file_reading.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
     assert file_reading.second_core_idle() is idle

@@ -166,7 +166,6 @@ def test_devices_fifos_directories_and_big_files_are_refused(tmp_path: Path) -> 
         read_files([tmp_path / "big.pbn"], max_bytes=1024)
 
 
-
 def test_a_file_that_grows_while_read_is_read_to_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The buffer is the size fstat gave; a file grown since (fstat made to say so) is read on, to the limit."""
     path = tmp_path / "growing.pbn"
@@ -181,6 +180,7 @@ def test_a_file_that_grows_while_read_is_read_to_the_limit(tmp_path: Path, monke
     assert read_input(path, max_bytes=4096) == b"y" * 3000
     with pytest.raises(OSError, match="grew over the limit of 2048 bytes"):
         read_input(path, max_bytes=2048)
+
 
 def _dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}

@@ -192,9 +192,9 @@ def _reaped() -> None:
 
 def test_the_helper_only_for_a_bank_in_this_process(
     banks: tuple[SqliteBank, SqliteBank],
-    engine: str,
+    engine: str,  # noqa: F811
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A PostgreSQL server works on the other core while the batches commit: no helper there."""
     monkeypatch.setattr(import_json, "FORK_DUPLICATES", 0)

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from hashlib import sha256
+from itertools import repeat
 from typing import Any
 
 from dealer.core.json_types import JsonObject
@@ -49,12 +50,17 @@ def _file_part(file_name: str, sha: str) -> str:
     return f'"file":{json.dumps(file_name, ensure_ascii=True)},"file_sha256":{json.dumps(sha)},"kind":"import",'
 
 
+# the ledger entry of an imported deal up to its ``prev`` value: % (commitment hex, deal id, source JSON, index)
+_ENTRY_HEAD = '{"d":{"c":"%s","id":%d,"src":%s},"i":%d,"k":"deal","prev":"'
+
+
 def deal_entry(index: int, ts_json: str, prev: str, com_hex: str, deal_id: int, src: str) -> bytes:
     """The ledger entry of one imported deal, as ``Entry(index, "deal", ts, prev, data).encode()`` gives it."""
-    return (
-        f'{{"d":{{"c":"{com_hex}","id":{deal_id:d},"src":{src}}},"i":{index:d},"k":"deal",'
-        f'"prev":"{prev}","ts":{ts_json}}}'
-    ).encode()
+    return (_ENTRY_HEAD % (com_hex, deal_id, src, index) + prev + _entry_tail(ts_json)).encode()
+
+
+def _entry_tail(ts_json: str) -> str:
+    return f'","ts":{ts_json}}}'
 
 
 def existing_ids(db: Connection, deals: Sequence[bytes]) -> dict[bytes, int]:
@@ -90,36 +96,54 @@ def import_canonical(
         first_id = next_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
         ts = bank._clock()  # one transaction: every deal of the batch is committed at the same moment
         ts_json = json.dumps(ts)
-        salts = os.urandom(SALT_SIZE * len(deals))
-        ledger_rows: list[tuple[int, str, bytes, bytes]] = []
-        deal_rows: list[tuple[object, ...]] = []
-        imported = outcome.imported
-        state = str(IN_BANK)
-        for position, canonical in enumerate(deals):
-            repeat = known.get(canonical)
-            if repeat is not None:
-                outcome.duplicates.append((position, repeat))
-                continue
-            last += 1
-            salt = salts[position * SALT_SIZE : (position + 1) * SALT_SIZE]
-            com = sha256(salt + canonical).digest()
-            src = sources[position]
-            body = deal_entry(last, ts_json, prev, com.hex(), next_id, src)
+        # the columns of the new deals at once, a deal at a time in C; only the hash chain is a Python loop
+        fresh = [k for k, canonical in enumerate(deals) if canonical not in known] if known else range(len(deals))
+        outcome.duplicates.extend((k, known[canonical]) for k, canonical in enumerate(deals) if canonical in known)
+        count = len(fresh)
+        blob = os.urandom(SALT_SIZE * count)
+        salts = [blob[i : i + SALT_SIZE] for i in range(0, SALT_SIZE * count, SALT_SIZE)]
+        canonicals = [deals[k] for k in fresh]
+        coms = [sha256(salt + canonical).digest() for salt, canonical in zip(salts, canonicals, strict=True)]
+        srcs = [sources[k] for k in fresh]
+        ids = range(next_id, next_id + count)
+        indices = range(last + 1, last + 1 + count)
+        tail = _entry_tail(ts_json)
+        bodies: list[bytes] = []
+        digests: list[bytes] = []
+        for head in map(_ENTRY_HEAD.__mod__, zip(map(bytes.hex, coms), ids, srcs, indices, strict=True)):
+            body = (head + prev + tail).encode()
             digest = sha256(body).digest()
+            bodies.append(body)
+            digests.append(digest)
             prev = digest.hex()
-            ledger_rows.append((last, EntryKind.DEAL, body, digest))
-            deal_rows.append((next_id, last, canonical, salt, com, src, None, ts, state, None))
-            imported.append((position, next_id))
-            next_id += 1
+        ledger_rows = list(zip(indices, repeat(EntryKind.DEAL), bodies, digests, strict=False))
+        state = str(IN_BANK)
+        deal_rows = list(
+            zip(
+                ids,
+                indices,
+                canonicals,
+                salts,
+                coms,
+                srcs,
+                repeat(None),
+                repeat(ts),
+                repeat(state),
+                repeat(None),
+                strict=False,
+            )
+        )
+        outcome.imported.extend(zip(fresh, ids, strict=True))
+        next_id += count
         if ledger_rows:
             _insert(db, "ledger", LEDGER_INSERT, ledger_rows)
             _insert(db, "deals", DEALS_INSERT, deal_rows)
         summary = {
             **batch,
-            "imported": len(imported),
+            "imported": count,
             "duplicates": len(outcome.duplicates),
-            "first_deal": first_id if imported else None,
-            "last_deal": next_id - 1 if imported else None,
+            "first_deal": first_id if count else None,
+            "last_deal": next_id - 1 if count else None,
         }
         outcome.batch_index = bank._append(db, EntryKind.IMPORT, summary).index
     if progress is not None:
