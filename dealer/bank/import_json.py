@@ -28,7 +28,7 @@ from dealer.formats.pbn_scan import ScannedDeals
 
 from . import bulk
 from .file_reading import second_core_idle
-from .importer import BATCH_DEALS, Batch, FileReport, ImportPlan, ImportReport, SkippedFile, plan_import, write_batches
+from .importer import Batch, FileReport, ImportPlan, ImportReport, SkippedFile, plan_import, write_batches
 from .store import SqliteBank
 
 FORK_DUPLICATES = 5000  # duplicates worth a second process (it costs a few milliseconds to start and feed)
@@ -73,7 +73,7 @@ def import_with_json(
     bank: SqliteBank,
     parsed: Sequence[tuple[FileReport, ScannedDeals]],
     skipped: Sequence[SkippedFile] = (),
-    batch_size: int = BATCH_DEALS,
+    batch_size: int | None = None,
 ) -> str:
     """Import files already read by ``read_files`` (as ``import_parsed``) and return the JSON report."""
     plan = plan_import(parsed)

@@ -6,7 +6,7 @@ reported as duplicates naming the deal they repeat. Every file is read and parse
 a file that cannot be read at all, or holds no deal (empty, wrong encoding, wrong format), stops the import
 with nothing written, naming every such file and why (or, with ``skip_bad``, is left out and listed).
 
-The deals are then committed in batches of at most ``BATCH_DEALS``, each its own short transaction closed by
+The deals are then committed in batches of at most the bank's ``import_batch``, each its own short transaction closed by
 an ``import`` ledger entry naming the files it holds deals of (``part`` k of ``parts``), so a long import
 never holds the bank's write lock for more than a fraction of a second: a station dealing meanwhile commits
 between two batches. If an import is stopped part way, the batches already committed stay (each complete and
@@ -60,9 +60,6 @@ class FileReport:
     imported: int = 0
     duplicates: list[Duplicate] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
-
-
-BATCH_DEALS = 1000  # deals a transaction commits at most (about 0.05 s of write lock on a 2-core laptop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,11 +212,13 @@ def write_batches(
     bank: SqliteBank,
     plan: ImportPlan,
     progress: Callable[[int, int], None] | None = None,
-    batch_size: int = BATCH_DEALS,
+    batch_size: int | None = None,
     after: Callable[[Batch], None] | None = None,
 ) -> list[Batch]:
-    """Commit the plan's first occurrences in transactions of at most ``batch_size`` deals; ``after(batch)``
-    once each is committed. A deal the bank already holds comes back as a duplicate in its batch's outcome."""
+    """Commit the plan's first occurrences in transactions of at most ``batch_size`` deals (the bank's
+    ``import_batch``); ``after(batch)`` once each is committed. A deal the bank already holds comes back as a
+    duplicate in its batch's outcome."""
+    batch_size = batch_size or bank.import_batch
     reports, owner = plan.reports, plan.owner
     names = [(base_name(r.path), r.sha256) for r in reports]  # the public ledger: base name and SHA-256 only
     unique = plan.unique
@@ -261,7 +260,7 @@ def import_parsed(
     bank: SqliteBank,
     parsed: Sequence[tuple[FileReport, ScannedDeals]],
     progress: Callable[[int, int], None] | None = None,
-    batch_size: int = BATCH_DEALS,
+    batch_size: int | None = None,
 ) -> ImportReport:
     """Import files already read by ``read_files``, in transactions of at most ``batch_size`` deals.
 

@@ -163,6 +163,11 @@ class _PgConnection:
 class PostgresBank(SqliteBank):
     """The deal bank in a PostgreSQL database (one bank per database)."""
 
+    # each transaction costs a handful of round trips and a commit on top of its rows: an import of 20,080 new
+    # deals took 0.30 s to write in batches of 5,000 against 0.34 s in batches of 1,000 (each about 80 ms of
+    # the write lock)
+    import_batch = 5000
+
     def __init__(
         self,
         url: str,
