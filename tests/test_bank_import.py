@@ -179,3 +179,70 @@ def test_the_command_reports_as_json_and_as_a_quiet_summary(bank_at: str, tmp_pa
     assert again.returncode == 0, again.stderr
     assert "imported 0 of 20 deals; 20 duplicates, 0 unreadable records" in again.stdout
     assert "a.pbn:" in again.stdout and "(bank)" in again.stdout and "more (--show 0 lists all)" not in again.stdout
+
+
+def test_the_bulk_import_writes_the_rows_import_deals_writes(engine: str, tmp_path: Path) -> None:  # noqa: F811
+    """The same deals and sources, at the same moment, by ``import_deals`` and by ``bulk.import_canonical``: every
+    column of every deal and ledger row is the same, but for the random salts and what hangs on them (the
+    commitment, and through it the entry's bytes and hash): each commitment is SHA-256 of its salt and deal."""
+    from contextlib import ExitStack
+
+    from bank_engines import bank_target
+
+    from dealer.bank import bulk
+    from dealer.bank.api import DealSource
+    from dealer.bank.engines import is_url
+
+    deals = _deals(7, 11)
+    sha = "ab" * 32
+    sources = [DealSource("import", file=f"/in/m{k % 2}.pbn", board=k + 1, line=10 * k + 3, file_sha256=sha)
+               for k in range(len(deals))]  # fmt: skip
+    held = deals[2]  # the bank holds one of them before: a duplicate both ways
+
+    def opened(target: str) -> SqliteBank:
+        clock = lambda: "2026-12-01T06:00:00.000000+00:00"  # noqa: E731
+        if is_url(target):
+            from dealer.bank.pg_store import PostgresBank
+
+            return PostgresBank(target, tmp_path / "keys", clock=clock)
+        return SqliteBank(target, tmp_path / "keys", clock=clock)
+
+    with ExitStack() as stack:
+        a, b = (opened(stack.enter_context(bank_target(engine, tmp_path / name))) for name in ("a", "b"))
+        for bank in (a, b):
+            stack.callback(bank.close)
+            bank.commit_deal(held, station_source())
+        one = a.import_deals([ImportItem(d, s) for d, s in zip(deals, sources, strict=True)], {"files": []})
+        srcs = [bulk.source_json(f"m{k % 2}.pbn", sha, k + 1, 10 * k + 3) for k in range(len(deals))]
+        two = bulk.import_canonical(b, [d.to_bytes() for d in deals], srcs, {"files": []})
+        assert (one.imported, one.duplicates, one.batch_index) == (two.imported, two.duplicates, two.batch_index)
+
+        def deal_rows(bank: SqliteBank) -> list[tuple[object, ...]]:
+            with bank._read() as db:
+                rows = db.execute(
+                    "SELECT deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, "
+                    "session FROM deals ORDER BY deal_id"
+                ).fetchall()
+            out = []
+            for row in rows:
+                values = [bytes(v) if isinstance(v, memoryview) else v for v in row]
+                assert values[4] == hashlib.sha256(values[3] + values[2]).digest()  # commitment of salt and deal
+                out.append((*values[:3], *values[5:]))
+            return out
+
+        def ledger_rows(bank: SqliteBank) -> list[tuple[object, ...]]:
+            out: list[tuple[object, ...]] = []
+            for row in bank.entries():
+                entry = json.loads(bytes(row.body))
+                entry.pop("prev")
+                if entry["k"] == "deal":
+                    entry["d"].pop("c", None)  # the commitments: salted
+                    entry["d"].pop("order", None)
+                if entry["k"] == "genesis":
+                    entry["d"].pop("bank")  # each bank's own random id
+                out.append((row.idx, row.kind, entry))
+            return out
+
+        assert deal_rows(a) == deal_rows(b) and len(deal_rows(a)) == len(deals)  # held: one of them
+        assert ledger_rows(a) == ledger_rows(b)
+        assert verify_bank(a).ok and verify_bank(b).ok

@@ -25,14 +25,24 @@ from .schema import Connection
 from .store import IN_BANK, ImportOutcome, SqliteBank
 
 SALT_SIZE = 16  # bytes of a deal's commitment salt, as the bank's own commits use
-LEDGER_INSERT = "INSERT INTO ledger (idx, kind, body, hash) VALUES (?, ?, ?, ?)"
-DEALS_INSERT = (
-    "INSERT INTO deals (deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, "
-    "session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_COLUMNS = {
-    "ledger": "idx, kind, body, hash",
-    "deals": "deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, session",
+# The columns an import writes: those bound a row, then the constants (a deal entry's kind, a new deal's state),
+# written into the SQL on SQLite (fewer values bound a row: 0.16 s against 0.19 s for 20,000 deals) and sent as
+# values in PostgreSQL's COPY. A new deal's dealing order and session are left to their default, NULL.
+_WRITTEN: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "ledger": (("idx", "body", "hash"), ("kind",), (str(EntryKind.DEAL),)),
+    "deals": (
+        ("deal_id", "ledger_index", "canonical", "salt", "commitment", "source", "created"),
+        ("state",),
+        (str(IN_BANK),),
+    ),
+}
+_SQLITE_INSERT = {
+    table: f"INSERT INTO {table} ({', '.join(bound + named)}) "
+    f"VALUES ({', '.join(['?'] * len(bound) + [repr(value) for value in values])})"
+    for table, (bound, named, values) in _WRITTEN.items()
+}
+_PG_COPY = {
+    table: f"COPY {table} ({', '.join(bound + named)}) FROM STDIN" for table, (bound, named, _) in _WRITTEN.items()
 }
 LOOKUP_CHUNK = 500  # deals asked about in one query (SQLite allows 32,766 parameters; PostgreSQL 65,535)
 
@@ -116,28 +126,11 @@ def import_canonical(
             bodies.append(body)
             digests.append(digest)
             prev = digest.hex()
-        ledger_rows = list(zip(indices, repeat(EntryKind.DEAL), bodies, digests, strict=False))
-        state = str(IN_BANK)
-        deal_rows = list(
-            zip(
-                ids,
-                indices,
-                canonicals,
-                salts,
-                coms,
-                srcs,
-                repeat(None),
-                repeat(ts),
-                repeat(state),
-                repeat(None),
-                strict=False,
-            )
-        )
         outcome.imported.extend(zip(fresh, ids, strict=True))
         next_id += count
-        if ledger_rows:
-            _insert(db, "ledger", LEDGER_INSERT, ledger_rows)
-            _insert(db, "deals", DEALS_INSERT, deal_rows)
+        if count:
+            _insert(db, "ledger", (indices, bodies, digests))
+            _insert(db, "deals", (ids, indices, canonicals, salts, coms, srcs, [ts] * count))
         summary = {
             **batch,
             "imported": count,
@@ -151,19 +144,21 @@ def import_canonical(
     return outcome
 
 
-def _insert(db: Connection, table: str, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
-    """The rows in one ``executemany`` (SQLite), or one ``COPY … FROM STDIN`` on PostgreSQL (a fraction of the
-    round trips); a lost connection there is the bank's ``BankUnavailable``, as for its other writes."""
+def _insert(db: Connection, table: str, columns: Sequence[Sequence[object]]) -> None:
+    """Rows of ``table`` given as columns (``_WRITTEN``'s bound ones, in order), in one ``executemany`` (SQLite), or
+    one ``COPY … FROM STDIN`` on PostgreSQL (a fraction of the round trips); a lost connection there is the
+    bank's ``BankUnavailable``, as for its other writes."""
     open_connection = _postgres(db)
     if open_connection is None:
-        db.executemany(sql, rows)
+        db.executemany(_SQLITE_INSERT[table], zip(*columns, strict=True))
         return
     import psycopg
 
     from .pg_store import BankUnavailable
 
+    rows = zip(*columns, *map(repeat, _WRITTEN[table][2]), strict=False)  # the constants repeat: not strict
     try:
-        with open_connection().cursor() as cur, cur.copy(f"COPY {table} ({_COLUMNS[table]}) FROM STDIN") as copy:
+        with open_connection().cursor() as cur, cur.copy(_PG_COPY[table]) as copy:
             for row in rows:
                 copy.write_row(row)
     except psycopg.OperationalError as exc:
