@@ -1,3 +1,3 @@
-from dealer.cli.app import main
+from dealer.cli.app import script
 
-main()
+script()

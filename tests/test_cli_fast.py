@@ -241,3 +241,22 @@ def test_help_cache_believes_only_the_users_own_private_file(tmp_path: Path) -> 
     assert _compare(tmp_path, ["--help"], {}, fast=False) != b"planted\n"
     assert kept.stat().st_mode & 0o777 == 0o600
     _compare(tmp_path, ["--help"], {}, fast=True)
+
+
+@pytest.mark.parametrize("full", ["", "1"], ids=["front-door", "typer"])
+def test_a_reader_gone_away_ends_the_command_quietly(full: str) -> None:
+    """``dealer board 5 | head -c 0``: exit 1 and nothing on stderr, as click does for typer's commands."""
+    read, write = os.pipe()
+    os.close(read)  # the first write meets a closed pipe
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "dealer", "board", "5"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "DEALER_CLI_FULL": full},
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (1, b"")
