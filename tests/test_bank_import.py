@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
@@ -246,3 +247,37 @@ def test_the_bulk_import_writes_the_rows_import_deals_writes(engine: str, tmp_pa
         assert deal_rows(a) == deal_rows(b) and len(deal_rows(a)) == len(deals)  # held: one of them
         assert ledger_rows(a) == ledger_rows(b)
         assert verify_bank(a).ok and verify_bank(b).ok
+
+
+def test_a_deal_committed_by_another_writer_between_batches_is_a_duplicate(
+    bank: SqliteBank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into an empty bank the batches skip asking it about their deals while it holds only the import's own;
+    a deal another writer commits between two batches (one the next batch holds) makes them ask again, and
+    that deal is reported as the bank's duplicate, not committed twice."""
+    from dealer.bank import bulk
+    from dealer.bank.importer import import_parsed, read_files
+
+    deals = _deals(12, 21)
+    path = tmp_path / "set.pbn"
+    path.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals)]))
+    asked: list[int] = []
+    lookup, commit = bulk.existing_ids, bulk.import_canonical
+
+    def counting(db: Any, batch: Any) -> Any:
+        asked.append(len(batch))
+        return lookup(db, batch)
+
+    def station_meanwhile(b: SqliteBank, batch: Any, *args: Any) -> Any:
+        if batch[0] == deals[8].to_bytes():  # the third batch: a station commits its second deal first
+            b.commit_deal(Deal.from_bytes(batch[1]), station_source())
+        return commit(b, batch, *args)
+
+    monkeypatch.setattr(bulk, "existing_ids", counting)
+    monkeypatch.setattr(bulk, "import_canonical", station_meanwhile)
+    report = import_parsed(bank, read_files([path]), batch_size=4)
+    assert asked == [4]  # batches 1 and 2 asked nothing (an empty bank, then only theirs); batch 3 asked
+    assert (report.imported, report.duplicates) == (11, 1)
+    (dup,) = report.files[0].duplicates
+    assert (dup.board, dup.repeats, dup.first_seen) == (10, 9, "bank")  # the station's deal: id 9
+    assert bank.deal_count() == 12 and verify_bank(bank).ok

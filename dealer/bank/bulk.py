@@ -95,15 +95,22 @@ def import_canonical(
     sources: Sequence[str],
     batch: JsonObject,
     progress: Callable[[int], None] | None = None,
+    only_ours_upto: int | None = None,
 ) -> ImportOutcome:
     """Commit ``deals`` (distinct canonical forms) with their sources (``source_json``) in ONE transaction,
     closed by an ``import`` entry describing the batch; those already in the bank are listed as duplicates.
-    Any error rolls the whole batch back."""
+    Any error rolls the whole batch back.
+
+    ``only_ours_upto``: the caller knows the bank held no deal when its import began (0) or holds only the deals
+    its earlier batches committed, up to this id. If the bank's last deal id is still that (deals are never
+    removed, and any other writer's deal comes after it), none of ``deals`` can be in the bank, and it is not
+    asked; otherwise it is (as it is without this)."""
     outcome = ImportOutcome()
     with bank._tx() as db:
-        known = existing_ids(db, deals)
         last, prev = bank._head(db)
-        first_id = next_id = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0] + 1
+        held = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0]
+        known = {} if held == only_ours_upto else existing_ids(db, deals)
+        first_id = next_id = held + 1
         ts = bank._clock()  # one transaction: every deal of the batch is committed at the same moment
         ts_json = json.dumps(ts)
         # the columns of the new deals at once, a deal at a time in C; only the hash chain is a Python loop

@@ -225,6 +225,7 @@ def write_batches(
     total = len(plan.deals)
     parts = max(1, -(-len(unique) // batch_size))
     done: list[Batch] = []
+    ours: int | None = 0  # the bank held no deal at the start (if so), then only this import's, up to this id
     for part, start in enumerate(range(0, len(unique), batch_size), start=1):
         chunk = unique[start : start + batch_size]
         sources = []
@@ -249,7 +250,10 @@ def write_batches(
             batch["repeated_within_import"] = len(plan.repeats)
         base = len(plan.repeats) + start
         step = None if progress is None else (lambda done, base=base: progress(base + done, total))
-        outcome = bulk.import_canonical(bank, [plan.deals[p] for p in chunk], sources, batch, step)
+        outcome = bulk.import_canonical(bank, [plan.deals[p] for p in chunk], sources, batch, step, ours)
+        new = outcome.imported
+        # it still holds only ours if this batch's first new deal came right after them (no one else's between)
+        ours = new[-1][1] if ours is not None and new and new[0][1] == ours + 1 else None
         done.append((start, start + len(chunk), outcome))
         if after is not None:
             after(done[-1])
