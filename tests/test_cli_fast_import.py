@@ -173,7 +173,7 @@ def test_an_unexpected_error_after_writing_is_raised_not_run_again(
 
 def test_before_writing_an_unexpected_error_goes_to_typer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """While only reading, anything unforeseen is typer's to run and show (nothing was written)."""
-    from dealer.bank import importer
+    from dealer.bank import file_reading
     from dealer.cli import fast
 
     desk = _desk(tmp_path / "desk")
@@ -182,6 +182,6 @@ def test_before_writing_an_unexpected_error_goes_to_typer(tmp_path: Path, monkey
     def broken(*args: object, **kwargs: object) -> object:
         raise RuntimeError("unforeseen while reading")
 
-    monkeypatch.setattr(importer, "read_files", broken)
+    monkeypatch.setattr(file_reading, "read_files", broken)
     assert fast.run_light(["bank", "import", "--json", "a.pbn", "--bank", "bank.sqlite"]) is None
     assert not (desk / "bank.sqlite").exists()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import BankError
-from .store import SqliteBank
+
+if TYPE_CHECKING:
+    from .store import SqliteBank
 
 
 def is_url(value: str | Path) -> bool:
@@ -16,8 +19,10 @@ def is_url(value: str | Path) -> bool:
 
 
 def load_engine(target: str | Path) -> None:
-    """Load the modules ``open_bank_at(target)`` needs (psycopg takes a tenth of a second): an import does it
-    while a second process reads its files. Opens nothing, writes nothing."""
+    """Load the modules ``open_bank_at(target)`` needs (SQLite's bank, and psycopg for a URL: a tenth of a
+    second): an import does it while a second process reads its files. Opens nothing, writes nothing."""
+    from . import store  # noqa: F401
+
     if is_url(target):
         from . import pg_store  # noqa: F401
 
@@ -35,6 +40,8 @@ def open_bank_at(
             bank.close()
             raise BankError("{url}: no bank in that database yet (create it with dealer bank import)", url=redact(url))
         return bank
+    from .store import SqliteBank
+
     path = Path(target)
     if not create and not path.exists():
         raise BankError("{path}: no bank there (give --bank, or create it with dealer bank import)", path=path)

@@ -21,18 +21,52 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from dealer.formats import by_path
-from dealer.formats.base import FormatError, no_deals_reason
+from dealer.core.errors import DealerError
+from dealer.formats import by_path, load_all
+from dealer.formats.base import FormatError, ReadProblem, no_deals_reason
 from dealer.formats.pbn_scan import DealCache, ScannedDeals, learn_every_holding, scan
-from dealer.fsutil import InputFileError, read_input
+from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input
 
 Parsed = tuple[str, str, ScannedDeals] | None  # format, SHA-256 ("" if not needed), deals; None: cannot import
 PARALLEL_BYTES = 4 << 20  # a collection this large is read by two processes (when a second core is idle)
 RUNS = 128  # runs of files the collection is cut into (the two processes end within about one run's time)
 _TOKEN = 4  # bytes of a run's number in the pipe
 LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 2/370 12345": load averages, runnable/all scheduling entities, last pid
+
+
+class Duplicate(NamedTuple):  # a tuple: an import of a large collection makes tens of thousands of them
+    file: str
+    line: int | None
+    board: int | None
+    repeats: int  # deal id in the bank
+    first_seen: str  # where the repeated deal came from: "file:line" of this import, or "bank"
+
+    def describe(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        board = f" board {self.board}" if self.board is not None else ""
+        return f"{where}:{board} duplicate of deal {self.repeats} ({self.first_seen})"
+
+
+@dataclass(slots=True)
+class FileReport:
+    path: str
+    format: str
+    sha256: str  # "" for a file whose deals all came earlier in the import (the ledger never names it)
+    records: int = 0
+    imported: int = 0
+    duplicates: list[Duplicate] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    path: str
+    reason: str  # English, without the path
+    error: DealerError | None = None  # the error itself, for a reader in another language
 
 
 def deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> ScannedDeals:
@@ -231,3 +265,60 @@ def _take_runs(
         results: list[Parsed] = []
         _parse_into(results, paths[runs[k][0] : runs[k][1]], max_bytes, cache, seen)
         done[k] = results
+
+
+def read_files(
+    paths: Sequence[Path | str],
+    *,
+    max_bytes: int = MAX_INPUT_BYTES,
+    skip_bad: bool = False,
+    skipped: list[SkippedFile] | None = None,
+    progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
+    prepare: Callable[[], object] | None = None,
+) -> list[tuple[FileReport, ScannedDeals]]:
+    """Read and parse every file (nothing written); ``progress(files_done)`` as files are done.
+
+    A file that cannot be read, or holds no deal, is a FormatError naming every such file and the reason;
+    with ``skip_bad`` such files are left out instead and appended to ``skipped``. ``prepare`` (work that
+    writes nothing, such as loading the bank's modules) is done while a second process reads, if one does.
+    """
+    if all(os.fspath(p).lower().endswith(".pbn") for p in paths):
+        import dealer.formats.pbn  # noqa: F401  (registers PBN; the other readers are not needed)
+    else:
+        load_all()
+    names = [os.fspath(p) for p in paths]
+    parsed = parse_files(names, max_bytes, progress, workers, prepare)
+    out = []
+    bad: list[SkippedFile] = []
+    seen: set[bytes] = set()  # deals of the files before: a file adding none needs no SHA-256
+    for path, result in zip(names, parsed, strict=True):
+        if result is None:  # the file cannot be imported: read it again here, for its error
+            try:
+                read_one(path, max_bytes, DealCache())
+            except (FormatError, InputFileError) as exc:
+                bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
+                continue
+            raise AssertionError(f"{path}: read in one process but not in another")  # pragma: no cover
+        fmt_name, sha, deals = result
+        fresh = not seen.issuperset(deals.deals)
+        if fresh:
+            seen.update(deals.deals)
+        report = FileReport(path, fmt_name, sha if fresh else "", len(deals.deals))
+        report.problems.extend(deals.problems)
+        out.append((report, deals))
+    if bad and not skip_bad:
+        shown = "\n".join(f"  {b.path}: {b.reason}" for b in bad[:20])
+        more = f"\n  … and {len(bad) - 20} more files" if len(bad) > 20 else ""
+        if len(bad) == 1:
+            first = bad[0]
+            if first.error is not None and str(first.error).startswith(f"{first.path}: "):
+                raise FormatError("{error}\nnothing was imported", error=first.error)
+            reason: object = first.error if first.error is not None else first.reason
+            raise FormatError("{path}: {reason}\nnothing was imported", path=first.path, reason=reason)
+        raise FormatError(
+            "{count} files cannot be imported:\n{files}\nnothing was imported", count=len(bad), files=shown + more
+        )
+    if skipped is not None:
+        skipped.extend(bad)
+    return out

@@ -15,7 +15,6 @@ in the ledger) and the rest is not written; running the same import again adds o
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,50 +22,16 @@ from functools import partial
 from itertools import compress, count, repeat
 from operator import ne, not_
 from pathlib import Path
-from typing import NamedTuple
 
-from dealer.core.errors import DealerError
-from dealer.formats import load_all
-from dealer.formats.base import FormatError, ReadProblem
-from dealer.formats.pbn_scan import DealCache, ScannedDeals
-from dealer.fsutil import MAX_INPUT_BYTES, InputFileError
+from dealer.formats.pbn_scan import ScannedDeals
 
 from . import bulk
 from .bulk import source_json
 from .deals import ImportOutcome
-from .file_reading import parse_files, read_one
+from .file_reading import Duplicate, FileReport, SkippedFile, read_files
 from .store import SqliteBank, base_name
 
-
-class Duplicate(NamedTuple):  # a tuple: an import of a large collection makes tens of thousands of them
-    file: str
-    line: int | None
-    board: int | None
-    repeats: int  # deal id in the bank
-    first_seen: str  # where the repeated deal came from: "file:line" of this import, or "bank"
-
-    def describe(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        board = f" board {self.board}" if self.board is not None else ""
-        return f"{where}:{board} duplicate of deal {self.repeats} ({self.first_seen})"
-
-
-@dataclass(slots=True)
-class FileReport:
-    path: str
-    format: str
-    sha256: str  # "" for a file whose deals all came earlier in the import (the ledger never names it)
-    records: int = 0
-    imported: int = 0
-    duplicates: list[Duplicate] = field(default_factory=list)
-    problems: list[ReadProblem] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class SkippedFile:
-    path: str
-    reason: str  # English, without the path
-    error: DealerError | None = None  # the error itself, for a reader in another language
+__all__ = ["Duplicate", "FileReport", "ImportReport", "SkippedFile", "import_files", "import_parsed", "read_files"]
 
 
 @dataclass(slots=True)
@@ -93,63 +58,6 @@ class ImportReport:
     @property
     def records(self) -> int:
         return sum(f.records for f in self.files)
-
-
-def read_files(
-    paths: Sequence[Path | str],
-    *,
-    max_bytes: int = MAX_INPUT_BYTES,
-    skip_bad: bool = False,
-    skipped: list[SkippedFile] | None = None,
-    progress: Callable[[int], None] | None = None,
-    workers: int | None = None,
-    prepare: Callable[[], object] | None = None,
-) -> list[tuple[FileReport, ScannedDeals]]:
-    """Read and parse every file (nothing written); ``progress(files_done)`` as files are done.
-
-    A file that cannot be read, or holds no deal, is a FormatError naming every such file and the reason;
-    with ``skip_bad`` such files are left out instead and appended to ``skipped``. ``prepare`` (work that
-    writes nothing, such as loading the bank's modules) is done while a second process reads, if one does.
-    """
-    if all(os.fspath(p).lower().endswith(".pbn") for p in paths):
-        import dealer.formats.pbn  # noqa: F401  (registers PBN; the other readers are not needed)
-    else:
-        load_all()
-    names = [os.fspath(p) for p in paths]
-    parsed = parse_files(names, max_bytes, progress, workers, prepare)
-    out = []
-    bad: list[SkippedFile] = []
-    seen: set[bytes] = set()  # deals of the files before: a file adding none needs no SHA-256
-    for path, result in zip(names, parsed, strict=True):
-        if result is None:  # the file cannot be imported: read it again here, for its error
-            try:
-                read_one(path, max_bytes, DealCache())
-            except (FormatError, InputFileError) as exc:
-                bad.append(SkippedFile(path, str(exc).removeprefix(f"{path}: "), exc))
-                continue
-            raise AssertionError(f"{path}: read in one process but not in another")  # pragma: no cover
-        fmt_name, sha, deals = result
-        fresh = not seen.issuperset(deals.deals)
-        if fresh:
-            seen.update(deals.deals)
-        report = FileReport(path, fmt_name, sha if fresh else "", len(deals.deals))
-        report.problems.extend(deals.problems)
-        out.append((report, deals))
-    if bad and not skip_bad:
-        shown = "\n".join(f"  {b.path}: {b.reason}" for b in bad[:20])
-        more = f"\n  … and {len(bad) - 20} more files" if len(bad) > 20 else ""
-        if len(bad) == 1:
-            first = bad[0]
-            if first.error is not None and str(first.error).startswith(f"{first.path}: "):
-                raise FormatError("{error}\nnothing was imported", error=first.error)
-            reason: object = first.error if first.error is not None else first.reason
-            raise FormatError("{path}: {reason}\nnothing was imported", path=first.path, reason=reason)
-        raise FormatError(
-            "{count} files cannot be imported:\n{files}\nnothing was imported", count=len(bad), files=shown + more
-        )
-    if skipped is not None:
-        skipped.extend(bad)
-    return out
 
 
 def import_files(

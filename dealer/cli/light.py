@@ -19,7 +19,7 @@ from .i18n import language, t
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from dealer.bank.importer import FileReport, SkippedFile
+    from dealer.bank.file_reading import FileReport, SkippedFile
     from dealer.formats.pbn_scan import ScannedDeals
 
     Parsed = list[tuple[FileReport, ScannedDeals]]  # what ``read_files`` gives
@@ -213,15 +213,22 @@ def import_read(
 ) -> tuple[Parsed, list[SkippedFile]]:
     """``bank import``'s first half: every file read and parsed, nothing written (NothingToImport: no file left);
     the modules that open ``bank`` are loaded meanwhile."""
-    from dealer.bank.engines import load_engine
-    from dealer.bank.importer import read_files
+    from dealer.bank.file_reading import read_files  # the bank's modules: loaded meanwhile (or when writing)
 
     skipped: list[SkippedFile] = []
-    prepare = None if bank is None else (lambda: load_engine(bank))
+    prepare = None if bank is None else (lambda: load_writing(bank))
     parsed = read_files(files, max_bytes=max_mib * 2**20, skip_bad=skip_bad, skipped=skipped, prepare=prepare)
     if not parsed:
         raise NothingToImport(len(skipped))
     return parsed, skipped
+
+
+def load_writing(bank: Path) -> None:
+    """Load what ``import_write`` needs for ``bank`` (the bank's engine, the bulk import, the report)."""
+    from dealer.bank.engines import load_engine
+
+    load_engine(bank)
+    from dealer.bank import import_json  # noqa: F401
 
 
 def import_write(parsed: Parsed, skipped: list[SkippedFile], bank: Path, keys: Path | None) -> str:
