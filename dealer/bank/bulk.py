@@ -1,11 +1,11 @@
-"""Bulk import of deals already in canonical form: one transaction per batch, rows sent with ``executemany``.
+"""Bulk import of deals already in canonical form: one transaction per batch, rows sent as columns at once.
 
 ``SqliteBank.import_deals`` takes ``ImportItem`` objects and asks the bank about each deal on its own; an import of
 thousands of files calls this instead, with the deals as canonical 13-byte forms and their sources as plain
-values. The rows written are exactly those ``import_deals`` writes (same ledger entry bytes, same columns): the
-entry body is put together from the canonical JSON of each part, in the canonical key order, and a test checks
-it against ``Entry.encode`` byte for byte. Works on both engines (``PostgresBank`` shares the SQL; its rows go
-in with ``COPY``).
+values. The rows written are exactly those ``import_deals`` writes (same ledger entry bytes, same columns; a test
+compares them column for column on both engines): the entry body is put together from the canonical JSON of
+each part, in the canonical key order, and a test checks it against ``Entry.encode`` byte for byte. On SQLite
+the rows go in with one ``executemany`` per table, on PostgreSQL with one binary ``COPY`` per table.
 """
 
 from __future__ import annotations

@@ -5,12 +5,12 @@ A collection of championship files repeats most of its deals, so the report list
 duplicates, and formatting them costs about a third of what committing the new deals does. They are formatted
 file by file while the batches commit: what a duplicate repeats is known once the batch holding the first
 occurrence of its deal is committed, so a file can be written as soon as the batches reach past its last
-record. On a large import, with a core to spare, a forked process does it, fed each committed batch's outcome
-through a pipe, and hands the text back at the end; if it fails, the same code formats everything here.
-Only for a SQLite bank: a PostgreSQL server near by works on the other core while the batches commit, and the
-helper there slowed the import (measured: 0.96 s against 0.89 s for 20,080 new deals). The
-text is ``json.dumps(import_json(report))`` byte for byte (a test holds the two together), written directly:
-one dict per record would cost more than the commit.
+record. On a large import into a SQLite bank, with a core to spare, a forked process does it, fed each committed
+batch's outcome through a pipe, writing the text into an anonymous in-memory file the parent reads at the end;
+if it fails, the same code formats everything here. Not for a PostgreSQL bank: a server near by works on the
+other core while the batches commit, and the helper there slowed the import (0.96 s against 0.89 s for 20,080
+new deals). The text is ``json.dumps(import_json(report))`` byte for byte (a test holds the two together),
+written directly: one dict per record would cost more than the commit.
 """
 
 from __future__ import annotations
