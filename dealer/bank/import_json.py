@@ -39,7 +39,17 @@ _DUMPS = json.dumps
 def import_json(report: ImportReport) -> dict[str, object]:
     """The import's outcome for machines: totals, then every file left out, unreadable record and duplicate."""
     return {
-        **_totals(report),
+        **_totals(
+            len(report.files),
+            report.records,
+            report.imported,
+            report.duplicates,
+            report.problems,
+            report.skipped,
+            report.first_deal,
+            report.last_deal,
+            report.batch_indices,
+        ),
         "problems": [
             {"file": f.path, "line": p.line, "board": p.board, "reason": p.reason}
             for f in report.files
@@ -53,19 +63,30 @@ def import_json(report: ImportReport) -> dict[str, object]:
     }
 
 
-def _totals(report: ImportReport) -> dict[str, object]:
-    """The head of the import's JSON report: its totals and the files left out."""
+def _totals(
+    files: int,
+    records: int,
+    imported: int,
+    duplicates: int,
+    unreadable: int,
+    skipped: Sequence[SkippedFile],
+    first_deal: int | None,
+    last_deal: int | None,
+    ledger_entries: list[int],
+) -> dict[str, object]:
+    """The head of the import's JSON report: its totals and the files left out (one order of keys for both ways
+    of writing it)."""
     return {
-        "files": len(report.files),
-        "records": report.records,
-        "imported": report.imported,
-        "duplicates": report.duplicates,
-        "unreadable": report.problems,
-        "files_left_out": len(report.skipped),
-        "first_deal": report.first_deal,
-        "last_deal": report.last_deal,
-        "ledger_entries": report.batch_indices,
-        "left_out": [{"file": s.path, "reason": s.reason} for s in report.skipped],
+        "files": files,
+        "records": records,
+        "imported": imported,
+        "duplicates": duplicates,
+        "unreadable": unreadable,
+        "files_left_out": len(skipped),
+        "first_deal": first_deal,
+        "last_deal": last_deal,
+        "ledger_entries": ledger_entries,
+        "left_out": [{"file": s.path, "reason": s.reason} for s in skipped],
     }
 
 
@@ -98,18 +119,17 @@ def json_text(plan: ImportPlan, batches: Sequence[Batch], skipped: Sequence[Skip
     """The whole report, ``duplicates`` being ``DuplicateRecords.text()``."""
     ids = [deal_id for _, _, outcome in batches for _, deal_id in outcome.imported]
     reports = plan.reports
-    totals = {
-        "files": len(reports),
-        "records": len(plan.deals),
-        "imported": len(ids),
-        "duplicates": len(plan.repeats) + sum(len(outcome.duplicates) for _, _, outcome in batches),
-        "unreadable": sum(len(r.problems) for r in reports),
-        "files_left_out": len(skipped),
-        "first_deal": min(ids) if ids else None,
-        "last_deal": max(ids) if ids else None,
-        "ledger_entries": [outcome.batch_index for _, _, outcome in batches],
-        "left_out": [{"file": s.path, "reason": s.reason} for s in skipped],
-    }
+    totals = _totals(
+        len(reports),
+        len(plan.deals),
+        len(ids),
+        len(plan.repeats) + sum(len(outcome.duplicates) for _, _, outcome in batches),
+        sum(len(r.problems) for r in reports),
+        skipped,
+        min(ids) if ids else None,
+        max(ids) if ids else None,
+        [outcome.batch_index for _, _, outcome in batches],
+    )
     problems = [
         _DUMPS({"file": f.path, "line": p.line, "board": p.board, "reason": p.reason})
         for f in reports
