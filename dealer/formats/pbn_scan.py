@@ -233,11 +233,8 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
     first_tag = _TAG.search
     crlf = "\r" in text
     n_boards = n_deals = 0  # "board" and "deal" found as the tags they should be
-    # blocks between empty lines; without indented lines an empty line is exactly "\n\n" (or CRLF twice)
-    if "\n " in text or "\n\t" in text:
-        blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
-    else:
-        blocks = text.split("\r\n\r\n" if crlf else "\n\n")
+    # blocks between empty lines (which may hold blanks): one regular expression split, as the bytes path's
+    blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
     for chunk in blocks:
         b = chunk.find('[Board "')
         d = chunk.find('[Deal "')
