@@ -101,16 +101,26 @@ def import_with_json(
     helper = None
     if len(plan.repeats) >= FORK_DUPLICATES and bulk.in_process(bank):
         helper = _FormattingProcess.start(plan)
+    # without a helper, a batch's duplicates are formatted here while the server writes its rows: the import's
+    # report is printed only once every batch has committed
+    records = None if helper is not None else DuplicateRecords(plan)
     try:
-        batches = write_batches(bank, plan, batch_size=batch_size, after=None if helper is None else helper.send)
+        batches = write_batches(
+            bank,
+            plan,
+            batch_size=batch_size,
+            after=None if helper is None else helper.send,
+            meanwhile=None if records is None else records.add,
+        )
         duplicates = helper.text() if helper is not None else None
     finally:
         if helper is not None:
             helper.close()
     if duplicates is None:
-        records = DuplicateRecords(plan)
-        for batch in batches:
-            records.add(batch)
+        if records is None:  # the helper failed: everything here
+            records = DuplicateRecords(plan)
+            for batch in batches:
+                records.add(batch)
         duplicates = records.text()
     return json_text(plan, batches, skipped, duplicates)
 

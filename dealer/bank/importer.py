@@ -122,27 +122,34 @@ def write_batches(
     progress: Callable[[int, int], None] | None = None,
     batch_size: int | None = None,
     after: Callable[[Batch], None] | None = None,
+    meanwhile: Callable[[Batch], None] | None = None,
 ) -> list[Batch]:
     """Commit the plan's first occurrences in transactions of at most ``batch_size`` deals (the bank's
-    ``import_batch``); ``after(batch)`` once each is committed. A deal the bank already holds comes back as a
-    duplicate in its batch's outcome."""
+    ``import_batch``); ``after(batch)`` once each is committed, ``meanwhile(batch)`` while its rows are being
+    written (``bulk.import_canonical``: it is the batch that commits, unless the import fails). A deal the bank
+    already holds comes back as a duplicate in its batch's outcome. While a batch's deals are written, the next
+    batch's sources, salts and commitments are made (on PostgreSQL, the server writes meanwhile)."""
     batch_size = batch_size or bank.import_batch
-    reports, owner = plan.reports, plan.owner
+    reports, owner, boards, lines = plan.reports, plan.owner, plan.boards, plan.lines
     names = [(base_name(r.path), r.sha256) for r in reports]  # the public ledger: base name and SHA-256 only
     unique = plan.unique
     total = len(plan.deals)
-    parts = max(1, -(-len(unique) // batch_size))
+    chunks = [unique[start : start + batch_size] for start in range(0, len(unique), batch_size)]
+
+    def prepare(chunk: list[int]) -> bulk.Salted:
+        sources = [source_json(*names[owner[p]], boards[p], lines[p]) for p in chunk]
+        return bulk.salted([plan.deals[p] for p in chunk], sources)
+
     done: list[Batch] = []
     ours: int | None = 0  # the bank held no deal at the start (if so), then only this import's, up to this id
-    for part, start in enumerate(range(0, len(unique), batch_size), start=1):
-        chunk = unique[start : start + batch_size]
-        sources = []
-        for position in chunk:
-            name, sha = names[owner[position]]
-            sources.append(source_json(name, sha, plan.boards[position], plan.lines[position]))
+    upcoming: list[bulk.Salted] = []  # the next batch's rows, once made
+    start = 0
+    for part, chunk in enumerate(chunks, start=1):
+        rows = upcoming.pop() if upcoming else prepare(chunk)
+        end = start + len(chunk)
         batch: dict[str, object] = {
             "part": part,
-            "parts": parts,
+            "parts": len(chunks),
             "files": [
                 {
                     "file": names[k][0],
@@ -158,13 +165,17 @@ def write_batches(
             batch["repeated_within_import"] = len(plan.repeats)
         base = len(plan.repeats) + start
         step = None if progress is None else (lambda done, base=base: progress(base + done, total))
-        outcome = bulk.import_canonical(bank, [plan.deals[p] for p in chunk], sources, batch, step, ours)
+        sent = None if meanwhile is None else (lambda outcome, start=start, end=end: meanwhile((start, end, outcome)))
+        following = chunks[part] if part < len(chunks) else None
+        then = None if following is None else (lambda following=following: upcoming.append(prepare(following)))
+        outcome = bulk.import_canonical(bank, rows.deals, rows.sources, batch, step, ours, sent, then, rows)
         new = outcome.imported
         # it still holds only ours if this batch's first new deal came right after them (no one else's between)
         ours = new[-1][1] if ours is not None and new and new[0][1] == ours + 1 else None
-        done.append((start, start + len(chunk), outcome))
+        done.append((start, end, outcome))
         if after is not None:
             after(done[-1])
+        start = end
     return done
 
 
