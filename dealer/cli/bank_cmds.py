@@ -196,7 +196,7 @@ def import_cmd(
     from dealer.bank.engines import load_engine
     from dealer.bank.importer import import_parsed, read_files
 
-    from .light import NothingToImport, bank_import_json
+    from .light import NothingToImport, bank_import_json, collector_paused
 
     if as_json:  # the lean front door runs this too (dealer.cli.fast): one body for both
         try:
@@ -206,29 +206,30 @@ def import_cmd(
         return
     skipped: list[SkippedFile] = []
     prepare = partial(load_engine, bank)  # loaded while a second process reads
-    if out.is_terminal:
-        with _progress(auto_refresh=False) as progress:  # no refresh thread: the files may be read by two processes
-            task = progress.add_task(t("reading files"), total=len(files))
-            parsed = read_files(
-                files,
-                max_bytes=max_size * 2**20,
-                skip_bad=skip_bad,
-                skipped=skipped,
-                progress=_refresher(progress, task),
-                prepare=prepare,
-            )
-    else:
-        parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped, prepare=prepare)
-    if not parsed:
-        raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
-    total = sum(len(records) for _, records in parsed)
-    with open_bank(bank, keys, create=True) as b:
+    with collector_paused():  # see there: an import makes many objects and no cycles
         if out.is_terminal:
-            with _progress() as progress:
-                task = progress.add_task(t("importing"), total=total)
-                report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
+            with _progress(auto_refresh=False) as progress:  # no refresh thread: the files may be read by two processes
+                task = progress.add_task(t("reading files"), total=len(files))
+                parsed = read_files(
+                    files,
+                    max_bytes=max_size * 2**20,
+                    skip_bad=skip_bad,
+                    skipped=skipped,
+                    progress=_refresher(progress, task),
+                    prepare=prepare,
+                )
         else:
-            report = import_parsed(b, parsed)
+            parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped, prepare=prepare)
+        if not parsed:
+            raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
+        total = sum(len(records) for _, records in parsed)
+        with open_bank(bank, keys, create=True) as b:
+            if out.is_terminal:
+                with _progress() as progress:
+                    task = progress.add_task(t("importing"), total=total)
+                    report = import_parsed(b, parsed, lambda done, _t: progress.update(task, completed=done))
+            else:
+                report = import_parsed(b, parsed)
     report.skipped.extend(skipped)
     _import_summary(report, show)
 

@@ -262,23 +262,24 @@ def _bank_import(args: list[str]) -> Output:
     from dealer.core.errors import DealerError
 
     from .i18n import error
-    from .light import DEFAULT_BANK_PATH, NothingToImport, import_read, import_write
+    from .light import DEFAULT_BANK_PATH, NothingToImport, collector_paused, import_read, import_write
 
     bank = Path(found["--bank"]) if "--bank" in found else DEFAULT_BANK_PATH
     keys = Path(found["--keys"]) if "--keys" in found else None
 
-    try:  # reading writes nothing: any doubt, or anything unforeseen, is still typer's
-        parsed, skipped = import_read(files, max_mib, "--skip-bad" in found, bank)
-    except NothingToImport as exc:
-        return _error_output(exc.message(), strict=True)
-    except DealerError as exc:
-        return _error_output(error(exc), strict=True)
-    try:
-        text = import_write(parsed, skipped, bank, keys)
-    except DealerError as exc:
-        return _error_output(error(exc), strict=False)
-    except Exception as exc:
-        raise Written(exc) from exc
+    with collector_paused():
+        try:  # reading writes nothing: any doubt, or anything unforeseen, is still typer's
+            parsed, skipped = import_read(files, max_mib, "--skip-bad" in found, bank)
+        except NothingToImport as exc:
+            return _error_output(exc.message(), strict=True)
+        except DealerError as exc:
+            return _error_output(error(exc), strict=True)
+        try:
+            text = import_write(parsed, skipped, bank, keys)
+        except DealerError as exc:
+            return _error_output(error(exc), strict=False)
+        except Exception as exc:
+            raise Written(exc) from exc
     return text + "\n", "", 0  # as ``machine.print_line``
 
 

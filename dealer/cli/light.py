@@ -8,7 +8,9 @@ Only the standard library and the domain are imported here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -208,6 +210,24 @@ class NothingToImport(Exception):
         return t("no file with deals to import ({n} left out); nothing was imported", n=self.left_out)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while an import runs (both its halves: the process forked to read takes
+    this state too). An import makes hundreds of thousands of objects (each record's columns, rows, report
+    lines) that hold no reference cycles, so every collection walks them and frees nothing: an import of 60,150
+    records spent 38 ms in 117 collections. Reference counting frees them as ever. At the end they are moved
+    out of the collector's sight (``gc.freeze``): otherwise the first collection after it would walk them all
+    once more."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_on:
+            gc.enable()
+
+
 def import_read(
     files: Sequence[Path], max_mib: int, skip_bad: bool, bank: Path | None = None
 ) -> tuple[Parsed, list[SkippedFile]]:
@@ -243,5 +263,6 @@ def import_write(parsed: Parsed, skipped: list[SkippedFile], bank: Path, keys: P
 
 def bank_import_json(files: Sequence[Path], bank: Path, keys: Path | None, max_mib: int, skip_bad: bool) -> str:
     """What ``bank import --json`` prints (one line)."""
-    parsed, skipped = import_read(files, max_mib, skip_bad, bank)
-    return import_write(parsed, skipped, bank, keys)
+    with collector_paused():
+        parsed, skipped = import_read(files, max_mib, skip_bad, bank)
+        return import_write(parsed, skipped, bank, keys)
