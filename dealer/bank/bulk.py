@@ -204,17 +204,22 @@ def _insert(
             meanwhile()
         return
     import psycopg
+    from psycopg.types.string import BytesBinaryDumper
 
     from .pg_store import BankUnavailable
 
     rows = zip(*columns, *map(repeat, _WRITTEN[table][2]), strict=False)  # the constants repeat: not strict
     try:
-        with open_connection().cursor() as cur, cur.copy(_PG_COPY[table]) as copy:
-            copy.set_types(_PG_TYPES[table])
-            for row in rows:
-                copy.write_row(row)
-            if meanwhile is not None:
-                meanwhile()
+        with open_connection().cursor() as cur:
+            # the bytea columns through psycopg's C dumper: the one ``set_types`` finds for the type by default
+            # is dbapi20's for its ``Binary`` wrapper, two Python calls a value (100,400 values of 20,080 deals)
+            cur.adapters.register_dumper(None, BytesBinaryDumper)
+            with cur.copy(_PG_COPY[table]) as copy:
+                copy.set_types(_PG_TYPES[table])
+                for row in rows:
+                    copy.write_row(row)
+                if meanwhile is not None:
+                    meanwhile()
     except psycopg.OperationalError as exc:
         raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc
 

@@ -10,8 +10,9 @@ batch's outcome through a pipe, writing the text into an anonymous in-memory fil
 if it fails, the same code formats everything here. Not for a PostgreSQL bank: a server near by works on the
 other core while the batches commit, and the helper there slowed the import (0.96 s against 0.89 s for 20,080
 new deals); there each batch's records are formatted here while the server writes its ledger rows
-(``bulk.import_canonical``'s ``while_ledger``), when the client would otherwise wait. The text is ``json.dumps(import_json(report))`` byte for byte (a test holds the two together),
-written directly: one dict per record would cost more than the commit.
+(``bulk.import_canonical``'s ``while_ledger``), when the client would otherwise wait. The text is
+``json.dumps(import_json(report))`` byte for byte (a test holds the two together), written directly: one dict
+per record would cost more than the commit.
 """
 
 from __future__ import annotations
