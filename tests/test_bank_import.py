@@ -281,3 +281,41 @@ def test_a_deal_committed_by_another_writer_between_batches_is_a_duplicate(
     (dup,) = report.files[0].duplicates
     assert (dup.board, dup.repeats, dup.first_seen) == (10, 9, "bank")  # the station's deal: id 9
     assert bank.deal_count() == 12 and verify_bank(bank).ok
+
+
+def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
+    bank: SqliteBank,
+    bank_at: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``prepared`` (``bulk.salted``, made before the batch's transaction, as the import makes the next batch while
+    the server writes one) is what the bank stores: its salts and commitments, and a ledger that verifies. The
+    work given for while the rows are written runs inside the transaction: another connection does not see the
+    batch yet, and does once it returns."""
+    from dealer.bank import bulk
+
+    deals = [d.to_bytes() for d in _deals(9, 31)]
+    sources = [bulk.source_json("m.pbn", "cd" * 32, k + 1, 4 * k + 1) for k in range(len(deals))]
+    prepared = bulk.salted(deals, sources)
+    other = open_test_bank(bank_at, tmp_path / "other")
+    seen: list[tuple[str, int, int]] = []  # (when, deals another connection sees, deals the outcome holds)
+    try:
+        outcome = bulk.import_canonical(
+            bank,
+            deals,
+            sources,
+            {"files": []},
+            only_ours_upto=0,
+            while_ledger=lambda o: seen.append(("ledger", other.deal_count(), len(o.imported))),
+            while_deals=lambda: seen.append(("deals", other.deal_count(), -1)),
+            prepared=prepared,
+        )
+        assert seen == [("ledger", 0, len(deals)), ("deals", 0, -1)]
+        assert other.deal_count() == len(deals)
+    finally:
+        other.close()
+    assert [deal_id for _, deal_id in outcome.imported] == list(range(1, len(deals) + 1))
+    with bank._read() as db:
+        stored = db.execute("SELECT salt, commitment FROM deals ORDER BY deal_id").fetchall()
+    assert [(bytes(s), bytes(c)) for s, c in stored] == list(zip(prepared.salts, prepared.coms, strict=True))
+    assert verify_bank(bank).ok

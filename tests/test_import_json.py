@@ -121,11 +121,16 @@ def test_the_json_is_the_reports_json(
     assert banks[0].deal_count() == banks[1].deal_count()
 
 
+@pytest.mark.parametrize("helper", [True, False], ids=["helper-process", "in-process"])
 def test_another_writer_between_the_batches(
-    banks: tuple[SqliteBank, SqliteBank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    banks: tuple[SqliteBank, SqliteBank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool
 ) -> None:
-    """A station commits a deal before each batch: the new deals' ids are not consecutive."""
-    _with_helper(monkeypatch)
+    """A station commits a deal before each batch: the new deals' ids are not consecutive, and each batch's
+    records, formatted while its rows are written (in-process), name the ids it got."""
+    if helper:
+        _with_helper(monkeypatch)
+    else:
+        monkeypatch.setattr(import_json, "FORK_DUPLICATES", 10**9)
     commit = bulk.import_canonical
     rngs: dict[int, random.Random] = {}
 
