@@ -6,6 +6,8 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator
 
+import pytest
+
 from dealer.core import Card, Seat
 from dealer.session import PublicCardHidden, PublicCardOpen, PublicDealStarted
 from dealer.web.hub import PublicHub, parse_last_event_id
@@ -173,3 +175,39 @@ def test_attached_viewers_get_one_framed_write_per_wake_up_and_a_stalled_one_a_s
         assert ended.done()
 
     asyncio.run(main())
+
+
+def test_one_slow_fan_out_does_not_hold_the_next_message_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a fan-out the next waits FANOUT_GAP x the median cost of the last fan-outs: one slowed 7 ms -> 30 ms
+    (the machine took the core) leaves the gap at 3 x 7 ms, not 3 x 30 ms; a lasting 30 ms moves it to 3 x 30 ms
+    (the viewers' writes still take about a quarter of the loop). The CPU clock and the loop's clock are scripted."""
+    import time
+
+    from dealer.web import hub as hub_module
+
+    readings: list[float] = []  # thread_time() answers: each fan-out's start, then its end
+
+    def thread_time() -> float:
+        return readings.pop(0)
+
+    async def main() -> list[float]:
+        loop = asyncio.get_running_loop()
+        monkeypatch.setattr(loop, "time", lambda: 100.0)
+        monkeypatch.setattr(time, "thread_time", thread_time)
+        hub = PublicHub(coalesce=0.0)
+        hub.attach(FakeTransport(), None)
+        gaps = []
+        for cost in [0.007] * 8 + [0.030] + [0.007] + [0.030] * 8:
+            readings.extend([50.0, 50.0 + cost])
+            hub._flush()
+            gaps.append(hub._quiet_until - 100.0)
+        hub.close()
+        return gaps
+
+    gaps = asyncio.run(main())
+    assert hub_module.FANOUT_GAP == 3.0 and hub_module.FANOUT_SAMPLES == 9
+    assert gaps[0] == pytest.approx(0.021) and gaps[7] == pytest.approx(0.021)
+    assert gaps[8] == pytest.approx(0.021)  # the slow one: its median is still 7 ms
+    assert gaps[9] == pytest.approx(0.021)
+    assert gaps[-1] == pytest.approx(0.090)  # eight of the last nine took 30 ms
+    assert readings == []

@@ -21,16 +21,23 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, Callable
+from statistics import median
 from typing import Protocol
 
 from .public import Message, PublicState
 
 KEEPALIVE = b": keepalive\n\n"
-# After a fan-out that took t seconds of CPU, the next waits at least FANOUT_GAP x t: writing to the viewers takes at
-# most a quarter of the loop whatever their number and the message rate (at full dealing speed a fan-out carries
-# many messages; at a real machine's pace each message still goes out at once).
+# After a fan-out, the next waits at least FANOUT_GAP x what a fan-out costs (CPU seconds): writing to the viewers
+# takes about a quarter of the loop whatever their number and the message rate (at full dealing speed a fan-out
+# carries many messages; at a real machine's pace each message still goes out at once). The cost is the median of
+# the last FANOUT_SAMPLES fan-outs: one slowed by the machine (the host taking the core, a collection) is not
+# tripled into the next message's delay, a lasting change counts after a few. On a noisy 2-core VM, fan-outs to
+# 1,000 viewers took 7 ms, and now and then 13-33 ms; the last one's cost alone held the next message up to
+# 57 ms (p99 25-82 ms against 6-7 ms on a quiet machine).
 FANOUT_GAP = 3.0
+FANOUT_SAMPLES = 9
 HEAD = b"retry: 1000\n\n"
 
 
@@ -89,7 +96,8 @@ class PublicHub:
         self._waiters: list[asyncio.Future[bool]] = []
         self._flush_at: float | None = None
         self._last_flush = -1e9
-        self._quiet_until = -1e9  # no fan-out before this: the last one's time x FANOUT_SHARE_GAP after its end
+        self._quiet_until = -1e9  # no fan-out before this: FANOUT_GAP x the fan-out cost after the last one's end
+        self._fanout_costs: deque[float] = deque(maxlen=FANOUT_SAMPLES)  # CPU seconds of the last fan-outs
         self._keepalive_task: asyncio.Task[None] | None = None
         self.clients = 0
         self.resyncs = 0
@@ -147,7 +155,8 @@ class PublicHub:
             started = time.thread_time()  # CPU time: being preempted on a busy machine is not our loop's work
             self._fan_out(keepalive)
             spent = time.thread_time() - started
-            self._quiet_until = asyncio.get_running_loop().time() + spent * FANOUT_GAP
+            self._fanout_costs.append(spent)
+            self._quiet_until = asyncio.get_running_loop().time() + median(self._fanout_costs) * FANOUT_GAP
 
     def _fan_out(self, keepalive: bool) -> None:
         """Write what each attached viewer has not had yet: one write per viewer, the bytes built once per
