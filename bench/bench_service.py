@@ -6,7 +6,10 @@
    CPU per delivered event is the process CPU time (``time.process_time``, all threads) of the run divided by
    cards x clients.
 2. Fan-out over real sockets: the same with uvicorn on loopback and N raw-socket SSE clients in the same process
-   (server in its own thread and event loop); latency is card published -> bytes read by the client socket.
+   (server in its own thread and event loop); latency is card published -> bytes read by the client socket. A
+   figure without a target: the clients' reads share the server's process and interpreter lock, so the tail is
+   mostly theirs (issue #17 ruled this setup out). The target of <= 20 ms at 1,000 viewers is checked by
+   ``bench_audience``, viewers in processes of their own.
 3. Pipeline: the pty simulator at full speed -> MachineDriver -> DealingSession -> SQLite bank (fsync per deal)
    -> public hub with 1,000 in-process clients; cards/s sustained over whole deals.
 """
@@ -248,7 +251,12 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     label = f"card -> {sock_clients} real SSE sockets (uvicorn h11, loopback), 20 cards/s"
     rows += [
         {"name": f"{label}, p50", "value": round(sk["p50_ms"], 2), "unit": "ms"},
-        {"name": f"{label}, p99", "value": round(sk["p99_ms"], 2), "unit": "ms", "target": "<= 20"},
+        {
+            "name": f"{label}, p99",
+            "value": round(sk["p99_ms"], 2),
+            "unit": "ms",
+            "note": "clients in the server's process; the target is bench_audience's (viewers in their own processes)",
+        },
         {
             "name": "process CPU per delivered event, real sockets (server and clients in one process)",
             "value": round(sk["cpu_us_per_delivery"], 2),
