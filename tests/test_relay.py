@@ -8,6 +8,7 @@ no secret. A relay refuses every route that is not public, and needs, creates an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -331,6 +332,97 @@ def test_a_relay_behind_the_viewer_waits_for_its_ids_instead_of_sending_an_older
     head, live = asyncio.run(go())
     assert head == b"retry: 1000\n\n"
     assert live.startswith(b"id: 6\n") and live.count(b"id: ") == 1
+
+
+class _RecordingTransport:
+    """An attached viewer's transport that keeps every write."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def is_closing(self) -> bool:
+        return False
+
+
+def _publish_until_delivered(event: str, count: int) -> None:
+    """From a thread of its own: ``count`` cards into the stream, then wait until the server has sent them all to
+    the one consumer on it (the relay's, whose loop this call holds meanwhile)."""
+    from _relay_support import NATS_URL
+
+    async def go() -> None:
+        import nats
+
+        from dealer.web.public_wire import stream_name
+
+        nc = await nats.connect(NATS_URL)
+        js = nc.jetstream()
+        for k in range(count):
+            msg = {"type": "card", "station": "A", "attempt": 1, "position": k, "seat": "NESW"[k % 4], "card": k}
+            await js.publish(subject(event), encode(msg))
+        deadline = time.monotonic() + 60
+        while True:
+            (consumer,) = await js.consumers_info(stream_name(event))
+            if consumer.delivered is not None and consumer.delivered.stream_seq == count:
+                break
+            assert time.monotonic() < deadline, f"the server sent {consumer.delivered} of {count}"
+            await asyncio.sleep(0.01)
+        await nc.close()
+
+    thread = threading.Thread(target=asyncio.run, args=(go(),))
+    thread.start()
+    thread.join()
+
+
+def test_messages_that_reach_a_relay_together_go_out_to_its_viewers_in_one_write(event: str) -> None:
+    """The hall sends what it emits together (a deal's start and its first card) in one fan-out; a relay must too.
+    Here the relay's loop is held while the server sends it 40 messages, so they arrive in one read: every viewer
+    gets them in one write. Reading them one by one (the client's message iterator yields to the loop after each)
+    sent the first alone and held the rest for the hub's pause after a fan-out."""
+    from _relay_support import NATS_URL
+
+    from dealer.relay.feed import RelayFeed
+    from dealer.web.hub import HEAD, PublicHub
+    from dealer.web.public_wire import stream_name
+
+    count = 40
+
+    async def go() -> list[bytes]:
+        import nats
+
+        hub = PublicHub(keepalive=0)
+        viewer = _RecordingTransport()
+        hub.attach(viewer, None, chunked=False)
+        feed = RelayFeed(hub, NATS_URL, event)
+        feed.start()
+        nc = await nats.connect(NATS_URL)
+        js = nc.jetstream()
+        deadline = time.monotonic() + 60
+        while True:  # the relay's consumer is on the stream
+            with contextlib.suppress(Exception):
+                if await js.consumers_info(stream_name(event)):
+                    break
+            assert time.monotonic() < deadline, "the relay made no consumer"
+            await asyncio.sleep(0.01)
+        await nc.close()
+        _publish_until_delivered(event, count)  # holds this loop, the relay's, until all are sent to it
+        while hub.last_id < count or len(viewer.writes) < 2:
+            assert time.monotonic() < deadline, f"the relay holds {hub.last_id} of {count}"
+            await asyncio.sleep(0.01)
+        hub.close()
+        await feed.close()
+        return viewer.writes
+
+    opening, *live = asyncio.run(go())
+    assert opening.startswith(HEAD)
+    ids = [int(line[4:]) for write in live for line in write.split(b"\n") if line.startswith(b"id: ")]
+    assert ids == list(range(1, count + 1))
+    assert len(live) == 1, [w.count(b"id: ") for w in live]
 
 
 # -- NATS down and back ------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from dealer.web.public_wire import WireError, decode, subject
 
 if TYPE_CHECKING:  # nats loads only when a relay is configured
     from nats.aio.client import Client
+    from nats.aio.msg import Msg
     from nats.js import JetStreamContext
 
 log = logging.getLogger("dealer.relay.feed")
@@ -91,26 +92,33 @@ class RelayFeed:
         from nats.js.api import DeliverPolicy
 
         js = await self._connect()
-        # An ordered consumer: in order, from the first message, recreated by the client after any gap.
-        sub = await js.subscribe(subject(self.event), ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
-        async for msg in sub.messages:
-            meta = msg.metadata
-            try:
-                data = decode(msg.data)
-            except WireError as exc:  # serve nothing that is not a valid public message
-                self.refused += 1
-                log.error("relay: message %d refused: %s", meta.sequence.stream, exc)
-                data = None
-            self.received += 1
-            self.lag = time.time() - meta.timestamp.timestamp()
-            self.max_lag = max(self.max_lag, self.lag)
-            seq = int(meta.sequence.stream)
-            if self.delay <= 0 and not self._pending:
-                self._deliver(seq, data)
-                continue
-            release = meta.timestamp.timestamp() + self.delay
-            self._pending.append((release, seq, data if data is not None else {}))
-            self._wake.set()
+        # An ordered consumer: in order, from the first message, recreated by the client after any gap. Read by a
+        # callback, not the message iterator: the client hands the callback every message of one read before the
+        # loop runs again, so messages the hall sent together (a deal's start and its first card, a commit and the
+        # bank's progress) reach the hub before its next fan-out and go out in one. The iterator yields to the loop
+        # after each message: the first went out alone and the rest waited out the hub's pause after a fan-out.
+        await js.subscribe(
+            subject(self.event), cb=self._on_message, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL
+        )
+
+    async def _on_message(self, msg: Msg) -> None:
+        meta = msg.metadata
+        try:
+            data = decode(msg.data)
+        except WireError as exc:  # serve nothing that is not a valid public message
+            self.refused += 1
+            log.error("relay: message %d refused: %s", meta.sequence.stream, exc)
+            data = None
+        self.received += 1
+        self.lag = time.time() - meta.timestamp.timestamp()
+        self.max_lag = max(self.max_lag, self.lag)
+        seq = int(meta.sequence.stream)
+        if self.delay <= 0 and not self._pending:
+            self._deliver(seq, data)
+            return
+        release = meta.timestamp.timestamp() + self.delay
+        self._pending.append((release, seq, data if data is not None else {}))
+        self._wake.set()
 
     def _deliver(self, seq: int, data: JsonObject | None) -> None:
         if data:  # a refused message leaves a jump in ids: viewers resuming across it get a snapshot
