@@ -18,6 +18,7 @@ import httpx
 import pytest
 from _public_keys import PUBLIC_KEYS
 from _relay_support import Relay, Viewers, delete_stream, nats_or_skip, relays, stream_messages, unique_event
+from _transport import FakeTransport
 from _waiting import wait_progress
 from _web_server import Running, regulation, running_service, service_config
 
@@ -334,22 +335,6 @@ def test_a_relay_behind_the_viewer_waits_for_its_ids_instead_of_sending_an_older
     assert live.startswith(b"id: 6\n") and live.count(b"id: ") == 1
 
 
-class _RecordingTransport:
-    """An attached viewer's transport that keeps every write."""
-
-    def __init__(self) -> None:
-        self.writes: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(data)
-
-    def get_write_buffer_size(self) -> int:
-        return 0
-
-    def is_closing(self) -> bool:
-        return False
-
-
 def _publish_until_delivered(event: str, count: int) -> None:
     """From a thread of its own: ``count`` cards into the stream, then wait until the server has sent them all to
     the one consumer on it (the relay's, whose loop this call holds meanwhile)."""
@@ -396,7 +381,7 @@ def test_messages_that_reach_a_relay_together_go_out_to_its_viewers_in_one_write
         import nats
 
         hub = PublicHub(keepalive=0)
-        viewer = _RecordingTransport()
+        viewer = FakeTransport()
         hub.attach(viewer, None, chunked=False)
         feed = RelayFeed(hub, NATS_URL, event)
         feed.start()
@@ -411,12 +396,12 @@ def test_messages_that_reach_a_relay_together_go_out_to_its_viewers_in_one_write
             await asyncio.sleep(0.01)
         await nc.close()
         _publish_until_delivered(event, count)  # holds this loop, the relay's, until all are sent to it
-        while hub.last_id < count or len(viewer.writes) < 2:
+        while hub.last_id < count or len(viewer.written) < 2:
             assert time.monotonic() < deadline, f"the relay holds {hub.last_id} of {count}"
             await asyncio.sleep(0.01)
         hub.close()
         await feed.close()
-        return viewer.writes
+        return viewer.written
 
     opening, *live = asyncio.run(go())
     assert opening.startswith(HEAD)

@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncGenerator
 
 import pytest
+from _transport import FakeTransport
 
 from dealer.core import Card, Seat
 from dealer.session import PublicCardHidden, PublicCardOpen, PublicDealStarted
@@ -114,24 +115,6 @@ def test_last_event_id_parsing() -> None:
 
 
 # -- attached connections: the hub writes to their transports itself ----------------------------------------------
-class FakeTransport:
-    """A transport that keeps what is written; ``backlog`` stands for bytes the peer has not read yet."""
-
-    def __init__(self) -> None:
-        self.written: list[bytes] = []
-        self.backlog = 0
-        self.closing = False
-
-    def write(self, data: bytes) -> None:
-        self.written.append(data)
-
-    def get_write_buffer_size(self) -> int:
-        return self.backlog
-
-    def is_closing(self) -> bool:
-        return self.closing
-
-
 def unchunk(parts: list[bytes]) -> bytes:
     """HTTP/1.1 chunked framing undone by hand: size in hex, CRLF, data, CRLF."""
     out = b""
