@@ -106,6 +106,15 @@ class Salted(NamedTuple):
     salts: list[bytes]
     coms: list[bytes]
 
+    def only(self, keep: Sequence[int]) -> Salted:
+        """The rows of the deals at ``keep`` (those the bank does not hold yet)."""
+        return Salted(
+            [self.deals[k] for k in keep],
+            [self.sources[k] for k in keep],
+            [self.salts[k] for k in keep],
+            [self.coms[k] for k in keep],
+        )
+
 
 def salted(deals: Sequence[bytes], sources: Sequence[str]) -> Salted:
     count = len(deals)
@@ -151,9 +160,12 @@ def import_canonical(
         # the columns of the new deals at once, a deal at a time in C; only the hash chain is a Python loop
         outcome.duplicates.extend((k, known[canonical]) for k, canonical in enumerate(deals) if canonical in known)
         fresh: Sequence[int] = range(len(deals))
-        if known or prepared is None:
+        if known:
             fresh = [k for k, canonical in enumerate(deals) if canonical not in known]
+        if prepared is None:
             prepared = salted([deals[k] for k in fresh], [sources[k] for k in fresh])
+        elif known:  # what was made beforehand, less the deals the bank holds
+            prepared = prepared.only(fresh)
         canonicals, srcs, salts, coms = prepared
         count = len(fresh)
         ids = range(next_id, next_id + count)
