@@ -359,9 +359,19 @@ def _publish_until_delivered(event: str, count: int) -> None:
             await asyncio.sleep(0.01)
         await nc.close()
 
-    thread = threading.Thread(target=asyncio.run, args=(go(),))
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(go())
+        except BaseException as exc:  # the test's thread raises it: a failure here is the test's
+            failed.append(exc)
+
+    thread = threading.Thread(target=run)
     thread.start()
     thread.join()
+    if failed:
+        raise failed[0]
 
 
 def test_messages_that_reach_a_relay_together_go_out_to_its_viewers_in_one_write(event: str) -> None:
