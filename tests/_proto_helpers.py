@@ -63,6 +63,8 @@ class DriverOptions(TypedDict, total=False):
     handshake_timeout: float
     ack_timeout: float
     retry_limit: int
+    reply_timeout: float
+    report_timeout: float
 
 
 MEDIA: dict[str, Kind] = {"pty": "pty", "usb": "usb", "tcp": "tcp"}

@@ -8,7 +8,9 @@ CLI syntax (``--faults``), comma separated:
   ``noise~0.01``     line noise: each frame is corrupted with probability 0.01 (both directions)
   ``garbage~5``      line noise: on average 5 junk frames inserted per real frame the machine sends
   ``no_nak``         a protocol deviation (the firmware bugs ``dealer machine conformance`` must catch):
-                     ``crc_big_endian``, ``no_duplicate_detection``, ``no_nak``, ``wrong_version``
+                     ``crc_big_endian``, ``no_duplicate_detection``, ``no_nak``, ``wrong_version``; and reports
+                     the host must refuse: ``seq_stuck``, ``repeated_position``, ``position_52``,
+                     ``card_after_end``, ``stalls``
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ class ProtocolQuirk(Enum):
     NO_DUPLICATE_DETECTION = "no_duplicate_detection"  # a retransmitted command is acted on again
     NO_NAK = "no_nak"  # refused frames are dropped silently instead of NAKed
     WRONG_VERSION = "wrong_version"  # HELLO_REPLY picks version 2 whatever the host speaks
+    # devices that report what no deal can hold (the host must void the deal, naming why)
+    SEQ_STUCK = "seq_stuck"  # sequence numbers stick at 255 instead of wrapping to 0 (until the next HELLO)
+    REPEATED_POSITION = "repeated_position"  # the 11th card is reported with the 10th card's position
+    POSITION_52 = "position_52"  # a 53rd CARD_READ, at position 52, before DEAL_END
+    CARD_AFTER_END = "card_after_end"  # a CARD_READ (position 51 again) after DEAL_END
+    STALLS = "stalls"  # the mechanism stops after 20 cards and says nothing more (the link stays alive)
 
 
 class FaultSpecError(DealerError, ValueError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from cobs import cobs
 
 from firmware_protocol.cards import pack_seats, unpack_seats
-from firmware_protocol.codec import CRC, crc32
+from firmware_protocol.codec import CRC, FIRST_UNANSWERED_TYPE, crc32
 from firmware_protocol.connection import (
     SESSION_TIMEOUT,
     Answered,
@@ -68,7 +68,26 @@ DEVICE_MAX_VERSION = 1
 _ACCEPTS = load_table().states
 
 
-def apply_quirks(data: bytes, quirks: set[ProtocolQuirk]) -> bytes:
+_MARK_52 = 1  # the confidence of the CARD_READ apply_quirks turns into position 52
+
+
+class _SeqStuck:
+    """The sequence-number wrap bug: once 255 went out, every new reliable frame carries 255 again, until a
+    HELLO_REPLY (seq 0) restarts the count."""
+
+    def __init__(self) -> None:
+        self.stuck = False
+
+    def rewrite(self, raw: bytearray) -> None:
+        if raw[1] == MsgType.HELLO_REPLY:
+            self.stuck = False
+        elif raw[1] < FIRST_UNANSWERED_TYPE:
+            if self.stuck:
+                raw[2] = 0xFF
+            self.stuck = self.stuck or raw[2] == 0xFF
+
+
+def apply_quirks(data: bytes, quirks: set[ProtocolQuirk], seq: _SeqStuck | None = None) -> bytes:
     """Rewrite outgoing frames the way a buggy firmware would send them."""
     out = bytearray()
     for part in data.split(b"\x00")[:-1]:
@@ -76,6 +95,12 @@ def apply_quirks(data: bytes, quirks: set[ProtocolQuirk]) -> bytes:
             out += b"\x00"
             continue
         raw = bytearray(cobs.decode(part))
+        if seq is not None and ProtocolQuirk.SEQ_STUCK in quirks:
+            seq.rewrite(raw)
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
+        if ProtocolQuirk.POSITION_52 in quirks and raw[1] == MsgType.CARD_READ and raw[11] == _MARK_52:
+            raw[8] = 52  # position: the encoder refuses 52, as it should
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
         if ProtocolQuirk.NO_NAK in quirks and raw[1] == MsgType.NAK:
             continue
         if ProtocolQuirk.WRONG_VERSION in quirks and raw[1] == MsgType.HELLO_REPLY:
@@ -174,6 +199,7 @@ class VirtualMachine:
         self._wake: asyncio.Event | None = None
         self._answered: asyncio.Event | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._seq_quirk = _SeqStuck()
 
     # -- wiring ----------------------------------------------------------------------------------------
     def attach(self, write: Callable[[bytes], None]) -> None:
@@ -202,7 +228,7 @@ class VirtualMachine:
     def flush(self, wake: bool = True) -> None:
         data = self.conn.data_to_send()
         if data and self.faults.quirks:
-            data = apply_quirks(data, self.faults.quirks)
+            data = apply_quirks(data, self.faults.quirks, self._seq_quirk)
         if data and self._wire is not None and self.powered:
             self._wire(self.noise_out.apply(data))
         if wake and self._wake is not None:
@@ -363,10 +389,16 @@ class VirtualMachine:
                     continue
             truth.dealt.append((card, pocket))
             self._cards_done += 1
-            self._send(CardRead(deal_id, reported, report, pocket, rng.randrange(230, 256)))
+            quirks = self.faults.quirks
+            if ProtocolQuirk.STALLS in quirks and i == 20:
+                await asyncio.Event().wait()  # stuck for good: only ABORT, RESET or HELLO cancels it
+            told = reported - 1 if ProtocolQuirk.REPEATED_POSITION in quirks and i == 10 else reported
+            self._send(CardRead(deal_id, told, report, pocket, rng.randrange(230, 256)))
             reported += 1
             self.flush()
             await self._drain()
+        if ProtocolQuirk.POSITION_52 in self.faults.quirks:
+            self._send(CardRead(deal_id, 51, order[0], 0, _MARK_52))
         seats = [0] * 52
         for card, pocket in truth.dealt:
             seats[card] = pocket
@@ -377,6 +409,8 @@ class VirtualMachine:
             self._send(DealEnd(deal_id, fed, record))
         else:
             self._send(BoardDone(deal_id, board, copy, fed, record))
+        if ProtocolQuirk.CARD_AFTER_END in self.faults.quirks:
+            self._send(CardRead(deal_id, 51, order[0], 0, 255))
         truth.completed = True
         self.completed += 1
         self.state = State.IDLE
