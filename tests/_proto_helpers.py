@@ -53,6 +53,7 @@ class MachineOptions(TypedDict, total=False):
     cable_outage: float
     ack_timeout: float
     retry_limit: int
+    session_timeout: float
 
 
 class DriverOptions(TypedDict, total=False):

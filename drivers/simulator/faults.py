@@ -51,6 +51,12 @@ class ProtocolQuirk(Enum):
     POSITION_52 = "position_52"  # a 53rd CARD_READ, at position 52, before DEAL_END
     CARD_AFTER_END = "card_after_end"  # a CARD_READ (position 51 again) after DEAL_END
     STALLS = "stalls"  # the mechanism stops after 20 cards and says nothing more (the link stays alive)
+    # deviations of the link the conformance tester must catch (issue 30's broken devices)
+    ACK_BAD_CRC = "ack_bad_crc"  # a frame with a bad CRC is ACKed (the seq taken from its untrusted header)
+    LATE_ANSWER = "late_answer"  # everything the device sends leaves 400 ms late (ACK/NAK after 50 ms, §5.4)
+    BAD_FIELD_FIRST = "bad_field_first"  # START_DEAL with deal_id none gets BAD_FIELD even while dealing
+    DATA_BEFORE_ACK = "data_before_ack"  # a request's data (DEVICE_INFO, STATUS, DEAL_START) goes before its ACK
+    DROPS_WHEN_BUSY = "drops_when_busy"  # no queue, no pause: a CARD_READ while one is in flight is lost
 
 
 class FaultSpecError(DealerError, ValueError):

@@ -34,6 +34,7 @@ from firmware_protocol.connection import (
 from firmware_protocol.link import DEFAULT_ACK_TIMEOUT, DEFAULT_RETRY_LIMIT, Link
 from firmware_protocol.messages import (
     Abort,
+    Ack,
     BoardDone,
     BootReason,
     Capability,
@@ -90,11 +91,15 @@ class _SeqStuck:
 def apply_quirks(data: bytes, quirks: set[ProtocolQuirk], seq: _SeqStuck | None = None) -> bytes:
     """Rewrite outgoing frames the way a buggy firmware would send them."""
     out = bytearray()
+    acks = bytearray()
     for part in data.split(b"\x00")[:-1]:
         if not part:
             out += b"\x00"
             continue
         raw = bytearray(cobs.decode(part))
+        if ProtocolQuirk.DATA_BEFORE_ACK in quirks and raw[1] == MsgType.ACK:
+            acks += part + b"\x00"
+            continue
         if seq is not None and ProtocolQuirk.SEQ_STUCK in quirks:
             seq.rewrite(raw)
             raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
@@ -109,7 +114,18 @@ def apply_quirks(data: bytes, quirks: set[ProtocolQuirk], seq: _SeqStuck | None 
         if ProtocolQuirk.CRC_BIG_ENDIAN in quirks:
             raw[-4:] = raw[-4:][::-1]
         out += cobs.encode(bytes(raw)) + b"\x00"
-    return bytes(out)
+    return bytes(out + acks)
+
+
+def acks_bad_crc(data: bytes) -> list[int]:
+    """The seqs a firmware that answers before checking the CRC would ACK in ``data`` (whole frames only)."""
+    seqs = []
+    for part in data.split(b"\x00")[:-1]:
+        with contextlib.suppress(cobs.DecodeError):
+            raw = cobs.decode(part)
+            if len(raw) >= 8 and raw[1] < FIRST_UNANSWERED_TYPE and CRC.unpack(raw[-4:])[0] != crc32(raw[:-4]):
+                seqs.append(raw[2])
+    return seqs
 
 
 def csprng_shuffle(cards: Sequence[int]) -> list[int]:
@@ -221,7 +237,11 @@ class VirtualMachine:
             return
         if ProtocolQuirk.NO_DUPLICATE_DETECTION in self.faults.quirks:
             self.conn.link.forget_rx()  # the bug: every frame looks new
-        events = self.conn.receive(self.noise_in.apply(data), self.clock())
+        data = self.noise_in.apply(data)
+        if ProtocolQuirk.ACK_BAD_CRC in self.faults.quirks:
+            for seq in acks_bad_crc(data):
+                self.conn.link.send_unreliable(Ack(seq))
+        events = self.conn.receive(data, self.clock())
         self._handle(events)
         self.flush()
 
@@ -230,9 +250,16 @@ class VirtualMachine:
         if data and self.faults.quirks:
             data = apply_quirks(data, self.faults.quirks, self._seq_quirk)
         if data and self._wire is not None and self.powered:
-            self._wire(self.noise_out.apply(data))
+            if ProtocolQuirk.LATE_ANSWER in self.faults.quirks:
+                asyncio.get_running_loop().call_later(0.4, self._late_write, self.noise_out.apply(data))
+            else:
+                self._wire(self.noise_out.apply(data))
         if wake and self._wake is not None:
             self._wake.set()  # the retransmission deadline may have changed
+
+    def _late_write(self, data: bytes) -> None:
+        if self._wire is not None and self.powered:
+            self._wire(data)
 
     async def run(self) -> None:
         """The firmware main loop: boot, then serve retransmission timers until cancelled."""
@@ -261,6 +288,8 @@ class VirtualMachine:
     def _judge(self, msg: Message) -> tuple[NakReason, str] | None:
         """Commands in a session (the connection handles HELLO and NO_SESSION)."""
         name = msg.TYPE.name
+        if ProtocolQuirk.BAD_FIELD_FIRST in self.faults.quirks and isinstance(msg, StartDeal) and msg.deal_id is None:
+            return NakReason.BAD_FIELD, "deal_id must not be 0xFFFFFFFF"
         if name not in _ACCEPTS[self.state.name]:
             return NakReason.BAD_STATE, f"{name} is not accepted in state {self.state.name}"
         if isinstance(msg, StartDeal):
@@ -393,6 +422,12 @@ class VirtualMachine:
             if ProtocolQuirk.STALLS in quirks and i == 20:
                 await asyncio.Event().wait()  # stuck for good: only ABORT, RESET or HELLO cancels it
             told = reported - 1 if ProtocolQuirk.REPEATED_POSITION in quirks and i == 10 else reported
+            if ProtocolQuirk.DROPS_WHEN_BUSY in quirks:
+                if self.link.pending == 0:  # a one-message buffer: a card while it is full is lost
+                    self._send(CardRead(deal_id, told, report, pocket, rng.randrange(230, 256)))
+                reported += 1
+                self.flush()
+                continue
             self._send(CardRead(deal_id, told, report, pocket, rng.randrange(230, 256)))
             reported += 1
             self.flush()
