@@ -789,10 +789,22 @@ async def check_flow_control(p: Probe, report: Report) -> str:
     p.ack_delay = 0.1  # a host slower than the mechanism: the device must queue or pause, never drop
     try:
         await p.ack(StartDeal(905), "START_DEAL")
+        # a command while the device's messages wait for the slow host: answered with its data, or NAK BUSY
+        got = await p.answer(await p.send(GetStatus()), "GET_STATUS while dealing to a slow host")
+        if isinstance(got, Nak) and got.reason != NakReason.BUSY:
+            raise Deviation(f"GET_STATUS while dealing got NAK {_reason(got.reason)}; DEALING accepts it (§7, §9)")
         await _operation(p, 905, None)
+        busy = isinstance(got, Nak)
+        if not busy:
+            await p.expect(
+                lambda e: isinstance(e.message, Status),
+                "STATUS for the GET_STATUS ACKed during the deal (no room for it is NAK BUSY, §5.5)",
+                REPLY_WAIT,
+            )
     finally:
         p.ack_delay = 0.0
-    return "a deal with every ACK held 100 ms: 52 cards in order, none lost (§5.5)"
+    answer = "NAK BUSY" if busy else "ACK and STATUS"
+    return f"a deal with every ACK held 100 ms: 52 cards in order, none lost; GET_STATUS meanwhile: {answer} (§5.5)"
 
 
 CHECKS: list[tuple[str, Phrase, Check]] = [

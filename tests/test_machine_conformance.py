@@ -97,6 +97,7 @@ MAKERS: list[tuple[str, str, MachineOptions, str, str]] = [
     ("no flow control, cards lost", "drops_when_busy", {}, "flow_control", "never came (position"),
     ("ACK/NAK 400 ms late", "late_answer", {}, "answer_timer", "the answer is due within 50 ms of the frame (§5.4)"),
     ("BAD_FIELD before BAD_STATE", "bad_field_first", {}, "precedence", "§5.1: step 12 before 14 requires NAK"),
+    ("never NAKs BUSY", "no_busy", {}, "flow_control", "(no room for it is NAK BUSY, §5.5) within 1 s; got nothing"),
     ("answer data before the ACK", "data_before_ack", {}, "handshake", "arrived before the ACK of HELLO (seq 0)"),
     ("retransmits after 50 ms", "", {"ack_timeout": 0.05}, "retransmission", "the retransmission timer is 200 ms"),
     ("drops the session after 3 s", "", {"session_timeout": 3.0}, "lost_host", "after 4.4 s of host silence"),

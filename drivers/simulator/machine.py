@@ -330,6 +330,8 @@ class VirtualMachine:
                 DeviceInfo(self.capabilities, 4, 1, 0, 0, self.serial[:16], self.model[:16]),
             )
         elif isinstance(msg, GetStatus):
+            if ProtocolQuirk.NO_BUSY in self.faults.quirks and self.link.pending > 0:
+                return  # ACKed by the connection already; no room, and no BUSY either: the STATUS is lost
             deal_id = self._current.deal_id if self._current is not None and self._op is not None else None
             self._send(Status(int(self.state), deal_id, self._cards_done, self.fault_code))
         elif isinstance(msg, StartDeal):
