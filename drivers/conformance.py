@@ -1,4 +1,4 @@
-"""``dealer machine conformance``: check a device against PROTOCOL.md 1.1 and write a report a maker can attach.
+"""``dealer machine conformance``: check a device against PROTOCOL.md 1.2 and write a report a maker can attach.
 
 The tester plays the host, but deliberately: it withholds ACKs, repeats frames, sends broken ones and noise,
 and goes silent, and checks each answer against the text. Every check either passes or fails with the
@@ -101,7 +101,7 @@ class Report:
         """The report as text; ``say`` puts each phrase in the reader's language (the CLI passes its own;
         ``str`` is English). The checks' details name protocol fields and sections and stay as written."""
         lines = [
-            say(Phrase("Conformance report — open dealing-machine protocol, version 1 (text revision 1.1)")),
+            say(Phrase("Conformance report — open dealing-machine protocol, version 1 (text revision 1.2)")),
             say(Phrase("target: {target}", target=self.target)),
             say(Phrase("date: {date}", date=time.strftime("%Y-%m-%d %H:%M:%S %Z"))),
         ]
@@ -431,8 +431,11 @@ async def check_handshake(p: Probe, report: Report) -> str:
     assert isinstance(ev.message, DeviceInfo)
     info = ev.message
     report.info = info
-    if info.pockets != 4:
-        raise Deviation(f"DEVICE_INFO says {info.pockets} pockets; a bridge machine has 4 (§9)")
+    scanner = info.capabilities == Capability.READER  # the READER-only profile (§8.1)
+    if scanner and info.pockets != 0:
+        raise Deviation(f"DEVICE_INFO of a READER-only device says {info.pockets} pockets; a scanner has 0 (§8.1)")
+    if not scanner and info.pockets != 4:
+        raise Deviation(f"DEVICE_INFO says {info.pockets} pockets; a bridge machine has 4 (§8.1, §9)")
     if not info.serial or not info.model:
         raise Deviation("DEVICE_INFO has an empty serial or model (§9): makers must identify the device")
     return f"version 1 agreed; device speaks {reply.min_version}..{reply.max_version}; {info.model} {info.serial}"

@@ -111,3 +111,26 @@ def test_machine_deal_reports_a_stuck_sequence_number_as_a_void_deal_without_a_t
     assert sum(line.startswith("deal ") and ": N:" in line for line in lines) == 5, done.stdout
     void = [line for line in lines if ": void: " in line]
     assert len(void) == 1 and "protocol: the device reused sequence number 255" in void[0], done.stdout
+
+
+def test_data_never_sent_after_its_ack_is_a_clear_error_once_the_device_falls_silent() -> None:
+    """GET_STATUS during a deal, on a device that ACKs it and loses the STATUS (no BUSY): the reply timer runs
+    while the device is silent only (§5.7), so the deal's cards keep it alive, and the error comes after."""
+    import time
+
+    from drivers.device import DeviceError
+
+    async def main() -> None:
+        with simulator("pty", broken(ProtocolQuirk.NO_BUSY), pace=52 * 0.02) as sim:
+            async with driver(sim, reply_timeout=0.3) as drv:
+                deal_id = await drv.start_deal()
+                asked = time.monotonic()
+                with pytest.raises(DeviceError) as caught:
+                    await drv.status()
+                failed = time.monotonic()
+                assert "the device ACKed GET_STATUS but sent no STATUS within 0.3 s" in str(caught.value)
+                events = [await drv.next_event(1.0) for _ in range(54)]  # DealStarted, 52 cards, DealEnded
+                assert isinstance(events[-1], DealEnded) and events[-1].deal_id == deal_id  # the deal is fine
+                assert failed - asked >= 0.9  # 52 cards at 20 ms kept the timer from running out
+
+    run(main(), timeout=60)

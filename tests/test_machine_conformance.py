@@ -169,3 +169,16 @@ def test_the_verdict_line_agrees_with_the_count(passed: int, total: int, ru: str
     ]
     assert ru in report.render(lambda p: error_text(p, "ru"))
     assert en in report.render()
+
+
+def test_a_reader_only_scanner_with_no_pockets_conforms_to_its_profile() -> None:
+    """§8.1: a card scanner (READER only, 0 pockets) passes; START_DEAL and MAKE_BOARD get NOT_CAPABLE."""
+    from firmware_protocol.messages import Capability
+
+    machine = VirtualMachine(pace=0, capabilities=Capability.READER, pockets=0)
+    with SimulatorThread(machine, "pty") as sim:
+        report = asyncio.run(
+            run_conformance(open_transport(sim.url), sim.url, {"handshake", "deal", "board", "flow_control"})
+        )
+    assert report.ok, report.render()
+    assert "NOT_CAPABLE" in report.render()

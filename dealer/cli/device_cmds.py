@@ -154,7 +154,7 @@ def machine_conformance(
     only: str = typer.Option("", "--only", help="Comma-separated checks to run (default: all)."),
     report: str = typer.Option("", "--report", help="Also write the report to this file."),
 ) -> None:
-    """Check a device against the open protocol (PROTOCOL.md 1.1); print a report; exit 1 on any deviation."""
+    """Check a device against the open protocol (PROTOCOL.md 1.2); print a report; exit 1 on any deviation."""
     import asyncio
 
     from drivers.conformance import CHECKS, run_conformance

@@ -126,6 +126,7 @@ class MachineDriver:
         self._handshaking = False
         self._closed = False
         self._ready = asyncio.Event()  # set while a session is open (self._session_ok)
+        self._last_message = 0.0  # monotonic time of the device's last reliable message (the reply timer)
 
     # -- public API ------------------------------------------------------------------------------------
     @property
@@ -349,6 +350,25 @@ class MachineDriver:
         fut.cancel()
         raise LinkLost("{reason}", reason=self._lost_reason)
 
+    async def _wait_reply(self, fut: asyncio.Future[R]) -> R:
+        """The data of a request: the device may not fall silent for ``reply_timeout`` before it (PROTOCOL.md
+        §5.7: the timer restarts at every message of the device, so data queued behind a deal's cards is not late;
+        ACKs do not count, the heartbeat's would keep a device that never answers alive)."""
+        waiting = asyncio.ensure_future(self._wait_or_lost(fut))
+        since = self._mono()  # the ACK has just come
+        try:
+            while True:
+                since = max(since, self._last_message)
+                done, _ = await asyncio.wait({waiting}, timeout=max(0.0, since + self.reply_timeout - self._mono()))
+                if done:
+                    return waiting.result()
+                if self._last_message <= since:
+                    raise TimeoutError
+        finally:
+            waiting.cancel()
+            if not fut.done():
+                fut.cancel()  # a late answer is not handed to a request that gave up
+
     @overload
     async def _command(self, msg: Message, reply: None = None, during_handshake: bool = False) -> None: ...
 
@@ -382,8 +402,7 @@ class MachineDriver:
             if reply is None or reply_future is None:
                 return None
             try:
-                async with asyncio.timeout(self.reply_timeout):
-                    return await self._wait_or_lost(reply_future)
+                return await self._wait_reply(reply_future)
             except TimeoutError:
                 raise DeviceError(
                     "the device ACKed {command} but sent no {reply} within {seconds} s (PROTOCOL.md §5.4)",
@@ -423,6 +442,7 @@ class MachineDriver:
         self._pending.refused(ev.seq, CommandRefused(ev.message.TYPE.name, reason, ev.detail))
 
     def _on_message(self, msg: Message) -> None:
+        self._last_message = self._mono()
         op = self._ops.current
         reports = DealStart | CardRead | DealEnd | BoardDone | Fault
         if op is not None and isinstance(msg, reports) and msg.deal_id == op.deal_id:

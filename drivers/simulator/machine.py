@@ -171,6 +171,7 @@ class VirtualMachine:
         serial: str = "SIM-000001",
         model: str = "OpenDealer Sim",
         capabilities: int = Capability.READER | Capability.SHUFFLER | Capability.DUPLICATOR,
+        pockets: int = 4,  # 0 for a card scanner (READER only, PROTOCOL.md §8.1)
         ack_timeout: float = DEFAULT_ACK_TIMEOUT,
         retry_limit: int = DEFAULT_RETRY_LIMIT,
         power_outage: float = 0.5,
@@ -187,6 +188,7 @@ class VirtualMachine:
         self.serial = serial
         self.model = model
         self.capabilities = capabilities
+        self.pockets = pockets
         self.power_outage = power_outage
         self.cable_outage = cable_outage
         self.clock = clock
@@ -327,11 +329,11 @@ class VirtualMachine:
     def _on_message(self, msg: Message) -> None:
         if isinstance(msg, GetInfo):
             self._send(
-                DeviceInfo(self.capabilities, 4, 1, 0, 0, self.serial[:16], self.model[:16]),
+                DeviceInfo(self.capabilities, self.pockets, 1, 0, 0, self.serial[:16], self.model[:16]),
             )
         elif isinstance(msg, GetStatus):
-            if ProtocolQuirk.NO_BUSY in self.faults.quirks and self.link.pending > 0:
-                return  # ACKed by the connection already; no room, and no BUSY either: the STATUS is lost
+            if ProtocolQuirk.NO_BUSY in self.faults.quirks and self.state is State.DEALING:
+                return  # ACKed by the connection already; no room while dealing, and no BUSY either: STATUS lost
             deal_id = self._current.deal_id if self._current is not None and self._op is not None else None
             self._send(Status(int(self.state), deal_id, self._cards_done, self.fault_code))
         elif isinstance(msg, StartDeal):
