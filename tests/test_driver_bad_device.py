@@ -128,9 +128,31 @@ def test_data_never_sent_after_its_ack_is_a_clear_error_once_the_device_falls_si
                 with pytest.raises(DeviceError) as caught:
                     await drv.status()
                 failed = time.monotonic()
-                assert "the device ACKed GET_STATUS but sent no STATUS within 0.3 s" in str(caught.value)
+                said = "the device ACKed GET_STATUS but sent no STATUS within 0.3 s (PROTOCOL.md §5.7)"
+                assert said in str(caught.value)
                 events = [await drv.next_event(1.0) for _ in range(54)]  # DealStarted, 52 cards, DealEnded
                 assert isinstance(events[-1], DealEnded) and events[-1].deal_id == deal_id  # the deal is fine
                 assert failed - asked >= 0.9  # 52 cards at 20 ms kept the timer from running out
+
+    run(main(), timeout=60)
+
+
+def test_a_malformed_answer_fails_its_request_naming_the_field_not_a_timeout() -> None:
+    """DEVICE_INFO with a bad str16 serial: the host NAKs it (BAD_FIELD) and the connection fails with the
+    reason, at once, instead of waiting out the reply timer."""
+    import time
+
+    from drivers.device import DeviceError
+
+    async def main() -> None:
+        with simulator("pty", broken(ProtocolQuirk.BAD_SERIAL)) as sim:
+            t0 = time.monotonic()
+            with pytest.raises(DeviceError) as caught:
+                async with driver(sim, reply_timeout=5.0):
+                    pass
+            assert time.monotonic() - t0 < 4.0
+            text = str(caught.value)
+            assert "the device sent a malformed DEVICE_INFO (bad_field:" in text, text
+            assert "serial" in text and "§5.1" in text, text
 
     run(main(), timeout=60)

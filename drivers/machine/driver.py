@@ -405,7 +405,7 @@ class MachineDriver:
                 return await self._wait_reply(reply_future)
             except TimeoutError:
                 raise DeviceError(
-                    "the device ACKed {command} but sent no {reply} within {seconds} s (PROTOCOL.md §5.4)",
+                    "the device ACKed {command} but sent no {reply} within {seconds} s (PROTOCOL.md §5.7)",
                     command=msg.TYPE.name,
                     reply=reply.TYPE.name,
                     seconds=self.reply_timeout,
@@ -465,13 +465,21 @@ class MachineDriver:
         link NAKed it, so the device will not send it again. A card report lost that way voids the deal."""
         if error.reason not in TRUSTED_HEADER or error.msg_type is None or error.msg_type >= FIRST_UNANSWERED_TYPE:
             return  # noise: the device retransmits
-        op = self._ops.current
-        if op is None:
-            return
         try:
             name = MsgType(error.msg_type).name
         except ValueError:
             name = f"type 0x{error.msg_type:02x}"
+        exc = DeviceError(
+            "the device sent a malformed {message} ({reason}: {detail}) (PROTOCOL.md §5.1)",
+            message=name,
+            reason=error.reason.value,
+            detail=error.detail,
+        )
+        if self._pending.malformed(error.msg_type, exc):
+            return  # the request waiting for it fails with the reason
+        op = self._ops.current
+        if op is None:
+            return
         detail = (
             f"the device sent a malformed {name} (seq {error.seq}, {error.reason.value}: {error.detail}) during "
             f"deal {op.deal_id} (PROTOCOL.md §5.1)"
@@ -510,7 +518,7 @@ class MachineDriver:
         return op
 
     async def _watch(self, op: Operation) -> None:
-        """A device that goes quiet in the middle of an operation voids it (PROTOCOL.md §5.4 timer table):
+        """A device that goes quiet in the middle of an operation voids it (PROTOCOL.md §5.7, the timers):
         DEAL_START is due ``reply_timeout`` after the command's ACK, every further report ``report_timeout``
         after the one before. Ends with the operation."""
         assert op.outcome is not None
@@ -523,7 +531,7 @@ class MachineDriver:
                         what = f"no report of deal {op.deal_id} for {limit:g} s after {op.last_what}"
                     else:
                         what = f"no DEAL_START for deal {op.deal_id} within {limit:g} s of the command's ACK"
-                    self._ops.void(op, Void(FaultKind.PROTOCOL, f"the device fell silent: {what} (PROTOCOL.md §5.4)"))
+                    self._ops.void(op, Void(FaultKind.PROTOCOL, f"the device fell silent: {what} (PROTOCOL.md §5.7)"))
                 return
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(left):

@@ -106,6 +106,9 @@ def apply_quirks(data: bytes, quirks: set[ProtocolQuirk], seq: _SeqStuck | None 
         if ProtocolQuirk.POSITION_52 in quirks and raw[1] == MsgType.CARD_READ and raw[11] == _MARK_52:
             raw[8] = 52  # position: the encoder refuses 52, as it should
             raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
+        if ProtocolQuirk.BAD_SERIAL in quirks and raw[1] == MsgType.DEVICE_INFO:
+            raw[4 + 5 + 2] = 0  # serial "SI\0-000001": a str16 the receiver must refuse (§1)
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
         if ProtocolQuirk.NO_NAK in quirks and raw[1] == MsgType.NAK:
             continue
         if ProtocolQuirk.WRONG_VERSION in quirks and raw[1] == MsgType.HELLO_REPLY:
