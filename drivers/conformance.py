@@ -359,7 +359,9 @@ class Probe:
         before = len(self.inbox)
         await asyncio.sleep(seconds)
         if len(self.inbox) > before:
-            raise Deviation(f"{what}; got {', '.join(_describe(e) for _, e in self.inbox[before:])}")
+            got = [_describe(e) for _, e in self.inbox[before:]]
+            more = f" … ({len(got)} in all)" if len(got) > 5 else ""
+            raise Deviation(f"{what}; got {', '.join(got[:5])}{more}")
 
     async def hello(self, lo: int = 1, hi: int = 1) -> HelloReply:
         self.inbox.clear()
@@ -470,7 +472,14 @@ async def check_messages(p: Probe, report: Report) -> str:
             f"STATUS after RESET is state {ev.message.state} fault {ev.message.fault}; expected IDLE, 0 (§7)"
         )
     await p.ack(Abort(), "ABORT in IDLE")
-    return "HELLO, GET_INFO, HEARTBEAT, GET_STATUS, RESET, ABORT answered as §7 and §9 say"
+    # the wrong direction: a device->host message sent to the device is never acted on (§5.1)
+    seq = p.next_seq()
+    await p.write(encode(CardRead(7, 0, 0, 0, 9), seq))
+    got = await p.answer(seq, "a CARD_READ sent to the device")
+    if isinstance(got, Nak) and got.reason != NakReason.BAD_STATE:
+        raise Deviation(f"a CARD_READ sent to the device got NAK {_reason(got.reason)}; ACK or BAD_STATE (§5.1)")
+    await p.silence("a message of the wrong direction is never acted on (§5.1)")
+    return "HELLO, GET_INFO, HEARTBEAT, GET_STATUS, RESET, ABORT answered as §7 and §9 say; CARD_READ not acted on"
 
 
 async def check_naks(p: Probe, report: Report) -> str:
@@ -605,7 +614,19 @@ async def check_noise(p: Probe, report: Report) -> str:
     await p.expect(lambda e: isinstance(e.message, Status), "STATUS after the noise")
     await p.write(b"\x00\x00\x00")
     await p.ack(Heartbeat(2), "HEARTBEAT after idle fill")
-    return "garbage, oversize runs, cut frames and bad CRCs dropped silently; resynchronised on 0x00"
+    # a pause inside a frame shorter than the inter-byte timeout must not lose it (§5.6: MAY discard after 100 ms)
+    seq = p.next_seq()
+    frame = encode(Heartbeat(3), seq)
+    await p.write(frame[:6])
+    await asyncio.sleep(_TABLE.inter_byte_timeout_ms / 2000)
+    await p.write(frame[6:])
+    got = await p.answer(seq, "a HEARTBEAT with a 50 ms pause inside")
+    if isinstance(got, Nak):
+        raise Deviation(f"a HEARTBEAT with a 50 ms pause inside got NAK {_reason(got.reason)}")
+    return (
+        "garbage, oversize runs, cut frames and bad CRCs dropped silently; resynchronised on 0x00; a 50 ms pause "
+        "inside a frame tolerated"
+    )
 
 
 async def _operation(p: Probe, deal_id: int, board: tuple[int, int, bytes] | None) -> str:
@@ -810,6 +831,33 @@ async def check_flow_control(p: Probe, report: Report) -> str:
     return f"a deal with every ACK held 100 ms: 52 cards in order, none lost; GET_STATUS meanwhile: {answer} (§5.5)"
 
 
+async def check_resumption(p: Probe, report: Report) -> str:
+    """A deal cut by a lost session is void and never resumed: after the new HELLO nothing of it comes (§5.4, §8)."""
+    await p.session()
+    info = report.info
+    if info is not None and not (info.has(Capability.SHUFFLER) and info.has(Capability.READER)):
+        return "no SHUFFLER/READER: no deal to cut"
+    await p.ack(StartDeal(906), "START_DEAL")
+    p.auto_ack = False  # the host falls silent: the device's retransmissions run out (§5.4)
+    try:
+        await p.expect(lambda e: isinstance(e.message, DealStart), "DEAL_START", REPLY_WAIT)
+        await asyncio.sleep((_TABLE.retry_limit + 2) * RETRY_MS / 1000)
+    finally:
+        p.auto_ack = True
+    p.inbox.clear()
+    await p.session()
+    await p.silence("nothing of deal 906 may come after a new session: a deal cut by a lost session is void (§5.4, §8)")
+    await p.ack(GetStatus(), "GET_STATUS after the new session")
+    ev = await p.expect(lambda e: isinstance(e.message, Status), "STATUS after the new session")
+    assert isinstance(ev.message, Status)
+    if ev.message.state != 0 or ev.message.deal_id is not None:
+        raise Deviation(
+            f"STATUS after the session was lost mid-deal says state {ev.message.state} deal {ev.message.deal_id}; "
+            "the deal stopped: IDLE, no deal (§7)"
+        )
+    return "deal 906 cut by exhausted retransmissions: nothing of it after the new HELLO, STATUS IDLE"
+
+
 CHECKS: list[tuple[str, Phrase, Check]] = [
     ("handshake", Phrase("HELLO, HELLO_REPLY, GET_INFO, DEVICE_INFO (§6)"), check_handshake),
     ("versions", Phrase("version negotiation and header versions (§6.2, §6.3)"), check_versions),
@@ -825,6 +873,7 @@ CHECKS: list[tuple[str, Phrase, Check]] = [
     ("flow_control", Phrase("a slow host loses no card (§5.5)"), check_flow_control),
     ("board", Phrase("a board copy (§8)"), check_board),
     ("lost_host", Phrase("retries exhausted and host silence end the session (§5.4, §5.6)"), check_lost_host),
+    ("resumption", Phrase("a deal cut by a lost session is never resumed (§5.4, §8)"), check_resumption),
 ]
 
 

@@ -30,7 +30,7 @@ def test_the_simulator_conforms_and_the_report_is_written(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stdout + done.stderr
     report = (tmp_path / "report.txt").read_text(encoding="utf-8")
     assert report == done.stdout
-    assert "result: CONFORMS — 14 of 14 checks passed" in report
+    assert "result: CONFORMS — 15 of 15 checks passed" in report
     assert "PASS  board" in report and "PASS  lost_host" in report
     for name in (
         "handshake",
@@ -46,6 +46,7 @@ def test_the_simulator_conforms_and_the_report_is_written(tmp_path: Path) -> Non
         "flow_control",
         "board",
         "lost_host",
+        "resumption",
     ):
         assert f"PASS  {name}" in report
 
@@ -99,6 +100,7 @@ MAKERS: list[tuple[str, str, MachineOptions, str, str]] = [
     ("BAD_FIELD before BAD_STATE", "bad_field_first", {}, "precedence", "§5.1: step 12 before 14 requires NAK"),
     ("never NAKs BUSY", "no_busy", {}, "flow_control", "(no room for it is NAK BUSY, §5.5) within 1 s; got nothing"),
     ("answer data before the ACK", "data_before_ack", {}, "handshake", "arrived before the ACK of HELLO (seq 0)"),
+    ("resumes a cut deal", "resumes", {}, "resumption", "nothing of deal 906 may come after a new session"),
     ("retransmits after 50 ms", "", {"ack_timeout": 0.05}, "retransmission", "the retransmission timer is 200 ms"),
     ("drops the session after 3 s", "", {"session_timeout": 3.0}, "lost_host", "after 4.4 s of host silence"),
 ]

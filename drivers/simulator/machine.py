@@ -316,13 +316,15 @@ class VirtualMachine:
             if isinstance(ev, MessageReceived):
                 self._on_message(ev.message)
             elif isinstance(ev, HelloReceived):
-                self._stop_operation("hello")
+                if ProtocolQuirk.RESUMES not in self.faults.quirks:
+                    self._stop_operation("hello")
             elif isinstance(ev, Answered | Refused):
                 if self._answered is not None:
                     self._answered.set()
             elif isinstance(ev, ConnectionLost):
                 # The host is gone: the connection dropped the session; the deal in progress is void.
-                self._stop_operation("host lost")
+                if ProtocolQuirk.RESUMES not in self.faults.quirks:
+                    self._stop_operation("host lost")
                 if self._answered is not None:
                     self._answered.set()
 
