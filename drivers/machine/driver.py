@@ -495,7 +495,8 @@ class MachineDriver:
         self._ops.void_current(FaultKind.PROTOCOL, detail, emit=False)
         self._session_ok = False
         self._pending.fail(DeviceError("{reason}", reason=detail))
-        self._spawn(self._rehandshake())
+        if not self._handshaking:  # a handshake in progress fails with the reason itself
+            self._spawn(self._rehandshake())
 
     def _device_restarted(self, detail: str) -> None:
         self._ops.restarted(detail)
