@@ -47,6 +47,7 @@ def test_a_sequence_number_stuck_at_255_voids_that_deal_and_a_new_session_deals_
     [
         (ProtocolQuirk.REPEATED_POSITION, FaultKind.PROTOCOL, "position 9 reported again (the next was 10)", 10),
         (ProtocolQuirk.POSITION_52, FaultKind.PROTOCOL, "malformed CARD_READ", 52),
+        (ProtocolQuirk.WRONG_DEAL_ID, FaultKind.PROTOCOL, "CARD_READ names deal 2, which the host never started", 5),
         (ProtocolQuirk.STALLS, FaultKind.PROTOCOL, "no report of deal 1 for 0.5 s after CARD_READ 19", 20),
     ],
     ids=lambda v: v.value if isinstance(v, ProtocolQuirk) else None,

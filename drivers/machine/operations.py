@@ -90,13 +90,28 @@ class Operations:
     def started(self, msg: DealStart) -> None:
         if self.current is not None and msg.deal_id == self.current.deal_id:
             self._emit(DealStarted(msg.deal_id, self._now()))
-        else:
+        elif not self.unknown_deal(msg):
             self.stats.stale += 1
+
+    def unknown_deal(self, msg: DealStart | CardRead | DealEnd | BoardDone) -> bool:
+        """A report naming a deal the host never started (ids are given in increasing order: a lower one is an
+        earlier deal's leftover, stale) voids the operation in progress; True if it did."""
+        op = self.current
+        if op is None or (msg.deal_id is not None and msg.deal_id < op.deal_id):
+            return False
+        named = "none" if msg.deal_id is None else str(msg.deal_id)
+        detail = (
+            f"{msg.TYPE.name} names deal {named}, which the host never started, during deal {op.deal_id} "
+            "(PROTOCOL.md §8)"
+        )
+        self.void(op, Void(FaultKind.PROTOCOL, detail))
+        return True
 
     def card(self, msg: CardRead) -> None:
         op = self.current
         if op is None or msg.deal_id != op.deal_id:
-            self.after_end(msg, msg.deal_id)
+            if not self.unknown_deal(msg):
+                self.after_end(msg, msg.deal_id)
             return
         if msg.position is None:  # 0xFF is a legal position value, but no card's: the device never tells it
             self.void(op, Void(FaultKind.PROTOCOL, "CARD_READ without a position (0xFF) (PROTOCOL.md §8)", None))
@@ -144,7 +159,8 @@ class Operations:
     def end(self, msg: DealEnd | BoardDone) -> None:
         op = self.current
         if op is None or msg.deal_id != op.deal_id:
-            self.after_end(msg, msg.deal_id)
+            if not self.unknown_deal(msg):
+                self.after_end(msg, msg.deal_id)
             return
         verdict = op.check.end(bytes(msg.record), msg.cards)
         if verdict is not None:

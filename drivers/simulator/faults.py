@@ -58,6 +58,7 @@ class ProtocolQuirk(Enum):
     DATA_BEFORE_ACK = "data_before_ack"  # a request's data (DEVICE_INFO, STATUS, DEAL_START) goes before its ACK
     DROPS_WHEN_BUSY = "drops_when_busy"  # no queue, no pause: a CARD_READ while one is in flight is lost
     BAD_SERIAL = "bad_serial"  # DEVICE_INFO's serial has a 0x00 before a printable byte (a bad str16)
+    WRONG_DEAL_ID = "wrong_deal_id"  # the 6th CARD_READ names the next deal id, not the one dealt
     RESUMES = "resumes"  # a deal cut by a lost session goes on after the next HELLO
     NO_BUSY = "no_busy"  # its queue is the deal's while dealing: GET_STATUS is ACKed, its STATUS lost (no BUSY)
 

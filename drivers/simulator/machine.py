@@ -431,6 +431,12 @@ class VirtualMachine:
             if ProtocolQuirk.STALLS in quirks and i == 20:
                 await asyncio.Event().wait()  # stuck for good: only ABORT, RESET or HELLO cancels it
             told = reported - 1 if ProtocolQuirk.REPEATED_POSITION in quirks and i == 10 else reported
+            if ProtocolQuirk.WRONG_DEAL_ID in quirks and i == 5:
+                self._send(CardRead(deal_id + 1, told, report, pocket, 255))
+                reported += 1
+                self.flush()
+                await self._drain()
+                continue
             if ProtocolQuirk.DROPS_WHEN_BUSY in quirks:
                 if self.link.pending == 0:  # a one-message buffer: a card while it is full is lost
                     self._send(CardRead(deal_id, told, report, pocket, rng.randrange(230, 256)))
