@@ -123,7 +123,7 @@ def test_data_never_sent_after_its_ack_is_a_clear_error_once_the_device_falls_si
 
     async def main() -> None:
         with simulator("pty", broken(ProtocolQuirk.NO_BUSY), pace=52 * 0.02) as sim:
-            async with driver(sim, reply_timeout=0.3) as drv:
+            async with driver(sim, reply_timeout=0.2, retry_limit=2) as drv:  # 0.2 s + 2 retransmissions of 0.05 s
                 deal_id = await drv.start_deal()
                 asked = time.monotonic()
                 with pytest.raises(DeviceError) as caught:

@@ -102,6 +102,8 @@ class MachineDriver:
         self.reconnect_delay = reconnect_delay
         self.handshake_timeout = handshake_timeout
         self.reply_timeout = reply_timeout  # an answer's data after its ACK (DEVICE_INFO, STATUS, DEAL_START)
+        # ... plus the data's own retransmissions, which a noisy line may need (PROTOCOL.md §5.7)
+        self.reply_patience = reply_timeout + ack_timeout * retry_limit
         self.report_timeout = report_timeout  # between two reports of an operation (cards, its end)
         self._now = wall_clock
         self._mono = time.monotonic
@@ -201,6 +203,7 @@ class MachineDriver:
         except DeviceError:
             self._ops.forget(op)
             raise
+        op.last_report = max(op.last_report, self._mono())  # DEAL_START is due from the ACK on
         self._spawn(self._watch(op))
         return op.deal_id
 
@@ -215,6 +218,7 @@ class MachineDriver:
         except DeviceError:
             self._ops.forget(op)
             raise
+        op.last_report = max(op.last_report, self._mono())  # DEAL_START is due from the ACK on
         self._spawn(self._watch(op))
         assert op.outcome is not None
         outcome = await op.outcome
@@ -359,7 +363,7 @@ class MachineDriver:
         try:
             while True:
                 since = max(since, self._last_message)
-                done, _ = await asyncio.wait({waiting}, timeout=max(0.0, since + self.reply_timeout - self._mono()))
+                done, _ = await asyncio.wait({waiting}, timeout=max(0.0, since + self.reply_patience - self._mono()))
                 if done:
                     return waiting.result()
                 if self._last_message <= since:
@@ -408,7 +412,7 @@ class MachineDriver:
                     "the device ACKed {command} but sent no {reply} within {seconds} s (PROTOCOL.md §5.7)",
                     command=msg.TYPE.name,
                     reply=reply.TYPE.name,
-                    seconds=self.reply_timeout,
+                    seconds=round(self.reply_patience, 2),
                 ) from None
         raise AssertionError("unreachable")
 
@@ -520,11 +524,11 @@ class MachineDriver:
 
     async def _watch(self, op: Operation) -> None:
         """A device that goes quiet in the middle of an operation voids it (PROTOCOL.md §5.7, the timers):
-        DEAL_START is due ``reply_timeout`` after the command's ACK, every further report ``report_timeout``
+        DEAL_START is due ``reply_patience`` after the command's ACK, every further report ``report_timeout``
         after the one before. Ends with the operation."""
         assert op.outcome is not None
         while not op.outcome.done():
-            limit = self.report_timeout if op.started else self.reply_timeout
+            limit = self.report_timeout if op.started else self.reply_patience
             left = op.last_report + limit - self._mono()
             if left <= 0:
                 if self._ops.current is op:
