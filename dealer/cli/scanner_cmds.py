@@ -48,8 +48,13 @@ def calibrate_cmd(
     out: Path = typer.Option(..., "--out", help="Calibration file to write (NPZ)."),
     deck: str = typer.Option("", "--deck", help="A name for the deck, kept in the file."),
     stable_frames: int | None = typer.Option(None, "--stable-frames", min=1, help="Frames a view must stay still."),
+    picture: Path | None = typer.Option(
+        None, "--picture", help="Picture of the learnt index layout to write (PNG; default: the file's name, .png)."
+    ),
 ) -> None:
     """Calibrate on one pass of the sorted deck (♠A ♠K … ♠2 ♥A … ♣2), one card at a time."""
+    import cv2
+
     from drivers.camera import calibrate, open_source
 
     src: FrameSource = open_source(source)
@@ -70,8 +75,25 @@ def calibrate_cmd(
     finally:
         src.close()
     cal.save(out)
+    picture = picture or out.with_suffix(".png")
+    ok, png = cv2.imencode(".png", cal.picture())
+    if ok:
+        picture.write_bytes(png.tobytes())
     console.print(
         t("calibrated on 52 cards from {source}; written to {out}", source=source, out=out),
+        markup=False,
+        soft_wrap=True,
+    )
+    learnt = cal.describe()
+    arrangement = t("the rank beside the suit") if learnt["arrangement"] == "beside" else t("the rank above the suit")
+    size = t("a jumbo index") if learnt["size"] == "jumbo" else t("a standard index")
+    console.print(
+        t(
+            "learnt index: {arrangement}, {size}; its picture: {picture}",
+            arrangement=arrangement,
+            size=size,
+            picture=picture,
+        ),
         markup=False,
         soft_wrap=True,
     )

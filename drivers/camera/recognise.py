@@ -29,7 +29,7 @@ import numpy.typing as npt
 from dealer.core.cards import Card
 
 from .blas import single_thread_blas
-from .calibration import Calibration, part_windows
+from .calibration import Calibration, box_windows
 from .detect import Image, Quad, corner_patches, find_card
 from .match import Vectors, flatten_light
 
@@ -96,12 +96,12 @@ class Recogniser:
     def evidence(self, image: Image, quad: Quad) -> Evidence:
         """Each corner's score per card: the mean of its rank-part and suit-part correlations."""
         g = self.cal.geometry
-        top, split, bottom = 0, self.cal.split, g.region_h
+        layout = self.cal.layout
         out = np.empty((2, 52), np.float32)
         for k, patch in enumerate(corner_patches(image, quad, g)):
             flat = flatten_light(patch)
-            rank = (part_windows(flat, g, top, split) @ self._ranks.T).max(axis=0)
-            suit = (part_windows(flat, g, split, bottom) @ self._suits.T).max(axis=0)
+            rank = (box_windows(flat, layout.rank, g.search) @ self._ranks.T).max(axis=0)
+            suit = (box_windows(flat, layout.suit, g.search) @ self._suits.T).max(axis=0)
             best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
             out[k] = (np.tile(best_rank, 4) + suit) / 2
         return out
