@@ -8,17 +8,18 @@ the repository.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 from camera_support import calibration_for
 
-from dealer.core.cards import ALL_CARDS
-from drivers.camera import Calibration, CalibrationError
+from dealer.core.cards import ALL_CARDS, Card
+from drivers.camera import Calibration, CalibrationError, Recogniser, Seen
 from drivers.camera.layoutdeck import STYLES
 from drivers.camera.streamscore import StreamScore, score_stream
-from drivers.camera.virtual import LEVELS, VirtualCamera, named_deck
+from drivers.camera.virtual import LEVELS, Pose, VirtualCamera, named_deck
 
 CARD_W, CARD_H = 120, 168  # the canonical card the boxes are given in
 
@@ -117,3 +118,52 @@ def test_a_deck_of_another_layout_calibrated_once_reads_a_hard_stream_without_mi
     score_stream(calibration_for(style), cam, score)
     assert score.cards == 52 and score.misread == [] and score.missed == [] and score.extra == 0
     assert score.unreadable <= 1
+
+
+# -- cards lying against a frame edge, beside a glare (#31: "♣A at the right edge beside a glare: no event") ------
+
+
+def _pose_at_edge(side: int, gap: float, angle: float, scale: float = 1.0) -> Pose:
+    """A card of the virtual camera's nominal size (0.42 of 720 lines, the art's 63:88) ``gap`` pixels off one
+    edge of a 1280 x 720 frame; half its turned bounding box worked out by hand."""
+    h = 0.42 * 720 * scale
+    w = h * 240 / round(240 * 88 / 63)
+    rad = math.radians(angle)
+    half_w = 0.5 * (abs(w * math.cos(rad)) + abs(h * math.sin(rad)))
+    half_h = 0.5 * (abs(w * math.sin(rad)) + abs(h * math.cos(rad)))
+    cx = (half_w + gap, 1280 - half_w - gap, 640.0, 640.0)[side]
+    cy = (360.0, 360.0, half_h + gap, 720 - half_h - gap)[side]
+    return Pose(cx, cy, angle, scale)
+
+
+@pytest.mark.parametrize("side", [0, 1, 2, 3], ids=["left", "right", "top", "bottom"])
+def test_a_whole_card_lying_against_the_frame_edge_is_read(side: int) -> None:
+    cal = calibration_for("layout-beside-4c")
+    rec = Recogniser(cal)
+    cam = VirtualCamera(named_deck("layout-beside-4c"), [], LEVELS["edge"], seed=40 + side)
+    for k, card in enumerate((Card.CA, Card.S3, Card.HQ, Card.DT)):
+        for gap in (1.0, 3.0, 6.0):
+            reading = rec.read(cam.render(card, _pose_at_edge(side, gap, (-4.0, 3.0, 178.0, 0.0)[k])))
+            assert reading.seen is Seen.CARD and reading.card == card, (card, gap, reading.seen)
+
+
+def test_a_card_cut_by_the_frame_edge_is_not_read() -> None:
+    """A fifth of the card outside the frame: sliding in or out, never taken for a whole card."""
+    rec = Recogniser(calibration_for("layout-beside-4c"))
+    cam = VirtualCamera(named_deck("layout-beside-4c"), [], LEVELS["clean"], seed=3)
+    for side in range(4):
+        pose = _pose_at_edge(side, 0.0, 0.0)
+        out = 0.2 * 0.42 * 720 * (240 / round(240 * 88 / 63) if side < 2 else 1.0)
+        shifted = Pose(pose.cx + (-out, out, 0, 0)[side], pose.cy + (0, 0, -out, out)[side], 0.0, 1.0)
+        reading = rec.read(cam.render(Card.CA, shifted))
+        assert reading.seen is Seen.NOTHING and reading.quad is not None and reading.quad.partial, side
+
+
+@pytest.mark.parametrize("style", ["layout-beside-4c", "print-4c-en"])
+def test_every_card_lying_against_an_edge_beside_a_glare_gives_one_right_event(style: str) -> None:
+    order = [ALL_CARDS[i] for i in np.random.default_rng(9).permutation(52)]
+    cam = VirtualCamera(named_deck(style), order, LEVELS["edge"], seed=9, hold=(3, 8), slide=3, gap=2)
+    score = StreamScore()
+    score_stream(calibration_for(style), cam, score)
+    assert score.cards == 52 and score.misread == [] and score.missed == [] and score.extra == 0
+    assert score.unreadable <= 2
