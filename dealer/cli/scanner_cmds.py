@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from dealer.core.events import CardSeen
+from dealer.core.events import CardSeen, DeviceFault
 
 from .i18n import t
 from .root import app
@@ -105,7 +105,7 @@ def read_cmd(
     calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `dealer scanner calibrate`."),
     deal_id: int = typer.Option(0, "--deal-id", help="Deal id carried by the events."),
 ) -> None:
-    """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``)."""
+    """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``, or ``"fault"``)."""
     from drivers.camera import Calibration, CameraScanner, open_source
 
     cal = Calibration.load(calibration)
@@ -138,7 +138,16 @@ def read_cmd(
         src.close()
 
 
-def _line(event: CardSeen) -> str:
+def _line(event: CardSeen | DeviceFault) -> str:
+    if isinstance(event, DeviceFault):  # a back (or a foreign card face down) where a face was expected
+        return json.dumps(
+            {
+                "fault": event.kind.value,
+                "detail": event.detail,
+                "position": event.position,
+                "time": round(event.timestamp, 4),
+            }
+        )
     return json.dumps(
         {
             "card": event.card.code if event.card is not None else "unreadable",

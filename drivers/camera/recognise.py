@@ -20,9 +20,10 @@ margin, capped at 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -51,6 +52,7 @@ class Reading:
     score: float = 0.0
     quad: Quad | None = None
     evidence: Evidence | None = field(default=None, compare=False)  # per-corner scores, for the tracker
+    ink: float = 0.0  # for a card-shaped object that is no face: the share of it printed dark (a back: most)
 
 
 # Smallest card looked at, as a share of its size in the calibration pass. Cards come 0.6-1.3 times that size
@@ -58,6 +60,22 @@ class Reading:
 # pixel short was dropped in every still frame and gave no event at all (#17). Below about 0.4 the index is too
 # small to read, but such a card still gives an event: unreadable.
 MIN_SCALE = 0.4
+
+
+BACK_INK = 0.25  # a card-shaped object this much dark print is a back (a face of the decks drawn here: under a fifth)
+
+
+def ink_share(image: Image, quad: Quad) -> float:
+    """The share of the card printed dark (darkest channel under 60% of its paper), on a 24 x 34 view of it
+    with the outer tenth left out. A face is mostly paper, a back mostly pattern (#31: a back where a face is
+    expected is a fault, not an unreadable card)."""
+    w, h = 24, 34
+    inset = np.array([[-0.1 * w, -0.1 * h], [1.1 * w, -0.1 * h], [1.1 * w, 1.1 * h], [-0.1 * w, 1.1 * h]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.corners, inset)
+    small = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA)
+    grey = small.min(axis=2).astype(np.float32)
+    paper = float(np.percentile(grey, 95))
+    return float(np.mean(grey < 0.6 * paper)) if paper > 0 else 1.0
 
 
 def rank_similarity(rank_templates: Vectors) -> Vectors:
@@ -91,7 +109,10 @@ class Recogniser:
         return self.read_quad(image, quad)
 
     def read_quad(self, image: Image, quad: Quad) -> Reading:
-        return self.decide(self.evidence(image, quad), quad)
+        reading = self.decide(self.evidence(image, quad), quad)
+        if reading.seen is Seen.OTHER:
+            return replace(reading, ink=ink_share(image, quad))
+        return reading
 
     def evidence(self, image: Image, quad: Quad) -> Evidence:
         """Each corner's score per card: the mean of its rank-part and suit-part correlations."""

@@ -219,6 +219,8 @@ class CameraDevice:
         try:
             for event in scanner.events():
                 self._put(event)
+                if isinstance(event, DeviceFault):
+                    return  # a back where a face was expected: the session voids the deal on the fault
                 count += 1
                 if count == CARDS:
                     break
