@@ -32,6 +32,7 @@ from dealer.core.errors import DealerError, Phrase
 
 from .blas import single_thread_blas
 from .detect import Geometry, Quad, corner_patches, find_card
+from .heldout import Confidence, estimate, region_flat
 from .layout import DISCOVERY, LEGACY, Box, Layout, LayoutError, layout_picture, learn_layout, legacy_layout
 from .match import Vectors, flatten_light, unit_rows
 from .sources import Frame
@@ -70,6 +71,7 @@ class Calibration:
     thresholds: Thresholds = field(default_factory=Thresholds)
     corner: npt.NDArray[np.uint8] | None = None  # the deck's mean top-left corner (grey), for the picture
     corner_region: Box | None = None  # where the index region lies in ``corner``
+    confidence: Confidence | None = None  # the margin threshold and error rate measured on held-out views
 
     def describe(self) -> dict[str, object]:
         """The learnt layout in words and numbers (the judge's console, the equipment act)."""
@@ -105,6 +107,7 @@ class Calibration:
             "source": self.source,
             "thresholds": self.thresholds.as_dict(),
             "layout": self.describe(),
+            "confidence": self.confidence.as_dict() if self.confidence is not None else None,
         }
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp.npz", dir=path.parent or ".")
@@ -192,6 +195,14 @@ class Calibration:
                 raise CalibrationError(
                     "calibration file {path}: field 'meta.thresholds' is incomplete", path=path
                 ) from None
+            confidence = None
+            if isinstance(meta.get("confidence"), dict):
+                try:
+                    confidence = Confidence.from_dict(meta["confidence"])
+                except (KeyError, TypeError, ValueError):
+                    raise CalibrationError(
+                        "calibration file {path}: field 'meta.confidence' is incomplete", path=path
+                    ) from None
             corner, corner_region = None, None
             if "corner" in data.files and data["corner"].size and "corner_region" in data.files:
                 corner = np.asarray(data["corner"], np.uint8)
@@ -209,6 +220,7 @@ class Calibration:
                 thresholds,
                 corner,
                 corner_region,
+                confidence,
             )
 
 
@@ -387,19 +399,55 @@ def calibrate(
     suit = np.array([_template(v, d, suit_box) for v in views], np.float32)
     corner = np.clip(255.0 * (1.0 - inks.mean(axis=0)), 0, 255).astype(np.uint8)
     quads = [q for v in views for q in v.quads]
+    aspect = float(np.median([q.aspect for q in quads]))
+    card_height = float(np.median([q.height for q in quads])) / max(1, frame_h)
+    confidence = _held_out(views, d, g, layout, region, rank_box, suit_box, aspect, card_height)
     return Calibration(
         g,
         layout,
         rank,
         suit,
-        float(np.median([q.aspect for q in quads])),
-        float(np.median([q.height for q in quads])) / max(1, frame_h),
+        aspect,
+        card_height,
         deck,
         datetime.now(UTC).isoformat(timespec="seconds"),
         source,
+        Thresholds(margin=confidence.threshold),
         corner=corner,
         corner_region=region,
+        confidence=confidence,
     )
+
+
+def _held_out(
+    views: list[_View],
+    d: Geometry,
+    g: Geometry,
+    layout: Layout,
+    region: Box,
+    rank_box: Box,
+    suit_box: Box,
+    aspect: float,
+    card_height: float,
+) -> Confidence:
+    """The margin threshold and the per-card error rate, from templates of each view's even flats read on its
+    odd ones (see :mod:`.heldout`)."""
+    from .recognise import Recogniser, Seen  # the recogniser reads calibrations: imported here, not at the top
+
+    train = [_View(v.first_frame, v.last_frame, v.flats[0::2], v.quads, v.reference) for v in views]
+    rank = np.array([_template(v, d, rank_box) for v in train], np.float32)
+    suit = np.array([_template(v, d, suit_box) for v in train], np.float32)
+    half = Calibration(g, layout, rank, suit, aspect, card_height, thresholds=Thresholds(margin=0.0))
+    rec = Recogniser(half)
+
+    def read(flat: npt.NDArray[np.float32]) -> tuple[int, float, bool]:
+        scores = rec.corner_scores(flat)
+        reading = rec.decide(np.stack([scores, scores]), None)
+        ok = reading.seen is Seen.CARD and reading.card is not None
+        return (int(reading.card) if ok and reading.card is not None else -1), reading.confidence, ok
+
+    held = [(i, region_flat(f, region, d.search)) for i, v in enumerate(views) for f in v.flats[1::2]]
+    return estimate(held, read)
 
 
 def _merge_repeats(

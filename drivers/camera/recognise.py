@@ -116,15 +116,18 @@ class Recogniser:
 
     def evidence(self, image: Image, quad: Quad) -> Evidence:
         """Each corner's score per card: the mean of its rank-part and suit-part correlations."""
-        g = self.cal.geometry
-        layout = self.cal.layout
         out = np.empty((2, 52), np.float32)
-        for k, patch in enumerate(corner_patches(image, quad, g)):
-            flat = flatten_light(patch)
-            rank = (box_windows(flat, layout.rank, g.search) @ self._ranks.T).max(axis=0)
-            suit = (box_windows(flat, layout.suit, g.search) @ self._suits.T).max(axis=0)
-            best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
-            out[k] = (np.tile(best_rank, 4) + suit) / 2
+        for k, patch in enumerate(corner_patches(image, quad, self.cal.geometry)):
+            out[k] = self.corner_scores(flatten_light(patch))
+        return out
+
+    def corner_scores(self, flat: Vectors) -> Vectors:
+        """One corner's score per card from its light-flattened index region (with the search margin)."""
+        g, layout = self.cal.geometry, self.cal.layout
+        rank = (box_windows(flat, layout.rank, g.search) @ self._ranks.T).max(axis=0)
+        suit = (box_windows(flat, layout.suit, g.search) @ self._suits.T).max(axis=0)
+        best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
+        out: Vectors = ((np.tile(best_rank, 4) + suit) / 2).astype(np.float32)
         return out
 
     def decide(self, evidence: Evidence, quad: Quad | None) -> Reading:
