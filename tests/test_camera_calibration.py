@@ -20,7 +20,7 @@ def test_calibration_file_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "deck.npz"
     cal.save(path)
     back = Calibration.load(path)
-    assert back.geometry == cal.geometry and back.split == cal.split and back.thresholds == cal.thresholds
+    assert back.geometry == cal.geometry and back.layout == cal.layout and back.thresholds == cal.thresholds
     assert np.array_equal(back.rank_templates, cal.rank_templates)
     assert np.array_equal(back.suit_templates, cal.suit_templates)
     assert back.deck == VARIANTS[0] and back.created == cal.created
@@ -48,7 +48,7 @@ def test_calibration_file_errors_name_the_field(tmp_path: Path) -> None:
     np.savez(tmp_path / "wrong.npz", **wrong)
     with pytest.raises(CalibrationError, match="'rank_templates' has shape"):
         Calibration.load(tmp_path / "wrong.npz")
-    old = dict(fields, meta=np.array(str(fields["meta"]).replace('"version": 1', '"version": 99')))
+    old = dict(fields, meta=np.array(str(fields["meta"]).replace('"version": 2', '"version": 99')))
     np.savez(tmp_path / "old.npz", **old)
     with pytest.raises(CalibrationError, match="version"):
         Calibration.load(tmp_path / "old.npz")
@@ -94,7 +94,7 @@ def test_calibrate_from_a_folder_of_stills_then_read_a_video_file(tmp_path: Path
     source = open_source(str(folder))
     assert source.still
     cal = calibrate(source.frames(), still=True)
-    assert Calibration.load(_saved(cal, tmp_path)).split == cal.split
+    assert Calibration.load(_saved(cal, tmp_path)).layout == cal.layout
 
     glob_source = open_source(str(folder / "card1*.png"))
     assert len(list(glob_source.frames())) == 11  # card1, card10..card19

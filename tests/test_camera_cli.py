@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _dealer(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), LANG="en_GB.UTF-8")
     return subprocess.run(
         [sys.executable, "-m", "dealer", "scanner", *args], capture_output=True, text=True, env=env, timeout=240
     )
@@ -27,6 +27,9 @@ def test_calibrate_then_read_prints_one_json_object_per_card(tmp_path: Path) -> 
     done = _dealer("calibrate", "--source", "virtual:deck=synthetic-4c-fr,hold=4,slide=2,gap=1", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert out.exists() and "52 cards" in done.stdout
+    assert "the rank above the suit, a standard index" in done.stdout  # the learnt layout, said
+    picture = out.with_suffix(".png")
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # and drawn for the judge
 
     source = "virtual:deck=synthetic-4c-fr,order=shuffled,seed=5,level=mild,hold=5,slide=2,gap=0"
     done = _dealer("read", "--source", source, "--calibration", str(out), "--deal-id", "3")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from camera_support import VARIANTS, calibration_for
 
 from dealer.core.cards import ALL_CARDS, Card
-from dealer.core.events import CardSeen
-from drivers.camera import CameraScanner, CardTracker, Reading, Seen, TrackerSettings
+from dealer.core.events import CardSeen, DeviceFault, FaultKind
+from drivers.camera import CameraScanner, CardTracker, Reading, Recogniser, Seen, TrackerSettings
 from drivers.camera.detect import Quad
 from drivers.camera.virtual import LEVELS, Item, VirtualCamera, named_deck
 
@@ -17,7 +18,12 @@ def _shuffled(seed: int) -> list[Card]:
     return [ALL_CARDS[i] for i in np.random.default_rng(seed).permutation(52)]
 
 
-def _scan(variant: str, items: list[Item], seed: int, gap: int) -> list[CardSeen]:
+def _cards(events: list[CardSeen | DeviceFault]) -> list[CardSeen]:
+    assert not [e for e in events if isinstance(e, DeviceFault)]
+    return [e for e in events if isinstance(e, CardSeen)]
+
+
+def _scan(variant: str, items: list[Item], seed: int, gap: int) -> list[CardSeen | DeviceFault]:
     cam = VirtualCamera(named_deck(variant), items, LEVELS["strong"], seed=seed, hold=4, slide=2, gap=gap)
     return list(CameraScanner(cam, calibration_for(variant), deal_id=7).events())
 
@@ -25,7 +31,7 @@ def _scan(variant: str, items: list[Item], seed: int, gap: int) -> list[CardSeen
 @pytest.mark.parametrize(("variant", "gap"), [(VARIANTS[0], 2), (VARIANTS[1], 0), (VARIANTS[3], 1)])
 def test_a_dealt_deck_gives_one_event_per_card_in_dealing_order(variant: str, gap: int) -> None:
     order = _shuffled(len(variant) + gap)
-    events = _scan(variant, list(order), seed=gap + 40, gap=gap)
+    events = _cards(_scan(variant, list(order), seed=gap + 40, gap=gap))
     cards = [e.card for e in events]
     assert len(events) == 52  # one event per card: read, or (rarely) unreadable in its place
     read = [c for c in cards if c is not None]
@@ -40,21 +46,27 @@ def test_a_dealt_deck_gives_one_event_per_card_in_dealing_order(variant: str, ga
     assert stamps == sorted(stamps)
 
 
-def test_blank_frames_hand_back_and_joker_between_cards_give_no_event() -> None:
+def test_blank_frames_and_a_hand_between_cards_give_no_event() -> None:
     variant = VARIANTS[2]
     cards = _shuffled(3)[:8]
-    items: list[Item] = ["blank", cards[0], "hand", cards[1], "back", cards[2], "joker", cards[3], "hand"]
-    items += ["back", "blank", cards[4], "joker", cards[5], cards[6], "blank", cards[7]]
-    events = _scan(variant, items, seed=9, gap=2)
+    items: list[Item] = ["blank", cards[0], "hand", cards[1], cards[2], "blank", cards[3], "hand"]
+    items += ["hand", "blank", cards[4], "blank", cards[5], cards[6], "blank", cards[7]]
+    events = _cards(_scan(variant, items, seed=9, gap=2))
     assert len(events) == len(cards)  # one per card, none for the extras
     assert all(e.card in (None, c) for e, c in zip(events, cards, strict=True))  # an unreadable at worst
     assert sum(e.card is None for e in events) <= 1
 
 
-def test_only_extras_give_no_event() -> None:
+def test_a_back_lying_still_is_a_fault_and_a_joker_an_unreadable_card() -> None:
+    """#31: where a face is expected, a back (or a card of another deck face down) is a fault, and a joker, no
+    face of the 52, an unreadable card: never silence. Blank frames and a hand passing give nothing."""
     variant = VARIANTS[0]
-    items: list[Item] = ["blank", "hand", "back", "joker", "hand", "blank", "back", "joker"]
-    assert _scan(variant, items, seed=12, gap=1) == []
+    items: list[Item] = ["blank", "hand", "back", "blank", "joker", "hand", "blank"]
+    events = _scan(variant, items, seed=12, gap=1)
+    assert len(events) == 2
+    fault, joker = events
+    assert isinstance(fault, DeviceFault) and fault.kind is FaultKind.OTHER and "back" in fault.detail
+    assert isinstance(joker, CardSeen) and joker.card is None
 
 
 # -- the tracker on its own, fed readings frame by frame ---------------------------------------------------
@@ -66,10 +78,10 @@ def _quad(x: float, y: float = 300.0) -> Quad:
 
 
 def _feed(tracker: CardTracker, readings: list[Reading]) -> list[CardSeen]:
-    out: list[CardSeen] = []
+    out: list[CardSeen | DeviceFault] = []
     for n, reading in enumerate(readings):
         out += tracker.feed(reading, n / 30, n)
-    return out + tracker.finish()
+    return _cards(out + tracker.finish())
 
 
 def card(c: Card, x: float = 500.0) -> Reading:
@@ -128,3 +140,39 @@ def test_tracker_stills_one_photo_per_card() -> None:
     readings = [card(Card.SA, 100), unreadable(300), card(Card.SK, 500), card(Card.SK, 700), NOTHING]
     events = _feed(CardTracker(settings=TrackerSettings.for_stills()), readings)
     assert [e.card for e in events] == [Card.SA, None, Card.SK]
+
+
+# -- the deck's own constraint: each card once in a deal (#31) ---------------------------------------------
+
+
+def _evidence(scores: dict[Card, float], rest: float = 0.3) -> npt.NDArray[np.float32]:
+    """Both corners' scores: ``rest`` for every card but those given."""
+    e = np.full((2, 52), rest, np.float32)
+    for c, v in scores.items():
+        e[:, int(c)] = v
+    return e
+
+
+def _object(c: Card, evidence: npt.NDArray[np.float32], frames: int = 4) -> list[Reading]:
+    return [Reading(Seen.CARD, c, 0.5, float(evidence.mean(axis=0).max()), _quad(500), evidence)] * frames
+
+
+def test_a_card_read_twice_in_a_deal_is_read_again_as_the_undealt_card_its_frames_nearly_tie_with() -> None:
+    """♠5 dealt; later an object read ♠5 whose evidence scores ♣5 (undealt) within 0.01: it is ♣5."""
+    judge = Recogniser(calibration_for(VARIANTS[0])).decide
+    first = _object(Card.S5, _evidence({Card.S5: 0.95}))
+    tie = _object(Card.S5, _evidence({Card.S5: 0.93, Card.C5: 0.92}))
+    gap = [Reading(Seen.NOTHING)] * 2
+    got = _feed(CardTracker(judge=judge), [*first, *gap, *tie, *gap])
+    assert [e.card for e in got] == [Card.S5, Card.C5] and [e.position for e in got] == [0, 1]
+
+
+def test_a_clear_second_copy_of_a_card_is_reported_as_read_for_the_deal_to_be_voided() -> None:
+    """A second ♠5 read clearly (♣5 far behind) is a foreign card: reported as ♠5, the session voids the deal
+    as a duplicate; the reader never invents the missing card."""
+    judge = Recogniser(calibration_for(VARIANTS[0])).decide
+    first = _object(Card.S5, _evidence({Card.S5: 0.95}))
+    again = _object(Card.S5, _evidence({Card.S5: 0.95, Card.C5: 0.6}))
+    gap = [Reading(Seen.NOTHING)] * 2
+    got = _feed(CardTracker(judge=judge), [*first, *gap, *again, *gap])
+    assert [e.card for e in got] == [Card.S5, Card.S5]

@@ -7,6 +7,7 @@ import pytest
 from camera_support import REAL_DECK
 
 from dealer.core.cards import ALL_CARDS
+from dealer.core.events import CardSeen
 from drivers.camera import CameraScanner, Recogniser, Seen, calibrate
 from drivers.camera.deckart import image_deck
 from drivers.camera.virtual import LEVELS, VirtualCamera
@@ -40,5 +41,8 @@ def test_real_deck_calibrate_then_read_shuffled_decks_without_misread() -> None:
     order = [ALL_CARDS[i] for i in rng.permutation(52)][:20]
     stream = VirtualCamera(deck, [*order[:10], "joker", "back", *order[10:]], LEVELS["strong"], seed=8, hold=4, slide=2)
     events = list(CameraScanner(stream, cal).events())
-    assert len(events) == 20
-    assert all(e.card in (None, c) for e, c in zip(events, order, strict=True))
+    # the joker and this deck's back (a pale pattern, as light as a face) lie still where faces are expected:
+    # each an event (#31), unreadable (or, for the back, a fault), never silence
+    assert len(events) == 22
+    read = [e.card for e in events if isinstance(e, CardSeen) and e.card is not None]
+    assert read == [c for c in order if c in read] and len(read) >= 19  # in order, never a wrong card

@@ -88,7 +88,7 @@ def bank(tmp_path: Path) -> SqliteBank:
         b.void_deal(reason, "T1")
     health = {"cards_read": 4264, "deals": 82, "errors": 2, "error_rate": 2.44, "norm": 1.0}
     b.record_event(CHECK_ENTRY, equipment_check(LABEL, "before", "T1", "ok", DEVICE, {}, None, "перед началом"))
-    calibration = {"file": "cam-A.json", "created": "2026-11-29T10:00:00+00:00"}
+    calibration = {"file": "cam-A.json", "created": "2026-11-29T10:00:00+00:00", "predicted_error_rate": 0.00075}
     b.record_event(CHECK_ENTRY, equipment_check(LABEL, "after", "T1", "faulty", DEVICE, health, calibration, "jams"))
     director = Director(b)
     b.seal()
@@ -265,9 +265,11 @@ def test_equipment_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: 
         for phrase in ("Акт проверки оборудования", "до начала", "после", "исправно", "неисправно", "2 проверки"):
             assert has(text, phrase), phrase
         assert "2,44 (выше нормы)" in text
+        assert has(text, "не более 0,075 %")  # the camera calibration's predicted misreads per card (#31)
     else:
         for phrase in ("Equipment check act", "before", "after", "in order", "faulty", "2 checks"):
             assert has(text, phrase), phrase
+        assert has(text, "at most 0.075 %")
     with pytest.raises(DocumentError, match="Сессия 2|Session 2"):
         issue_equipment_act(bank, reg, lang, tmp_path / "docs", "Сессия 2" if lang == "ru" else "Session 2")
 

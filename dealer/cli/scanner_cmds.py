@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from dealer.core.events import CardSeen
+from dealer.core.events import CardSeen, DeviceFault
 
 from .i18n import t
 from .root import app
@@ -48,8 +48,13 @@ def calibrate_cmd(
     out: Path = typer.Option(..., "--out", help="Calibration file to write (NPZ)."),
     deck: str = typer.Option("", "--deck", help="A name for the deck, kept in the file."),
     stable_frames: int | None = typer.Option(None, "--stable-frames", min=1, help="Frames a view must stay still."),
+    picture: Path | None = typer.Option(
+        None, "--picture", help="Picture of the learnt index layout to write (PNG; default: the file's name, .png)."
+    ),
 ) -> None:
     """Calibrate on one pass of the sorted deck (♠A ♠K … ♠2 ♥A … ♣2), one card at a time."""
+    import cv2
+
     from drivers.camera import calibrate, open_source
 
     src: FrameSource = open_source(source)
@@ -70,8 +75,25 @@ def calibrate_cmd(
     finally:
         src.close()
     cal.save(out)
+    picture = picture or out.with_suffix(".png")
+    ok, png = cv2.imencode(".png", cal.picture())
+    if ok:
+        picture.write_bytes(png.tobytes())
     console.print(
         t("calibrated on 52 cards from {source}; written to {out}", source=source, out=out),
+        markup=False,
+        soft_wrap=True,
+    )
+    learnt = cal.describe()
+    arrangement = t("the rank beside the suit") if learnt["arrangement"] == "beside" else t("the rank above the suit")
+    size = t("a jumbo index") if learnt["size"] == "jumbo" else t("a standard index")
+    console.print(
+        t(
+            "learnt index: {arrangement}, {size}; its picture: {picture}",
+            arrangement=arrangement,
+            size=size,
+            picture=picture,
+        ),
         markup=False,
         soft_wrap=True,
     )
@@ -83,7 +105,7 @@ def read_cmd(
     calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `dealer scanner calibrate`."),
     deal_id: int = typer.Option(0, "--deal-id", help="Deal id carried by the events."),
 ) -> None:
-    """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``)."""
+    """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``, or ``"fault"``)."""
     from drivers.camera import Calibration, CameraScanner, open_source
 
     cal = Calibration.load(calibration)
@@ -116,7 +138,16 @@ def read_cmd(
         src.close()
 
 
-def _line(event: CardSeen) -> str:
+def _line(event: CardSeen | DeviceFault) -> str:
+    if isinstance(event, DeviceFault):  # a back (or a foreign card face down) where a face was expected
+        return json.dumps(
+            {
+                "fault": event.kind.value,
+                "detail": event.detail,
+                "position": event.position,
+                "time": round(event.timestamp, 4),
+            }
+        )
     return json.dumps(
         {
             "card": event.card.code if event.card is not None else "unreadable",

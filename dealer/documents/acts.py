@@ -507,6 +507,10 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
         calibration = m("equipment.no_calibration")
         if isinstance(cal, dict):
             calibration = f"{cal.get('file', '')}\n{m.when(str(cal['created'])) if cal.get('created') else ''}".strip()
+            predicted = cal.get("predicted_error_rate")
+            if isinstance(predicted, int | float):
+                rate_pct = m.number(100 * float(predicted), "#,##0.###")
+                calibration += "\n" + m("equipment.predicted_rate", rate=rate_pct)
         rate = float(d.get("error_rate", 0.0))
         rate_text = m.number(rate) + (f" ({m('equipment.over_norm')})" if rate > float(d.get("norm", norm)) else "")
         rows.append(

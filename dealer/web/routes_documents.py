@@ -37,15 +37,20 @@ P = ParamSpec("P")
 DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
 
 
-def _calibration(path: Path | None) -> dict[str, str] | None:
-    """A camera station's calibration file and the date it was made (its own ``created``, else the file's)."""
+def _calibration(path: Path | None) -> dict[str, str | float] | None:
+    """A camera station's calibration file, the date it was made (its own ``created``, else the file's) and the
+    per-card error rate its held-out readings predict (#31), where the file has one."""
     if path is None:
         return None
     created = ""
+    predicted: dict[str, str | float] = {}
     try:
         from drivers.camera.calibration import Calibration, CalibrationError
 
-        created = Calibration.load(path).created
+        cal = Calibration.load(path)
+        created = cal.created
+        if cal.confidence is not None:
+            predicted["predicted_error_rate"] = cal.confidence.predicted_error_rate
     except (ImportError, OSError, CalibrationError):
         pass
     if not created:
@@ -55,7 +60,7 @@ def _calibration(path: Path | None) -> dict[str, str] | None:
             created = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
         except OSError:
             created = ""
-    return {"file": str(path), "created": created}
+    return {"file": str(path), "created": created, **predicted}
 
 
 def make_router(service: Service) -> APIRouter:

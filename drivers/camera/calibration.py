@@ -5,9 +5,11 @@ The pass is cut into stable views (a card outlined in the same place over ``stab
 same index); consecutive views of one card are merged. Anything but exactly 52 distinct views, or views out of
 the sorted order, is refused with the position that failed.
 
-Each view gives two templates per card: the rank part of the corner index and the suit part below it, each
-aligned on its own at reading time (a small misalignment of the rank glyph must not drown the suit symbol).
-Where the index splits is found from the pass itself: the emptiest row between the rank and the suit.
+Each view gives two templates per card: the rank part of the corner index and its suit part, each aligned on
+its own at reading time (a small misalignment of the rank glyph must not drown the suit symbol). Where these
+parts lie is learnt from the pass itself (:mod:`.layout`): the rank above or beside the suit, a small or a jumbo
+index. The file keeps the learnt boxes and the deck's mean corner, from which :meth:`Calibration.picture` draws
+what was learnt for the technical judge.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,12 +32,14 @@ from dealer.core.errors import DealerError, Phrase
 
 from .blas import single_thread_blas
 from .detect import Geometry, Quad, corner_patches, find_card
+from .heldout import Confidence, estimate, region_flat
+from .layout import DISCOVERY, LEGACY, Box, Layout, LayoutError, layout_picture, learn_layout, legacy_layout
 from .match import Vectors, flatten_light, unit_rows
 from .sources import Frame
 
 FORMAT = "bridge-dealer camera calibration"
 DUPLICATE_SIMILARITY = 0.99
-VERSION = 1
+VERSION = 2  # 1: a fixed index region cut across at ``split``; 2: learnt rank and suit boxes
 
 
 class CalibrationError(DealerError):
@@ -54,21 +59,38 @@ class Thresholds:
 
 @dataclass(slots=True)
 class Calibration:
-    geometry: Geometry
-    split: int  # first row of the suit part within the index region
-    rank_templates: Vectors  # (52, split * region_w), unit rows
-    suit_templates: Vectors  # (52, (region_h - split) * region_w), unit rows
+    geometry: Geometry  # the index region read on every card
+    layout: Layout  # the rank and suit parts within that region
+    rank_templates: Vectors  # (52, rank box area), unit rows
+    suit_templates: Vectors  # (52, suit box area), unit rows
     aspect: float  # short / long side of the card
     card_height: float  # long side, share of the frame height, in the calibration pass
     deck: str = ""
     created: str = ""
     source: str = ""
     thresholds: Thresholds = field(default_factory=Thresholds)
+    corner: npt.NDArray[np.uint8] | None = None  # the deck's mean top-left corner (grey), for the picture
+    corner_region: Box | None = None  # where the index region lies in ``corner``
+    confidence: Confidence | None = None  # the margin threshold and error rate measured on held-out views
 
-    @property
-    def parts(self) -> tuple[tuple[int, int, Vectors], tuple[int, int, Vectors]]:
+    def describe(self) -> dict[str, object]:
+        """The learnt layout in words and numbers (the judge's console, the equipment act)."""
+        return self.layout.describe(self.geometry.card_h)
+
+    def picture(self) -> npt.NDArray[np.uint8]:
+        """What was learnt, drawn (BGR): the mean corner, the rank part framed red, the suit part blue, and the
+        templates of ♠A, ♥10, ♦Q and ♣7 as the reader will compare them."""
         g = self.geometry
-        return (0, self.split, self.rank_templates), (self.split, g.region_h, self.suit_templates)
+        corner = self.corner
+        region = self.corner_region or Box(0, 0, g.region_w, g.region_h)
+        if corner is None:
+            corner = np.full((g.region_h, g.region_w), 255, np.uint8)
+        samples = []
+        for index in (0, 13 + 4, 26 + 2, 39 + 7):
+            for box, templates in ((self.layout.rank, self.rank_templates), (self.layout.suit, self.suit_templates)):
+                t = templates[index].reshape(box.h, box.w)
+                samples.append(((t - t.min()) / max(1e-6, float(t.max() - t.min()))).astype(np.float32))
+        return layout_picture(corner, self.layout, region, samples)
 
     def similarity(self) -> Vectors:
         """Mean template similarity of every pair of cards over both parts (52 x 52)."""
@@ -84,6 +106,8 @@ class Calibration:
             "created": self.created,
             "source": self.source,
             "thresholds": self.thresholds.as_dict(),
+            "layout": self.describe(),
+            "confidence": self.confidence.as_dict() if self.confidence is not None else None,
         }
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp.npz", dir=path.parent or ".")
@@ -93,7 +117,10 @@ class Calibration:
                     fh,
                     meta=np.array(json.dumps(meta)),
                     geometry=self.geometry.as_array(),
-                    split=np.array(self.split, np.int32),
+                    rank_box=np.array(self.layout.rank.as_list(), np.int32),
+                    suit_box=np.array(self.layout.suit.as_list(), np.int32),
+                    corner=self.corner if self.corner is not None else np.zeros((0, 0), np.uint8),
+                    corner_region=np.array((self.corner_region or Box(0, 0, 0, 0)).as_list(), np.int32),
                     rank_templates=self.rank_templates,
                     suit_templates=self.suit_templates,
                     aspect=np.array(self.aspect, np.float64),
@@ -116,10 +143,8 @@ class Calibration:
                 "calibration file {path}: not an NPZ calibration file ({exc})", path=path, exc=exc
             ) from None
         with data:
-            needed = ("meta", "geometry", "split", "rank_templates", "suit_templates", "aspect", "card_height")
-            for key in needed:
-                if key not in data.files:
-                    raise CalibrationError("calibration file {path}: field {key!r} is missing", path=path, key=key)
+            if "meta" not in data.files:
+                raise CalibrationError("calibration file {path}: field 'meta' is missing", path=path)
             try:
                 meta = json.loads(str(data["meta"]))
             except json.JSONDecodeError as exc:
@@ -130,7 +155,7 @@ class Calibration:
                 raise CalibrationError(
                     "calibration file {path}: field 'meta.format' is not {format!r}", path=path, format=FORMAT
                 )
-            if meta.get("version") != VERSION:
+            if meta.get("version") not in (1, VERSION):
                 raise CalibrationError(
                     "calibration file {path}: field 'meta.version' is {found!r}; this reader knows "
                     "version {version} (calibrate again)",
@@ -138,22 +163,17 @@ class Calibration:
                     found=meta.get("version"),
                     version=VERSION,
                 )
+            boxes = ("split",) if meta["version"] == 1 else ("rank_box", "suit_box")
+            needed = ("geometry", *boxes, "rank_templates", "suit_templates", "aspect", "card_height")
+            for key in needed:
+                if key not in data.files:
+                    raise CalibrationError("calibration file {path}: field {key!r} is missing", path=path, key=key)
             geometry = Geometry.from_array(data["geometry"])
-            split = int(data["split"])
-            if not 1 <= split < geometry.region_h:
-                raise CalibrationError(
-                    "calibration file {path}: field 'split' = {split} not in 1..{high}",
-                    path=path,
-                    split=split,
-                    high=geometry.region_h - 1,
-                )
+            layout = _load_layout(data, geometry, path)
             rank = np.asarray(data["rank_templates"], np.float32)
             suit = np.asarray(data["suit_templates"], np.float32)
-            for key, arr, rows in (
-                ("rank_templates", rank, split),
-                ("suit_templates", suit, geometry.region_h - split),
-            ):
-                want = (52, rows * geometry.region_w)
+            for key, arr, box in (("rank_templates", rank, layout.rank), ("suit_templates", suit, layout.suit)):
+                want = (52, box.h * box.w)
                 if arr.shape != want:
                     raise CalibrationError(
                         "calibration file {path}: field {key!r} has shape {shape}, expected {want}",
@@ -175,9 +195,21 @@ class Calibration:
                 raise CalibrationError(
                     "calibration file {path}: field 'meta.thresholds' is incomplete", path=path
                 ) from None
+            confidence = None
+            if isinstance(meta.get("confidence"), dict):
+                try:
+                    confidence = Confidence.from_dict(meta["confidence"])
+                except (KeyError, TypeError, ValueError):
+                    raise CalibrationError(
+                        "calibration file {path}: field 'meta.confidence' is incomplete", path=path
+                    ) from None
+            corner, corner_region = None, None
+            if "corner" in data.files and data["corner"].size and "corner_region" in data.files:
+                corner = np.asarray(data["corner"], np.uint8)
+                corner_region = Box(*(int(v) for v in data["corner_region"]))
             return cls(
                 geometry,
-                split,
+                layout,
                 rank,
                 suit,
                 float(data["aspect"]),
@@ -186,14 +218,48 @@ class Calibration:
                 str(meta.get("created", "")),
                 str(meta.get("source", "")),
                 thresholds,
+                corner,
+                corner_region,
+                confidence,
             )
+
+
+def _load_layout(data: Any, geometry: Geometry, path: Path) -> Layout:
+    """The file's rank and suit boxes (version 2), or its split row (version 1), checked against the region."""
+    if "split" in data.files and "rank_box" not in data.files:
+        split = int(data["split"])
+        if not 1 <= split < geometry.region_h:
+            raise CalibrationError(
+                "calibration file {path}: field 'split' = {split} not in 1..{high}",
+                path=path,
+                split=split,
+                high=geometry.region_h - 1,
+            )
+        return legacy_layout(split, geometry)
+    boxes = []
+    for key in ("rank_box", "suit_box"):
+        values = [int(v) for v in np.asarray(data[key]).ravel()]
+        box = Box(*values) if len(values) == 4 else None
+        if box is None or box.w < 1 or box.h < 1 or box.x < 0 or box.y < 0:
+            raise CalibrationError("calibration file {path}: field {key!r} is not a box x, y, w, h", path=path, key=key)
+        if box.x + box.w > geometry.region_w or box.y + box.h > geometry.region_h:
+            raise CalibrationError(
+                "calibration file {path}: field {key!r} reaches outside the index region", path=path, key=key
+            )
+        boxes.append(box)
+    return Layout(boxes[0], boxes[1])
+
+
+def box_windows(flat: npt.NDArray[np.float32], box: Box, search: int) -> Vectors:
+    """All alignment windows of one part (``box`` of the index region), as unit rows."""
+    sub = flat[box.y : box.y + box.h + 2 * search, box.x : box.x + box.w + 2 * search]
+    view = sliding_window_view(sub, (box.h, box.w))
+    return unit_rows(view.reshape(-1, box.h * box.w))
 
 
 def part_windows(flat: npt.NDArray[np.float32], g: Geometry, top: int, bottom: int) -> Vectors:
     """All alignment windows of rows ``top..bottom`` of the index region, as unit rows."""
-    sub = flat[top : bottom + 2 * g.search, :]
-    view = sliding_window_view(sub, (bottom - top, g.region_w))
-    return unit_rows(view.reshape(-1, (bottom - top) * g.region_w))
+    return box_windows(flat, Box(0, top, g.region_w, bottom - top), g.search)
 
 
 @dataclass(slots=True)
@@ -254,13 +320,13 @@ def collect_views(
     return views, frame_h
 
 
-def _template(view: _View, g: Geometry, top: int, bottom: int) -> Vectors:
+def _template(view: _View, g: Geometry, box: Box) -> Vectors:
     """Average of the view's windows for one part, each aligned on the first."""
     side = 2 * g.search + 1
     ref: Vectors | None = None
     total: Vectors | None = None
     for flat in view.flats:
-        win = part_windows(flat, g, top, bottom)
+        win = box_windows(flat, box, g.search)
         pick = win[g.search * side + g.search] if ref is None else win[int((win @ ref).argmax())]
         if ref is None:
             ref = pick
@@ -270,12 +336,25 @@ def _template(view: _View, g: Geometry, top: int, bottom: int) -> Vectors:
     return out
 
 
-def find_split(views: list[_View], g: Geometry) -> int:
-    """The emptiest row between the rank glyph and the suit symbol, from the ink profile of all views."""
+def find_split(views: list[_View], g: Geometry, at: Box | None = None) -> int:
+    """The emptiest row between the rank glyph and the suit symbol, from the ink profile of all views (within
+    the part ``at`` of the region, the whole region by default)."""
     s = g.search
-    ink = np.mean([1.0 - v.flats[0][s : s + g.region_h, s : s + g.region_w] for v in views], axis=0).mean(axis=1)
-    lo, hi = round(g.region_h * 0.22), round(g.region_h * 0.62)
+    box = at or Box(0, 0, g.region_w, g.region_h)
+    ink = np.mean(
+        [1.0 - v.flats[0][s + box.y : s + box.y + box.h, s + box.x : s + box.x + box.w] for v in views], axis=0
+    ).mean(axis=1)
+    lo, hi = round(box.h * 0.22), round(box.h * 0.62)
     return lo + int(np.argmin(ink[lo:hi]))
+
+
+def _view_inks(views: list[_View], g: Geometry) -> npt.NDArray[np.float32]:
+    """Each view's mean ink (1 - flattened light) over the unshifted region, both corners: (views, H, W)."""
+    s = g.search
+    return np.array(
+        [np.mean([1.0 - f[s : s + g.region_h, s : s + g.region_w] for f in v.flats], axis=0) for v in views],
+        np.float32,
+    )
 
 
 def calibrate(
@@ -285,35 +364,94 @@ def calibrate(
     stable_frames: int | None = None,
     deck: str = "",
     source: str = "",
-    geometry: Geometry | None = None,
 ) -> Calibration:
     """Calibrate on one pass of the sorted deck. Raises :class:`CalibrationError` naming the failing position."""
     single_thread_blas()
-    g = geometry or Geometry()
-    views, frame_h = collect_views(frames, g, still=still, stable_frames=stable_frames or (1 if still else 3))
+    d = DISCOVERY
+    views, frame_h = collect_views(frames, d, still=still, stable_frames=stable_frames or (1 if still else 3))
     if not views:
         raise CalibrationError("calibration pass: no stable card view found (is the camera on the cards?)")
-    split = find_split(views, g)
-    rank = np.array([_template(v, g, 0, split) for v in views], np.float32)
-    suit = np.array([_template(v, g, split, g.region_h) for v in views], np.float32)
-    views, rank, suit = _merge_repeats(views, rank, suit, g, split)
+    # first the views are told apart and checked against the sorted order with the classic index region (rank
+    # above suit in the corner): enough to see a card missing, doubled or out of place in any deck
+    legacy = Box(LEGACY.x0 - d.x0, LEGACY.y0 - d.y0, LEGACY.region_w, LEGACY.region_h)
+    split = find_split(views, d, legacy)
+    top = Box(legacy.x, legacy.y, legacy.w, split)
+    bottom = Box(legacy.x, legacy.y + split, legacy.w, legacy.h - split)
+    rank = np.array([_template(v, d, top) for v in views], np.float32)
+    suit = np.array([_template(v, d, bottom) for v in views], np.float32)
+    views, rank, suit = _merge_repeats(views, rank, suit, d, top, bottom)
     _check_pass(views, rank, suit)
+    # then, the 52 views known, where this deck prints its index
+    inks = _view_inks(views, d)
+    try:
+        layout, region = learn_layout(inks)
+    except LayoutError as exc:
+        if exc.what == "ranks":
+            raise CalibrationError(
+                "calibration pass: nothing in the cards' corner tells the ranks apart (the sorted deck, faces up?)"
+            ) from None
+        raise CalibrationError(
+            "calibration pass: nothing in the cards' corner tells the suits apart (the sorted deck, faces up?)"
+        ) from None
+    g = Geometry(d.card_w, d.card_h, d.x0 + region.x, d.y0 + region.y, region.w, region.h, d.search)
+    rank_box, suit_box = layout.rank.shifted(region.x, region.y), layout.suit.shifted(region.x, region.y)
+    rank = np.array([_template(v, d, rank_box) for v in views], np.float32)
+    suit = np.array([_template(v, d, suit_box) for v in views], np.float32)
+    corner = np.clip(255.0 * (1.0 - inks.mean(axis=0)), 0, 255).astype(np.uint8)
     quads = [q for v in views for q in v.quads]
+    aspect = float(np.median([q.aspect for q in quads]))
+    card_height = float(np.median([q.height for q in quads])) / max(1, frame_h)
+    confidence = _held_out(views, d, g, layout, region, rank_box, suit_box, aspect, card_height)
     return Calibration(
         g,
-        split,
+        layout,
         rank,
         suit,
-        float(np.median([q.aspect for q in quads])),
-        float(np.median([q.height for q in quads])) / max(1, frame_h),
+        aspect,
+        card_height,
         deck,
         datetime.now(UTC).isoformat(timespec="seconds"),
         source,
+        Thresholds(margin=confidence.threshold),
+        corner=corner,
+        corner_region=region,
+        confidence=confidence,
     )
 
 
+def _held_out(
+    views: list[_View],
+    d: Geometry,
+    g: Geometry,
+    layout: Layout,
+    region: Box,
+    rank_box: Box,
+    suit_box: Box,
+    aspect: float,
+    card_height: float,
+) -> Confidence:
+    """The margin threshold and the per-card error rate, from templates of each view's even flats read on its
+    odd ones (see :mod:`.heldout`)."""
+    from .recognise import Recogniser, Seen  # the recogniser reads calibrations: imported here, not at the top
+
+    train = [_View(v.first_frame, v.last_frame, v.flats[0::2], v.quads, v.reference) for v in views]
+    rank = np.array([_template(v, d, rank_box) for v in train], np.float32)
+    suit = np.array([_template(v, d, suit_box) for v in train], np.float32)
+    half = Calibration(g, layout, rank, suit, aspect, card_height, thresholds=Thresholds(margin=0.0))
+    rec = Recogniser(half)
+
+    def read(flat: npt.NDArray[np.float32]) -> tuple[int, float, bool]:
+        scores = rec.corner_scores(flat)
+        reading = rec.decide(np.stack([scores, scores]), None)
+        ok = reading.seen is Seen.CARD and reading.card is not None
+        return (int(reading.card) if ok and reading.card is not None else -1), reading.confidence, ok
+
+    held = [(i, region_flat(f, region, d.search)) for i, v in enumerate(views) for f in v.flats[1::2]]
+    return estimate(held, read)
+
+
 def _merge_repeats(
-    views: list[_View], rank: Vectors, suit: Vectors, g: Geometry, split: int
+    views: list[_View], rank: Vectors, suit: Vectors, g: Geometry, top: Box, bottom: Box
 ) -> tuple[list[_View], Vectors, Vectors]:
     """Consecutive views of the same card (it was nudged, or a hand passed over it) become one view."""
     keep = [0]
@@ -323,8 +461,8 @@ def _merge_repeats(
             views[j].flats.extend(views[i].flats)
             views[j].quads.extend(views[i].quads)
             views[j].last_frame = views[i].last_frame
-            rank[j] = _template(views[j], g, 0, split)
-            suit[j] = _template(views[j], g, split, g.region_h)
+            rank[j] = _template(views[j], g, top)
+            suit[j] = _template(views[j], g, bottom)
         else:
             keep.append(i)
     return [views[i] for i in keep], rank[keep], suit[keep]

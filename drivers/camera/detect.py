@@ -28,7 +28,7 @@ class Quad:
     center: tuple[float, float]
     width: float  # short side
     height: float  # long side
-    partial: bool  # touches the frame edge: sliding in or out, never read
+    partial: bool  # cut by the frame edge (sliding in or out): never read; a whole card lying against it is not
 
     @property
     def aspect(self) -> float:
@@ -86,11 +86,13 @@ def find_card(frame: Image, min_height: float = 0.15, aspect: tuple[float, float
         if long_ < min_height * sh or short <= 0:
             continue
         x, y, bw, bh = cv2.boundingRect(contour)
-        partial = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
+        touches = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
+        fill = area / (rw * rh)
+        partial = touches and not _whole_at_edge(short / long_, fill, aspect)
         if not partial:
             if not aspect[0] <= short / long_ <= aspect[1]:
                 continue
-            if area / (rw * rh) < 0.88:
+            if fill < 0.88:
                 continue  # not a rectangle: a hand, two overlapping cards
         if area <= best_area:
             continue
@@ -102,6 +104,18 @@ def find_card(frame: Image, min_height: float = 0.15, aspect: tuple[float, float
     if best is None or best.partial:
         return best
     return _refine(frame, best, best_box, f, t) or best
+
+
+def _whole_at_edge(ratio: float, fill: float, aspect: tuple[float, float]) -> bool:
+    """A blob reaching the frame's edge that is still the shape of a whole card: a card lying against the edge
+    (a few pixels off it, or touching it with a corner), read like any other (#31), not one sliding in or out.
+
+    The test is the card's own proportions, tighter than for a card in the open (the middle half of the allowed
+    range) and a clean rectangle: a card the edge cuts by more than a few per cent of a side is too short one
+    way. A card cut by less is read as it is; its index lies within the reader's alignment search.
+    """
+    middle, half = (aspect[0] + aspect[1]) / 2, (aspect[1] - aspect[0]) / 4
+    return abs(ratio - middle) <= half and fill >= 0.9
 
 
 def _refine(frame: Image, quad: Quad, box: tuple[int, int, int, int], f: float, level: float) -> Quad | None:

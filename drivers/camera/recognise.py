@@ -20,16 +20,17 @@ margin, capped at 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
 from dealer.core.cards import Card
 
 from .blas import single_thread_blas
-from .calibration import Calibration, part_windows
+from .calibration import Calibration, box_windows
 from .detect import Image, Quad, corner_patches, find_card
 from .match import Vectors, flatten_light
 
@@ -51,6 +52,7 @@ class Reading:
     score: float = 0.0
     quad: Quad | None = None
     evidence: Evidence | None = field(default=None, compare=False)  # per-corner scores, for the tracker
+    ink: float = 0.0  # for a card-shaped object that is no face: the share of it printed dark (a back: most)
 
 
 # Smallest card looked at, as a share of its size in the calibration pass. Cards come 0.6-1.3 times that size
@@ -58,6 +60,22 @@ class Reading:
 # pixel short was dropped in every still frame and gave no event at all (#17). Below about 0.4 the index is too
 # small to read, but such a card still gives an event: unreadable.
 MIN_SCALE = 0.4
+
+
+BACK_INK = 0.25  # a card-shaped object this much dark print is a back (a face of the decks drawn here: under a fifth)
+
+
+def ink_share(image: Image, quad: Quad) -> float:
+    """The share of the card printed dark (darkest channel under 60% of its paper), on a 24 x 34 view of it
+    with the outer tenth left out. A face is mostly paper, a back mostly pattern (#31: a back where a face is
+    expected is a fault, not an unreadable card)."""
+    w, h = 24, 34
+    inset = np.array([[-0.1 * w, -0.1 * h], [1.1 * w, -0.1 * h], [1.1 * w, 1.1 * h], [-0.1 * w, 1.1 * h]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.corners, inset)
+    small = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA)
+    grey = small.min(axis=2).astype(np.float32)
+    paper = float(np.percentile(grey, 95))
+    return float(np.mean(grey < 0.6 * paper)) if paper > 0 else 1.0
 
 
 def rank_similarity(rank_templates: Vectors) -> Vectors:
@@ -91,19 +109,25 @@ class Recogniser:
         return self.read_quad(image, quad)
 
     def read_quad(self, image: Image, quad: Quad) -> Reading:
-        return self.decide(self.evidence(image, quad), quad)
+        reading = self.decide(self.evidence(image, quad), quad)
+        if reading.seen is Seen.OTHER:
+            return replace(reading, ink=ink_share(image, quad))
+        return reading
 
     def evidence(self, image: Image, quad: Quad) -> Evidence:
         """Each corner's score per card: the mean of its rank-part and suit-part correlations."""
-        g = self.cal.geometry
-        top, split, bottom = 0, self.cal.split, g.region_h
         out = np.empty((2, 52), np.float32)
-        for k, patch in enumerate(corner_patches(image, quad, g)):
-            flat = flatten_light(patch)
-            rank = (part_windows(flat, g, top, split) @ self._ranks.T).max(axis=0)
-            suit = (part_windows(flat, g, split, bottom) @ self._suits.T).max(axis=0)
-            best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
-            out[k] = (np.tile(best_rank, 4) + suit) / 2
+        for k, patch in enumerate(corner_patches(image, quad, self.cal.geometry)):
+            out[k] = self.corner_scores(flatten_light(patch))
+        return out
+
+    def corner_scores(self, flat: Vectors) -> Vectors:
+        """One corner's score per card from its light-flattened index region (with the search margin)."""
+        g, layout = self.cal.geometry, self.cal.layout
+        rank = (box_windows(flat, layout.rank, g.search) @ self._ranks.T).max(axis=0)
+        suit = (box_windows(flat, layout.suit, g.search) @ self._suits.T).max(axis=0)
+        best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
+        out: Vectors = ((np.tile(best_rank, 4) + suit) / 2).astype(np.float32)
         return out
 
     def decide(self, evidence: Evidence, quad: Quad | None) -> Reading:

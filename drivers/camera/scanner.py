@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from dealer.core.events import CardSeen
+from dealer.core.events import CardSeen, DeviceFault
 
 from .calibration import Calibration
 from .recognise import Recogniser
@@ -21,6 +21,7 @@ class ScanStats:
     unreadable: int = 0
     seconds: float = 0.0  # time spent recognising (wall clock)
     cpu_seconds: float = 0.0  # the same, this thread's CPU time (not inflated by waiting for a busy core)
+    faults: int = 0  # backs (or foreign cards face down) where a face was expected
     last_seen: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -45,7 +46,8 @@ class CameraScanner:
         self.tracker = CardTracker(deal_id, settings or default, self.recogniser.decide)
         self.stats = ScanStats()
 
-    def events(self) -> Iterator[CardSeen]:
+    def events(self) -> Iterator[CardSeen | DeviceFault]:
+        """Card events in dealing order, and a fault for a back (or a foreign card face down) lying in view."""
         for frame in self.source.frames():
             start, cpu = time.perf_counter(), time.thread_time()
             reading = self.recogniser.read(frame.image)
@@ -56,9 +58,11 @@ class CameraScanner:
             yield from self._count(self.tracker.feed(reading, frame.timestamp, frame.number))
         yield from self._count(self.tracker.finish())
 
-    def _count(self, events: list[CardSeen]) -> Iterator[CardSeen]:
+    def _count(self, events: list[CardSeen | DeviceFault]) -> Iterator[CardSeen | DeviceFault]:
         for event in events:
-            if event.card is None:
+            if isinstance(event, DeviceFault):
+                self.stats.faults += 1
+            elif event.card is None:
                 self.stats.unreadable += 1
             else:
                 self.stats.cards += 1

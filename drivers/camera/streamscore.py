@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from dealer.core.cards import Card
+from dealer.core.events import DeviceFault
 
 from .calibration import Calibration
 from .scanner import CameraScanner
@@ -26,6 +27,7 @@ class StreamScore:
     unreadable: int = 0
     missed: list[str] = field(default_factory=list)
     extra: int = 0
+    faults: int = 0  # back-where-a-face-was-expected faults (counted with the item in view)
     frames: int = 0
     seconds: float = 0.0  # recognition, wall clock
     cpu: float = 0.0  # recognition, this thread's CPU time
@@ -37,6 +39,7 @@ class StreamScore:
         self.unreadable += other.unreadable
         self.missed += other.missed
         self.extra += other.extra
+        self.faults += other.faults
         self.frames += other.frames
         self.seconds += other.seconds
         self.cpu += other.cpu
@@ -67,6 +70,11 @@ def score_stream(calibration: Calibration, cam: VirtualCamera, score: StreamScor
     scanner = CameraScanner(source, calibration)
     events: dict[int, list[Card | None]] = {}
     for event in scanner.events():
+        if isinstance(event, DeviceFault):  # a back where a face was expected: for a face, as good as unreadable
+            frame = round(event.timestamp * cam.fps)  # the virtual camera's clock: frame number / fps
+            events.setdefault(source.item_of.get(frame, -1), []).append(None)
+            score.faults += 1
+            continue
         frame = event.frame if event.frame is not None else -1
         events.setdefault(source.item_of.get(frame, -1), []).append(event.card)
     score.frames += scanner.stats.frames

@@ -8,6 +8,13 @@ read) without being read stably becomes one unreadable event when it goes (or is
 but never followed by a second event for the same card, since the dealing session voids a deal on an
 unreadable card.
 
+What a deck guarantees is used (#31). Each card occurs once in a deal: a card read a second time is judged
+again on all the frames of the object in view, with the cards already dealt left out; where that evidence
+nearly ties with another, undealt card, the deal decides for it, else the second copy is reported as read (a
+foreign card: the dealing session voids the deal as a duplicate). A card-shaped object lying still that is no
+face of the deck is never silent: mostly dark print (a back, or a card of another deck, face down) is a fault,
+anything else (a face dimmed past recognition, a joker) is an unreadable card.
+
 Frames of one still object are also read together: with a ``judge`` (the recogniser's decision rule), the
 per-frame evidence of the frames it has lain still since it was last read as the card already reported is
 averaged and judged once more each frame. Noise and a glare that moves with the hand differ from frame to
@@ -23,10 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dealer.core.cards import Card
-from dealer.core.events import CardSeen
+from dealer.core.events import CardSeen, DeviceFault, FaultKind
 
 from .detect import Quad
-from .recognise import Evidence, Reading, Seen
+from .recognise import BACK_INK, Evidence, Reading, Seen
+
+Event = CardSeen | DeviceFault
+BACK_FAULT = "a card back, or a card of another deck, lay where a face was expected"
 
 Judge = Callable[[Evidence, Quad | None], Reading]
 
@@ -75,12 +85,16 @@ class CardTracker:
         self._emitted: int | None = None  # card reported for what is in view
         self._emitted_quad: Quad | None = None
         self._pending: tuple[float, int, float, Quad] | None = None  # a still object never read
+        self._pending_back = False  # ... that is mostly dark print: a back
+        self._object: list[Evidence] = []  # every frame's evidence since the object in view lay still
+        self._backs = 0  # frames since then that saw a card-shaped object with a back's dark print
+        self._dealt: set[int] = set()  # cards reported in this deal
 
-    def feed(self, reading: Reading, timestamp: float, frame: int) -> list[CardSeen]:
+    def feed(self, reading: Reading, timestamp: float, frame: int) -> list[Event]:
         """Take one frame's reading; return the events it completes (usually none)."""
-        out: list[CardSeen] = []
+        out: list[Event] = []
         quad = reading.quad
-        if reading.seen in (Seen.NOTHING, Seen.OTHER) or quad is None:
+        if reading.seen is Seen.NOTHING or quad is None or quad.partial:
             self._absent += 1
             self._key, self._run, self._last_quad, self._still_run = None, 0, None, 0
             self._window.clear()
@@ -96,6 +110,13 @@ class CardTracker:
             self._still_run = 1
             self._still_start = (timestamp, frame, reading.confidence)
             self._window.clear()
+            self._object.clear()
+            self._backs = 0
+        if reading.evidence is not None:
+            self._object.append(reading.evidence)
+        self._backs += reading.seen is Seen.OTHER and reading.ink >= BACK_INK
+        if self._pending is not None and _still(self._pending[3], quad):
+            self._pending_back = 2 * self._backs > self._still_run
         if key >= 0 and key == self._emitted:
             self._window.clear()  # the reported card, read again: what lies here is still that card
         elif reading.evidence is not None:
@@ -115,8 +136,9 @@ class CardTracker:
                 if self._pending is not None and not self.s.still and _still(self._pending[3], quad):
                     self._pending = None  # the unread object is this card, read at last
                 self._flush_pending(out)
-                out.append(self._event(Card(key), self._run_start[0], self._run_start[1], self._run_conf))
-                self._emitted, self._emitted_quad = key, quad
+                card = self._consistent(Card(key))
+                out.append(self._event(card, self._run_start[0], self._run_start[1], self._run_conf))
+                self._emitted, self._emitted_quad = key, quad  # as read: the frames to come read it so too
                 self._window.clear()
         if self._emitted == key or self._still_run < self.s.unreadable_frames:
             return out
@@ -125,10 +147,29 @@ class CardTracker:
         elif self._pending is None:
             same_as_read = not self.s.still and self._emitted_quad is not None and _still(self._emitted_quad, quad)
             if not same_as_read:  # not the card already reported, dimmed by a glare
-                self._pending = (self._still_start[0], self._still_start[1], 0.0, quad)
+                self._set_pending((self._still_start[0], self._still_start[1], 0.0, quad))
         return out
 
-    def _judge_window(self, quad: Quad, out: list[CardSeen]) -> None:
+    def _set_pending(self, pending: tuple[float, int, float, Quad]) -> None:
+        self._pending = pending
+        self._pending_back = 2 * self._backs > self._still_run
+
+    def _consistent(self, card: Card) -> Card:
+        """``card``, or, when it was reported already in this deal, the undealt card the object's frames
+        support nearly as well (the deal's own constraint breaks a near tie); else ``card`` again."""
+        if int(card) not in self._dealt or self.judge is None or not self._object:
+            return card
+        evidence = np.mean(self._object, axis=0).astype(np.float32)
+        masked = evidence.copy()
+        masked[:, sorted(self._dealt)] = -1.0
+        verdict = self.judge(masked, None)
+        if verdict.seen is Seen.CARD and verdict.card is not None:
+            scores = evidence.mean(axis=0)
+            if float(scores[int(card)] - scores[int(verdict.card)]) < SAME_CARD_GAP:
+                return verdict.card
+        return card
+
+    def _judge_window(self, quad: Quad, out: list[Event]) -> None:
         """Judge the still frames' mean evidence: a card, the reported card again, or a new unreadable object."""
         assert self.judge is not None
         evidence = np.mean([e for _, _, e in self._window], axis=0).astype(np.float32)
@@ -140,8 +181,9 @@ class CardTracker:
             if self._pending is not None and _still(self._pending[3], quad):
                 self._pending = None  # the unread object is this card, read at last
             self._flush_pending(out)
-            out.append(self._event(verdict.card, stamp, frame, verdict.confidence))
-            self._emitted, self._emitted_quad = int(verdict.card), quad
+            card = self._consistent(verdict.card)
+            out.append(self._event(card, stamp, frame, verdict.confidence))
+            self._emitted, self._emitted_quad = int(verdict.card), quad  # as read
             self._window.clear()
             return
         if self._pending is not None:
@@ -152,26 +194,31 @@ class CardTracker:
             scores = evidence.mean(axis=0)
             if float(scores.max() - scores[self._emitted]) < SAME_CARD_GAP:
                 return  # where the reported card lay and (nearly) most like it: that card dimmed, not a new one
-        self._pending = (stamp, frame, 0.0, quad)
+        self._set_pending((stamp, frame, 0.0, quad))
 
-    def finish(self) -> list[CardSeen]:
+    def finish(self) -> list[Event]:
         """The stream ended: report a still, unread object in view, if any."""
-        out: list[CardSeen] = []
+        out: list[Event] = []
         self._end_presence(out)
         return out
 
-    def _end_presence(self, out: list[CardSeen]) -> None:
+    def _end_presence(self, out: list[Event]) -> None:
         self._flush_pending(out)
         self._emitted = None
         self._emitted_quad = None
 
-    def _flush_pending(self, out: list[CardSeen]) -> None:
+    def _flush_pending(self, out: list[Event]) -> None:
         if self._pending is not None:
             stamp, frame, conf, _ = self._pending
-            out.append(self._event(None, stamp, frame, conf))
+            if self._pending_back:
+                out.append(DeviceFault(FaultKind.OTHER, BACK_FAULT, stamp, self.deal_id, self.position))
+            else:
+                out.append(self._event(None, stamp, frame, conf))
             self._pending = None
 
     def _event(self, card: Card | None, stamp: float, frame: int, confidence: float) -> CardSeen:
         event = CardSeen(self.deal_id, self.position, card, None, round(confidence, 4), stamp, frame)
         self.position += 1
+        if card is not None:
+            self._dealt.add(int(card))
         return event

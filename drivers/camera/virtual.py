@@ -22,6 +22,7 @@ from dealer.core.cards import ALL_CARDS, Card
 from dealer.core.errors import DealerError
 
 from .deckart import CardArt, DeckArt, image_deck, synthetic_deck
+from .layoutdeck import parse_layout_name
 from .printdeck import print_deck
 from .sources import Frame
 
@@ -46,6 +47,7 @@ class Perturbation:
     jitter: float = 1.0  # pixels of hand shake while resting
     glare_at_index: float = 0.0  # share of glare spots put right next to a corner index (the hardest place)
     back_to_back: float = 0.0  # share of cards put where the previous one lay in the next frame: no empty frame
+    at_edge: float = 0.0  # share of cards lying against a frame edge (0-6 pixels off it), a glare spot beside them
 
 
 LEVELS: dict[str, Perturbation] = {
@@ -55,6 +57,8 @@ LEVELS: dict[str, Perturbation] = {
     "strong": Perturbation(),
     # the scanner-miss hunt (#17): smaller and larger cards, glare beside the index, cards laid back to back
     "hard": Perturbation(scale=(0.6, 1.3), glare_at_index=0.5, back_to_back=0.3),
+    # #31: every card against a frame edge, a glare spot between it and the edge or beside its index
+    "edge": Perturbation(scale=(0.6, 1.3), glare=0.7, glare_at_index=0.5, at_edge=1.0),
 }
 
 
@@ -64,6 +68,7 @@ class Pose:
     cy: float
     angle: float  # degrees, counter-clockwise on screen
     scale: float
+    edge: int = -1  # the frame edge it lies against (0 left, 1 right, 2 top, 3 bottom), -1 none
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +238,18 @@ class VirtualCamera:
         if near is not None:
             cx = min(max(near.cx + float(self.rng.uniform(-12, 12)), lo_x), max(lo_x, hi_x))
             cy = min(max(near.cy + float(self.rng.uniform(-12, 12)), lo_y), max(lo_y, hi_y))
+        elif p.at_edge > 0 and self.rng.random() < p.at_edge:
+            side = int(self.rng.integers(4))
+            off = float(self.rng.uniform(0.0, 6.0))  # pixels between the card's outermost point and the edge
+            if side == 0:
+                cx = half_w + off
+            elif side == 1:
+                cx = self.width - half_w - off
+            elif side == 2:
+                cy = half_h + off
+            else:
+                cy = self.height - half_h - off
+            return Pose(cx, cy, angle, scale, side)
         return Pose(cx, cy, angle, scale)
 
     def _offscreen(self, rest: Pose, art: CardArt) -> Pose:
@@ -286,6 +303,12 @@ class VirtualCamera:
                 dx, dy = -0.28 * card * corner, -0.40 * card * corner
                 gx = cx + dx * math.cos(rad) + dy * math.sin(rad)
                 gy = cy - dx * math.sin(rad) + dy * math.cos(rad)
+            if near is not None and near.edge >= 0 and self.rng.random() < 0.5:
+                # between the card and the edge it lies against, on the table and over the card's border
+                along = self.rng.uniform(-0.4, 0.4) * card
+                toward = self.rng.uniform(0.25, 0.5) * card
+                dx, dy = ((-toward, along), (toward, along), (along, -toward), (along, toward))[near.edge]
+                gx, gy = cx + dx, cy + dy
             radius = self.rng.uniform(0.08, 0.3) * card
             strength = self.rng.uniform(0.2, 1.0) * p.glare * 255.0
             glare = (strength * np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * radius**2))).astype(np.float32)
@@ -378,11 +401,14 @@ def named_deck(name: str) -> DeckArt:
             colours = int(parts[0][:-1]) if parts and parts[0].endswith("c") and parts[0][:-1].isdigit() else default
             index_set = parts[1] if len(parts) > 1 else "en"
             return make(colours, index_set)
+    if name.startswith("layout"):
+        return parse_layout_name(name)
     folder = Path(name)
     if folder.is_dir():
         return image_deck(folder)
     raise DealerError(
-        "deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl>, print-<2|4>c-<en|fr|de|nl> or a folder of card images",
+        "deck {name!r}: expected synthetic-<2|4>c-<en|fr|de|nl>, print-<2|4>c-<en|fr|de|nl>, "
+        "layout-<beside|jumbo|above>-<2|4>c[-low] or a folder of card images",
         name=name,
     )
 

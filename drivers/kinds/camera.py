@@ -84,6 +84,18 @@ def shuffled_deal(template: VirtualCamera) -> VirtualCamera:
     )
 
 
+def _confidence_facts(cal: Calibration | None) -> dict[str, str]:
+    """What the calibration's held-out readings predict (#31), for the judge's console: the share of cards read
+    wrong, as an upper bound, and the least confidence a card is read with (below it: unreadable)."""
+    if cal is None or cal.confidence is None:
+        return {}
+    c = cal.confidence
+    return {
+        "predicted_error_rate": f"≤ {100 * c.predicted_error_rate:.3f} % ({c.accepted}/{c.held_out})",
+        "unreadable_below": f"{c.threshold:.2f}",
+    }
+
+
 class CameraDevice:
     """A camera card scanner under manual dealing (``kind = "camera"``)."""
 
@@ -159,6 +171,7 @@ class CameraDevice:
             "calibration": str(self.options.calibration) if self.options.calibration else "virtual sorted pass",
             "deck": cal.deck if cal is not None else None,
             "capabilities": ["reader"],
+            **_confidence_facts(cal),
         }
 
     def stats(self) -> ScanStats:
@@ -219,6 +232,8 @@ class CameraDevice:
         try:
             for event in scanner.events():
                 self._put(event)
+                if isinstance(event, DeviceFault):
+                    return  # a back where a face was expected: the session voids the deal on the fault
                 count += 1
                 if count == CARDS:
                     break

@@ -1,0 +1,84 @@
+"""Confidence that means something (#31): the reader's threshold and per-card error rate from held-out views of
+the calibration pass, kept in the file and shown to the technical judge."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from camera_support import calibration_for
+
+from dealer.core.cards import Card
+from drivers.camera import Calibration, Recogniser, Seen
+from drivers.camera.heldout import FLOOR, SPOILS, estimate, poisson_upper
+
+
+def test_the_error_bound_is_the_published_poisson_limit() -> None:
+    """Gehrels (1986), one-sided 95% upper limits: 0 events 3.00, 1 4.74, 2 6.30, 5 10.51, 10 16.96."""
+    assert [poisson_upper(n) for n in (0, 1, 2, 5, 10)] == [3.00, 4.74, 6.30, 10.51, 16.96]
+    assert 18.0 < poisson_upper(11) < 19.0  # past the table: the normal approximation (exact limit 18.21)
+
+
+def test_a_reader_never_wrong_keeps_the_floor_and_predicts_three_over_the_readings() -> None:
+    def read(flat: object) -> tuple[int, float, bool]:
+        return 0, 0.9, True
+
+    c = estimate([(0, np.ones((20, 16), np.float32))] * 10, read)
+    assert c.held_out == 10 * SPOILS and c.accepted == 10 * SPOILS and c.wrong == 0
+    assert c.threshold == FLOOR
+    assert c.predicted_error_rate == pytest.approx(3.0 / (10 * SPOILS))
+    assert c.predicted_unreadable_rate == 0.0
+
+
+def test_the_threshold_rises_above_every_confidence_a_wrong_reading_had() -> None:
+    """Readings alternate: right with confidence 0.9, wrong with 0.32: the least grid step above 0.32 is 0.35;
+    half the readings fall below it (unreadable)."""
+    calls = [0]
+
+    def read(flat: object) -> tuple[int, float, bool]:
+        calls[0] += 1
+        return (0, 0.9, True) if calls[0] % 2 else (1, 0.32, True)
+
+    c = estimate([(0, np.ones((20, 16), np.float32))] * 10, read)
+    assert c.threshold == 0.35 and c.wrong == 0 and c.accepted == 5 * SPOILS
+    assert c.predicted_unreadable_rate == pytest.approx(0.5)
+
+
+def test_the_calibration_keeps_its_threshold_and_prediction_and_the_reader_uses_them(tmp_path: Path) -> None:
+    cal = calibration_for("layout-beside-4c")
+    c = cal.confidence
+    assert c is not None and c.held_out > 1000 and c.wrong == 0
+    assert cal.thresholds.margin == c.threshold >= FLOOR
+    assert 0 < c.predicted_error_rate <= 3.0 / c.accepted + 1e-12
+    cal.save(tmp_path / "c.npz")
+    back = Calibration.load(tmp_path / "c.npz")
+    assert back.confidence == c and back.thresholds == cal.thresholds
+
+
+def test_a_card_read_with_less_confidence_than_the_threshold_is_unreadable() -> None:
+    """♠5 against ♣5, its twin but for the suit symbol: evidence giving ♠5 a normalised margin just under the
+    learnt threshold is unreadable; the same evidence under a threshold below it reads ♠5."""
+    cal = calibration_for("layout-beside-4c")
+    rec = Recogniser(cal)
+    s5, c5 = int(Card.S5), int(Card.C5)
+    distance = float(rec._distance[s5, c5])
+    margin = cal.thresholds.margin - 0.02
+    evidence = np.full((2, 52), 0.2, np.float32)
+    evidence[:, s5] = 0.95
+    evidence[:, c5] = 0.95 - margin * distance
+    assert rec.decide(evidence, None).seen is Seen.UNREADABLE
+    lower = Recogniser(replace(cal, thresholds=replace(cal.thresholds, margin=margin - 0.01)))
+    reading = lower.decide(evidence, None)
+    assert reading.seen is Seen.CARD and reading.card == Card.S5
+
+
+def test_the_judge_sees_the_predicted_error_rate_of_the_station() -> None:
+    from drivers.kinds.camera import _confidence_facts
+
+    cal = calibration_for("layout-jumbo-2c")
+    assert cal.confidence is not None
+    facts = _confidence_facts(cal)
+    expected = f"{100 * cal.confidence.predicted_error_rate:.3f}"
+    assert expected in facts["predicted_error_rate"] and facts["unreadable_below"] == f"{cal.thresholds.margin:.2f}"
