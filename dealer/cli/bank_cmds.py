@@ -13,7 +13,7 @@ from rich.text import Text
 
 from dealer.fsutil import MAX_INPUT_BYTES
 
-from .i18n import error, t
+from .i18n import error, printable, t
 from .light import bank_status, bank_status_table, rich_table
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
@@ -253,6 +253,7 @@ def _import_summary(report: ImportReport, show: int) -> None:
             for d in f.duplicates
         )
     listed = rows if show == 0 else rows[: max(show, 0)]
+    listed = [(printable(a), b, c, printable(d)) for a, b, c, d in listed]  # names and reasons from files: escaped
     if listed:
         if out.is_terminal:
             table = Table(title=t("Problems and duplicates"), title_justify="left")

@@ -45,7 +45,16 @@ def relay(
             port=port,
         )
     )
+    from dealer.relay.app import MAX_VIEWERS
+    from dealer.web.config import Limits
+    from dealer.web.guard import ConnectionGuard, server_options
+
+    # a relay often sits behind a reverse proxy (one address for all): no per-address cap, but a total below the
+    # file limit and a deadline for every request (a slow client is closed, guard.py)
+    limits = Limits(max_connections=MAX_VIEWERS + 1000, max_connections_per_address=MAX_VIEWERS + 1000)
     sock = listen(host, port)  # new viewers are taken a few per loop turn: a crowd cannot stall the others
-    server = uvicorn.Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=1))
+    sock.guard = ConnectionGuard(limits)
+    options = server_options(limits)
+    server = uvicorn.Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=1, **options))
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])

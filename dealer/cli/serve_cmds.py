@@ -165,14 +165,13 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
             service.begin_shutdown()
             super().handle_exit(sig, frame)
 
-    server = Server(
-        uvicorn.Config(
-            web,
-            log_level="warning",
-            timeout_graceful_shutdown=3,
-            ws_max_size=cfg.limits.max_ws_message_bytes,  # a larger WebSocket message is refused unread
-        )
-    )
+    from dealer.web.accept import PacedSocket
+    from dealer.web.guard import server_options
+
+    if isinstance(sock, PacedSocket):  # caps per address and in all, a reserve for the consoles (guard.py)
+        sock.guard = web.state.guard
+    server = Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=3, **server_options(cfg.limits)))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
         server.run(sockets=[sock])
+    web.state.guard.report()  # the refusals not yet reported
     typer.echo(t("stopped"))

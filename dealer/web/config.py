@@ -47,6 +47,10 @@ class Limits:
     max_json_depth: int = 32
     max_ws_message_bytes: int = 65536
     max_public_connections: int = 1000
+    max_connections: int = 4000  # all connections but the consoles' reserve (kept below the file limit)
+    max_connections_per_address: int = 32
+    console_reserve: int = 64  # connections kept for the addresses the consoles signed in from
+    request_timeout_s: int = 10  # a request's headers and body must arrive whole within this
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,10 @@ _LIMITS = {
     "max_json_depth": (4, 256),
     "max_ws_message_bytes": (1024, 16 * 1024 * 1024),
     "max_public_connections": (1, 100_000),
+    "max_connections": (16, 1_000_000),
+    "max_connections_per_address": (1, 100_000),
+    "console_reserve": (1, 10_000),
+    "request_timeout_s": (1, 600),
 }
 _STATION = {
     "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
