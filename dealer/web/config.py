@@ -73,6 +73,7 @@ class ServiceConfig:
     bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
+    relay_key: Path | None = None  # [relay] key: the hall's key signing for the relays (default VAR/relay.key)
 
 
 _TOP = {
@@ -231,7 +232,7 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
     if dup is not None:
         raise ConfigError("station name {dup!r} is used twice", source, dup=dup)
     regulation = data.get("regulation")
-    relay_nats, relay_event = _relay(data.get("relay", {}), source)
+    relay_nats, relay_event, relay_key = _relay(data.get("relay", {}), source)
     bank_url = bank.get("url")
     if bank_url is not None:
         bank_url = _str(bank_url, "bank.url", source)
@@ -282,14 +283,17 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
         source=source,
         relay_nats=relay_nats,
         relay_event=relay_event,
+        relay_key=relay_key,
         bank_url=bank_url,
     )
 
 
-def _relay(table: object, source: str) -> tuple[str | None, str]:
+def _relay(table: object, source: str) -> tuple[str | None, str, Path | None]:
     if not isinstance(table, dict):
         raise ConfigError("[relay] must be a table", source)
-    _unknown(table, {"nats", "event"}, "relay.", source)
+    _unknown(table, {"nats", "event", "key"}, "relay.", source)
+    key = table.get("key")
+    key_path = Path(_str(key, "relay.key", source)) if key is not None else None
     url = table.get("nats")
     if url is not None:
         url = _str(url, "relay.nats", source)
@@ -302,7 +306,7 @@ def _relay(table: object, source: str) -> tuple[str | None, str]:
         check_event(event)
     except WireError as exc:
         raise ConfigError("relay.event: {exc}", source, exc=exc) from exc
-    return url, event
+    return url, event, key_path
 
 
 def parse_config(text: str, source: str) -> ServiceConfig:

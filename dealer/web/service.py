@@ -95,7 +95,10 @@ class Service:
         self.streams = PublicStreams(self.hub, self.remote)
         self.relay_publisher: RelayPublisher | None = None
         if config.relay_nats:  # the relays' viewers: the hall's stream, in real time, to NATS (relays hold it back)
-            self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event)
+            from .relay_signing import load_or_create_key
+
+            key = load_or_create_key(config.relay_key or config.var_dir / "relay.key")  # every message signed
+            self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event, key=key)
             self.hub.sinks.append(self.relay_publisher.sink)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
