@@ -202,3 +202,40 @@ def test_a_request_whose_body_never_arrives_whole_is_closed_after_the_deadline(s
         assert time.monotonic() - t0 >= TIMEOUT_S - 0.5  # at the deadline, not before
     finally:
         s.close()
+
+
+def test_the_deadline_closes_slow_requests_only_not_a_console_websocket_or_a_viewers_stream(served: Served) -> None:
+    """A judge's WebSocket and an audience stream outlive the request deadline: the clock here is a slow request
+    opened at the same moment, which the server closes at its deadline."""
+    import asyncio
+
+    import websockets
+
+    async def scenario() -> tuple[str, bytes]:
+        headers = {"Authorization": f"Bearer {served.secret}"}
+        async with websockets.connect(f"ws://127.0.0.1:{served.port}/judge/ws", additional_headers=headers) as ws:
+            await asyncio.wait_for(ws.recv(), 10)
+            reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+            writer.write(b"GET /api/public/events HTTP/1.1\r\nHost: hall\r\n\r\n")
+            await writer.drain()
+            slow = socket.create_connection(("127.0.0.1", served.port))
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: hall\r\n")  # never finished
+            slow.setblocking(False)
+            loop = asyncio.get_running_loop()
+            closed = await asyncio.wait_for(loop.sock_recv(slow, 1), TIMEOUT_S * 20)  # the deadline passed
+            slow.close()
+            assert closed == b""
+            await ws.send('{"cmd": "state", "id": 1}')
+            while True:
+                answer = str(await asyncio.wait_for(ws.recv(), 10))
+                if '"type":"state"' in answer.replace(" ", ""):
+                    break
+            head = await asyncio.wait_for(reader.readuntil(b'"type":"snapshot"'), 10)  # sent before the deadline
+            assert head
+            await ws.send('{"cmd": "disconnect", "station": "A", "confirm": true, "id": 2}')  # news for the hall
+            stream = await asyncio.wait_for(reader.readuntil(b"disconnected"), 20)  # the stream still open
+            writer.close()
+            return answer, stream
+
+    answer, stream = asyncio.run(scenario())
+    assert '"stations"' in answer and b'"type":"station"' in stream  # the console works, the stream flows
