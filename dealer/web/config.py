@@ -71,6 +71,7 @@ class ServiceConfig:
     limits: Limits = field(default_factory=Limits)
     source: str = "defaults"
     bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
+    bank_copy: Path | None = None  # [bank] copy: a second copy of the SQLite bank, kept and verified (another disk)
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
     relay_key: Path | None = None  # [relay] key: the hall's key signing for the relays (default VAR/relay.key)
@@ -217,7 +218,7 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
     port = data.get("port", 8000)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ConfigError("port = {port!r} must be a whole number in 0..65535", source, port=port)
-    bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
+    bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes", "copy"}
     bank = _table(data.get("bank", {}), "bank", bank_keys, source)
     secrets = _table(data.get("secrets", {}), "secrets", {"judge", "director"}, source)
     judge_secret, director_secret = (_secret(secrets, role, source) for role in ("judge", "director"))
@@ -273,6 +274,7 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
         broadcast_delay=_num(data.get("broadcast_delay", 0.0), "broadcast_delay", 0.0, 600.0, source),
         regulation=Path(_str(regulation, "regulation", source)) if regulation is not None else None,
         bank_path=Path(_str(bank.get("path", "var/bank.sqlite"), "bank.path", source)),
+        bank_copy=Path(_str(bank["copy"], "bank.copy", source)) if "copy" in bank else None,
         bank_busy_timeout=_num(bank.get("busy_timeout", 2.0), "bank.busy_timeout", 0.0, 600.0, source),
         seal_every_deals=seal_deals,
         seal_every_minutes=_num(bank.get("seal_every_minutes", 10.0), "bank.seal_every_minutes", 0.0, 1440.0, source),
