@@ -26,6 +26,7 @@ def main() -> None:
     parser.add_argument("--loop", default="asyncio", choices=("asyncio", "uvloop"))
     parser.add_argument("--nats", default=None)
     parser.add_argument("--event", default="bench")
+    parser.add_argument("--relay-key", default=None, help="the hall's relay signing key file (made if absent)")
     parser.add_argument("--max-viewers", type=int, default=20_000)
     parser.add_argument("--pipeline", default=None, help="a simulator's pty: one station dealing from it")
     parser.add_argument("--deals", type=int, default=100, help="the bank target with --pipeline")
@@ -45,6 +46,8 @@ def main() -> None:
     data["limits"] = {"max_public_connections": args.max_viewers}
     if args.nats:
         data["relay"] = {"nats": args.nats, "event": args.event}
+        if args.relay_key:
+            data["relay"]["key"] = args.relay_key
     if args.pipeline:
         data["stations"] = [{"name": "A", "kind": "serial", "url": args.pipeline}]
     cfg = config_from_dict(data, "bench")

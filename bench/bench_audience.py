@@ -267,12 +267,14 @@ def _relays(clients: int, procs: int, count: int, rate: float, relays: int = 4) 
     port = _free_port()
     http, loop = _stacks()[-1]
     hall_cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--http", http]
-    hall_cmd += ["--loop", loop, "--nats", NATS_URL, "--event", event]
+    from dealer.web.relay_signing import load_or_create_key
+
+    key = Path(tempfile.mkdtemp(prefix="dealer-bench-key-")) / "relay.key"
+    load_or_create_key(key)  # made before the processes start: the relays read its public half at start
+    hall_cmd += ["--loop", loop, "--nats", NATS_URL, "--event", event, "--relay-key", str(key)]
     relay_ports = [_free_port() for _ in range(relays)]
-    relay_cmds = [
-        [sys.executable, "-m", "dealer", "relay", "--nats", NATS_URL, "--event", event, "--port", str(p)]
-        for p in relay_ports
-    ]
+    relay = [sys.executable, "-m", "dealer", "relay", "--nats", NATS_URL, "--event", event, "--hall-key", f"{key}.pub"]
+    relay_cmds = [[*relay, "--port", str(p)] for p in relay_ports]
     try:
         with _procs([hall_cmd, *relay_cmds]) as (hall, *relay_procs):
             base = f"http://127.0.0.1:{port}"

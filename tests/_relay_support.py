@@ -75,12 +75,18 @@ def stream_messages(event: str, url: str = NATS_URL) -> list[tuple[int, bytes]]:
 
 class Relay:
     def __init__(
-        self, event: str, delay: float = 0.0, cwd: Path | None = None, url: str = NATS_URL, wait_nats: bool = True
+        self,
+        event: str,
+        delay: float = 0.0,
+        cwd: Path | None = None,
+        url: str = NATS_URL,
+        wait_nats: bool = True,
+        hall_key: str | None = None,
     ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         args = [sys.executable, "-m", "dealer", "relay", "--nats", url, "--port", str(self.port)]
-        args += ["--event", event, "--delay", str(delay)]
+        args += ["--event", event, "--delay", str(delay), "--hall-key", hall_key or any_key()]
         env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
         env["PYTHONPATH"] = str(ROOT)
         self.proc = subprocess.Popen(args, cwd=cwd or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -120,12 +126,26 @@ class Relay:
                 self.proc.wait(10)
 
 
+def any_key() -> str:
+    """A public key no hall signs with (a relay that is not meant to serve anything signed)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.generate().public_key().public_bytes_raw().hex()
+
+
+def hall_key(server: Any) -> str:
+    """The public key the hall of a running service signs its relay messages with."""
+    pub = server.service.relay_publisher
+    assert pub is not None and pub.public_key is not None
+    return str(pub.public_key)
+
+
 @contextlib.contextmanager
-def relays(event: str, n: int, delay: float = 0.0) -> Iterator[list[Relay]]:
+def relays(event: str, n: int, delay: float = 0.0, key: str | None = None) -> Iterator[list[Relay]]:
     started: list[Relay] = []
     try:
         for _ in range(n):
-            started.append(Relay(event, delay))
+            started.append(Relay(event, delay, hall_key=key))
         yield started
     finally:
         for r in started:

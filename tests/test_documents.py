@@ -226,7 +226,12 @@ def test_draw_annex_only_after_reveal(bank: SqliteBank, reg: Regulation, tmp_pat
 def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     journal = tmp_path / "journal.json"
     done = [[b, c] for b in range(1, 5) for c in (1, 2)]
-    fouls = [{"board": 2, "copy": 1, "attempt": 1, "reason": "jam", "card": "♠A", "pocket": "N", "expected": "E"}]
+    fouls = [
+        {"board": 2, "copy": 1, "attempt": 1, "reason": "jam", "card": "♠A", "pocket": "N", "expected": "E",
+         "kind": "fault:jam", "position": 17},
+        {"board": 3, "copy": 2, "attempt": 1, "reason": "♥5 went to pocket W, belongs in N", "card": "♥5",
+         "pocket": "W", "expected": "N", "kind": "wrong_pocket", "position": 29},
+    ]  # fmt: skip
     journal.write_text(json.dumps({"version": 1, "boards_digest": "x", "done": done, "fouls": fouls}))
     with pytest.raises(DocumentError, match="Сессия 1"):  # neither a run in the ledger nor a journal
         issue_boards_act(bank, reg, "ru", tmp_path / "docs", LABEL, tmp_path / "absent.json")
@@ -238,6 +243,15 @@ def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     bank.record_event(
         "export", {"what": "boards", "label": LABEL, "files": {journal.name: jdigest}, "copies": 8, "machine": DEVICE}
     )
+    for lang, note in (("ru", "не по самой карте"), ("en", "never by the card")):  # before the reveal: blind
+        issued = issue_boards_act(bank, reg, lang, tmp_path / "blind", LABEL, journal)
+        text = pdf_text(issued.path)
+        for suit in "♠♥♦♣":  # no card is named: the fouls' cards are cards of drawn deals
+            assert suit not in text, (lang, suit)
+        assert "belongs" not in text and "С/В" not in text.replace(" ", "") and "N/E" not in text.replace(" ", "")
+        for value in ("17", "29", note, "SN-0042"):
+            assert has(text, value), (lang, value)
+    reveal(bank)
     for lang, phrases, pockets in (
         (
             "ru",

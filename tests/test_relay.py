@@ -17,7 +17,16 @@ from typing import Any
 import httpx
 import pytest
 from _public_keys import PUBLIC_KEYS
-from _relay_support import Relay, Viewers, delete_stream, nats_or_skip, relays, stream_messages, unique_event
+from _relay_support import (
+    Relay,
+    Viewers,
+    delete_stream,
+    hall_key,
+    nats_or_skip,
+    relays,
+    stream_messages,
+    unique_event,
+)
 from _transport import FakeTransport
 from _waiting import wait_progress
 from _web_server import Running, regulation, running_service, service_config
@@ -101,7 +110,10 @@ def test_wire_refuses_what_is_not_public() -> None:
 def test_viewers_of_a_killed_relay_resume_on_another_without_a_gap(tmp_path: Path, event: str) -> None:
     deals = 12
     cfg = hall_config(tmp_path, event, cards_per_second=400.0)
-    with running_service(cfg, regulation(2, K, target=deals), autostart=False) as server, relays(event, 2) as (a, b):
+    with (
+        running_service(cfg, regulation(2, K, target=deals), autostart=False) as server,
+        relays(event, 2, key=hall_key(server)) as (a, b),
+    ):
         viewers = Viewers([a.base, b.base], clients=40)  # viewers 0, 2, 4… start on relay a; 1, 3, 5… on b
         try:
             assert viewers.ready == 40
@@ -284,7 +296,10 @@ def test_relay_refuses_every_route_that_is_not_public_and_holds_no_secret(tmp_pa
 def test_relays_apply_the_broadcast_delay_and_the_hall_does_not(tmp_path: Path, event: str) -> None:
     delay = 1.5
     cfg = hall_config(tmp_path, event)
-    with running_service(cfg, regulation(2, K, target=1), autostart=False) as server, relays(event, 1, delay) as (r,):
+    with (
+        running_service(cfg, regulation(2, K, target=1), autostart=False) as server,
+        relays(event, 1, delay, hall_key(server)) as (r,),
+    ):
         published_all(server)  # the service's start-up messages
         base = stream_messages(event)[-1][0]
         wait_for(lambda: r.last_id() >= base, what="the relay to hold the start-up messages")
@@ -487,7 +502,7 @@ def test_the_hall_deals_on_while_nats_is_down_and_the_relays_get_every_event_aft
         with running_service(cfg, regulation(2, K, target=deals), autostart=False) as server:
             hub = server.service.hub
             hub.on_emit = lambda event_id, data: hall_messages.__setitem__(event_id, data)
-            relay = Relay(event, url=nats_server.url)
+            relay = Relay(event, url=nats_server.url, hall_key=hall_key(server))
             viewers = Viewers([relay.base], clients=10)
             assert viewers.ready == 10
             pub = server.service.relay_publisher

@@ -32,6 +32,7 @@ from test_web_stream import Capture, wait_for
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
 from dealer.web.app import create_app
+from dealer.web.guard import server_options
 from dealer.web.service import Service
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +80,14 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
             self.sock.bind(("127.0.0.1", 0))
             port = int(self.sock.getsockname()[1])
             self.server = uvicorn.Server(
-                uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+                uvicorn.Config(
+                    self.app,
+                    host="127.0.0.1",
+                    port=port,
+                    log_level="warning",
+                    lifespan="on",
+                    **server_options(self.service.config.limits),  # as `dealer serve` runs it
+                )
             )
             self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
             self.thread.start()

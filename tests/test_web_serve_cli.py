@@ -43,7 +43,10 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         director = re.search(r"(http://127\.0\.0\.1:\d+/director\?token=\S+)", text)
         assert f"http://127.0.0.1:{port}/" in text and judge and director, text
         secret = (tmp_path / "var" / "judge.secret").read_text().strip()
-        assert judge.group(1).endswith(secret)
+        director_secret = (tmp_path / "var" / "director.secret").read_text().strip()
+        # standard output is a pipe here, as a log file would be: the links say where the secrets are, not what
+        assert secret not in text and director_secret not in text, text
+        assert judge.group(1).endswith("token=…") and str(tmp_path / "var" / "judge.secret") in text, text
         assert oct((tmp_path / "var" / "judge.secret").stat().st_mode & 0o777) == "0o600"
         base = f"http://127.0.0.1:{port}"
         hall = re.search(r"hall display:\s+(\S+)", text)
@@ -76,7 +79,7 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
         assert page.status_code == 200 and 'lang="ru"' in page.text and "Открытая сдача" in page.text
         with httpx.Client(timeout=5, follow_redirects=True) as client:
-            assert client.get(judge.group(1)).status_code == 200  # the link logs the judge in
+            assert client.get(f"{base}/judge?token={secret}").status_code == 200  # the link logs the judge in
         # a viewer stays connected while Ctrl-C is pressed
         with httpx.stream("GET", f"http://127.0.0.1:{port}/api/public/events", timeout=10) as stream:
             chunks = stream.iter_raw()
@@ -87,6 +90,7 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         out = proc.stdout.read()
         assert code == 0, out
         assert "stopped" in out and "Traceback" not in out
+        assert secret not in out and director_secret not in out
         assert rest is not None
     finally:
         if proc.poll() is None:
@@ -176,3 +180,43 @@ def test_rehearsal_uses_its_own_folder_a_small_target_and_names_it(tmp_path: Pat
 def test_the_shipped_service_config_has_one_camera_example() -> None:
     text = (ROOT / "dealer" / "config" / "service.toml").read_text(encoding="utf-8")
     assert text.count("# A camera card scanner") == 1 and text.count('# name = "B"') == 1
+
+
+def test_on_a_terminal_serve_shows_the_whole_links_with_their_secrets(tmp_path: Path) -> None:
+    """The links with the secrets go to a terminal only (a pty here): people open them from there."""
+    import pty
+
+    port = free_port()
+    config = tmp_path / "service.toml"
+    config.write_text(
+        f'var_dir = "{tmp_path / "var"}"\nport = {port}\nlanguage = "en"\n'
+        f'[bank]\npath = "{tmp_path / "var" / "bank.sqlite"}"\n[[stations]]\nname = "A"\n',
+        encoding="utf-8",
+    )
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dealer", "serve", "--config", str(config)],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+    )
+    os.close(follower)
+    try:
+        seen = b""
+        while b"Ctrl-C" not in seen:
+            chunk = os.read(leader, 4096)
+            assert chunk, seen
+            seen += chunk
+        text = seen.decode("utf-8", "replace")
+        judge = (tmp_path / "var" / "judge.secret").read_text().strip()
+        director = (tmp_path / "var" / "director.secret").read_text().strip()
+        assert f"/judge?token={judge}" in text and f"/director?token={director}" in text, text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(leader)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from dealer.core import Deal
 from dealer.core.errors import DealError
-from dealer.formats.base import ReadResult
+from dealer.formats.base import MAX_JSON_DEPTH, ReadResult
 
 from .records import AuditInputError, AuditRecord
 
@@ -24,7 +24,7 @@ def looks_like_audit_json(data: bytes) -> bool:
     """True when ``data`` is JSON in the audit's own shape (a list of strings or of objects with ``deal``)."""
     try:
         doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return False
     items = doc.get("deals") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
@@ -48,6 +48,10 @@ def parse_audit_json(data: bytes, source: str = "<input>") -> list[AuditRecord]:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise AuditInputError("{source}: not valid JSON: {exc}", source=source, exc=exc) from None
+    except RecursionError:  # deeper than the interpreter's stack; audit JSON is at most three levels deep
+        raise AuditInputError(
+            "{source}: JSON nested deeper than {MAX_JSON_DEPTH} levels", source=source, MAX_JSON_DEPTH=MAX_JSON_DEPTH
+        ) from None
     items = doc.get("deals") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
         raise AuditInputError(

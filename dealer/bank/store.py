@@ -316,6 +316,23 @@ class SqliteBank:
             last, head = self._ledger.head(db)
             return last + 1, head
 
+    def copy_to(self, path: Path) -> tuple[int, str]:
+        """A whole, consistent copy of this bank in ``path`` (SQLite's online backup: the destination is written
+        in one transaction, so a copy interrupted midway keeps its previous content), owner-only; then the copy
+        is opened on its own and its ledger's (size, head) returned, for the caller to compare with ``anchor``."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        target = sqlite3.connect(path, timeout=self.busy_timeout, isolation_level=None)
+        try:
+            with self._lock:
+                self._db.backup(target)
+            target.execute("PRAGMA synchronous=FULL")
+        finally:
+            target.close()
+        with SqliteBank(path, self.key_dir, read_only=True) as copy:
+            return copy.anchor()
+
     def unsealed(self) -> tuple[int, int]:
         """Ledger entries after the latest seal entry, and deals after the deals it covers (for automatic seals)."""
         with self._read() as db:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from dealer.fsutil import write_atomic
+from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input, write_atomic
 
 from .bank_cmds import bank_app
 from .i18n import error, language, t
@@ -30,15 +30,16 @@ out = Console(highlight=False, markup=False)
 err = Console(stderr=True, highlight=False, markup=False)
 
 
-def load_records(path: Path, fmt: str | None) -> tuple[list[AuditRecord], list[str]]:
-    """Records from a file: the audit JSON, or any deal file the formats registry reads. Returns warnings too."""
+def load_records(path: Path, fmt: str | None, max_bytes: int = MAX_INPUT_BYTES) -> tuple[list[AuditRecord], list[str]]:
+    """Records from a file: the audit JSON, or any deal file the formats registry reads. Returns warnings too.
+    Only a regular file of at most ``max_bytes`` is read (a FIFO, a device or a link to one is refused unread)."""
     from dealer.audit.inputs import looks_like_audit_json, parse_audit_json, records_from_boards
     from dealer.audit.records import AuditInputError
 
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AuditInputError("{path}: cannot read: {strerror}", path=path, strerror=exc.strerror) from None
+        data = read_input(path, max_bytes)
+    except InputFileError as exc:
+        raise AuditInputError("{path}: {exc}", path=path, exc=exc) from None
     if fmt in (None, "audit-json") and path.suffix.lower() == ".json" and looks_like_audit_json(data):
         return parse_audit_json(data, str(path)), []
     if fmt == "audit-json":
@@ -157,6 +158,9 @@ def audit_cmd(
         None, "--lang", help="Language of the report: ru or en (default: the command line's language)."
     ),
     check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
+    max_mib: int = typer.Option(
+        MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
+    ),
 ) -> None:
     """Test whether deals are as random as the rules require; print the verdict, write HTML/JSON reports."""
     lang = _check_lang(lang)
@@ -164,7 +168,7 @@ def audit_cmd(
         raise typer.BadParameter(t("give a deal file or --simulate SHUFFLER (exactly one)"))
     since_t, until_t = _time(since, "--since"), _time(until, "--until")
     if path is not None:
-        records, warnings = load_records(path, fmt)
+        records, warnings = load_records(path, fmt, max_mib * 2**20)
         source = str(path)
     else:
         assert simulate is not None
@@ -205,6 +209,12 @@ def filter_audit_report(
     for w in warnings:
         err.print(t("warning: {text}", text=w), markup=False)
     records = filter_records(records, station, since_t, until_t)
+    if not records:  # nothing to test is no evidence of random dealing
+        from dealer.audit.records import AuditInputError
+
+        if station is None and since_t is None and until_t is None:
+            raise AuditInputError("{source}: no deals to audit", source=source)
+        raise AuditInputError("{source}: no deals left to audit after --station, --since and --until", source=source)
     if save_deals is not None:
         write_atomic(save_deals, records_to_json(records))
     scope = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from rich.text import Text
 
 from dealer.fsutil import MAX_INPUT_BYTES
 
-from .i18n import error, t
+from .i18n import error, printable, t
 from .light import bank_status, bank_status_table, rich_table
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, open_bank
@@ -180,6 +181,49 @@ def verify_cmd(
     out.print(text, markup=False)
 
 
+@bank_app.command("restore")
+def restore_cmd(
+    copy: Path = typer.Argument(
+        ..., metavar="COPY", help="The bank's second copy (the file bank.copy names in the service's config)."
+    ),
+    bank: Path = BankOption,
+) -> None:
+    """Continue an event on another laptop: the second copy, checked whole, becomes the bank at --bank (which must
+    not exist yet); the service then starts on it with the event's keys and secrets in its folder."""
+    import shutil
+    import sqlite3
+
+    from dealer.draw.verify import verify_file
+
+    if not copy.is_file():
+        raise fail(t("{copy}: no bank copy there", copy=copy))
+    if bank.exists():
+        raise fail(t("{bank}: a bank is already there; restore into a new place", bank=bank))
+    report = verify_file(copy, None, None, None)  # the copy is evidence: checked before it is used
+    if not report.ok:
+        raise fail(f"{copy}: {report.problem}")
+    bank.parent.mkdir(parents=True, exist_ok=True)
+    part = bank.with_name(bank.name + ".restoring")
+    part.unlink(missing_ok=True)
+    source = sqlite3.connect(f"file:{copy.resolve()}?mode=ro", uri=True)
+    target = sqlite3.connect(part)
+    try:
+        source.backup(target)
+    finally:
+        target.close()
+        source.close()
+    os.chmod(part, 0o600)
+    again = verify_file(part, None, None, None)
+    if not again.ok or again.entries != report.entries:
+        part.unlink(missing_ok=True)
+        raise fail(f"{bank}: {again.problem or again.entries}")
+    shutil.move(part, bank)
+    out.print(
+        t("restored {bank} from {copy}: {n} ledger entries chained", bank=bank, copy=copy, n=report.entries),
+        markup=False,
+    )
+
+
 @bank_app.command("import")
 def import_cmd(
     files: list[Path] = typer.Argument(..., help="Deal files of any readable format (by extension)."),
@@ -253,6 +297,7 @@ def _import_summary(report: ImportReport, show: int) -> None:
             for d in f.duplicates
         )
     listed = rows if show == 0 else rows[: max(show, 0)]
+    listed = [(printable(a), b, c, printable(d)) for a, b, c, d in listed]  # names and reasons from files: escaped
     if listed:
         if out.is_terminal:
             table = Table(title=t("Problems and duplicates"), title_justify="left")

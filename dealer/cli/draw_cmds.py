@@ -274,10 +274,15 @@ def _check_name(name: str) -> str:
 def _read_bundle(path: Path) -> JsonObject:
     from dealer.draw.bundle import load_bundle
     from dealer.draw.protocol import DrawError
+    from dealer.fsutil import InputFileError, read_input
 
     try:
-        return load_bundle(path.read_bytes())
+        return load_bundle(read_input(path))  # a regular file within the limit (a FIFO or /dev/zero is refused)
+    except InputFileError as exc:
+        raise fail(t("{file}: cannot read: {reason}", file=path, reason=error(exc))) from None
     except OSError as exc:
         raise fail(t("{file}: cannot read: {reason}", file=path, reason=os_reason(exc))) from exc
     except DrawError as exc:
         raise fail(t("{path}: not a well-formed bundle: {error}", path=path, error=error(exc))) from exc
+    except RecursionError:  # JSON nested deeper than the interpreter's stack: no bundle is
+        raise fail(t("{path}: not a well-formed bundle: JSON nested too deeply", path=path)) from None

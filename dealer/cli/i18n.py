@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -56,7 +57,18 @@ def t(template: str, /, **params: object) -> str:
     if is_plural_entry(entry):
         count = plural_count(template, params)
         entry = entry["other"] if count is None else pick_plural(entry, lang, count)
-    return str(entry).format(**params) if params else str(entry)
+    return printable(str(entry).format(**params) if params else str(entry))
+
+
+# control characters a terminal acts on (ESC sequences, C1 controls such as CSI, bell, backspace, carriage return)
+# and the bidirectional overrides that reorder what is shown; line feeds and tabs stay
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character a terminal would obey written as its escape (``\\x1b``): a file
+    name like ``a\\x1b[2J.pbn`` is shown, not executed, by every message of the command line."""
+    return _CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def os_reason(exc: OSError) -> str:
@@ -70,7 +82,7 @@ def error(exc: object) -> str:
     """An error (a DealerError's template, a Phrase) in the command line's language."""
     from dealer.i18n import error_text
 
-    return error_text(exc, language())
+    return printable(error_text(exc, language()))
 
 
 def cli_language(argv: Sequence[str]) -> str:

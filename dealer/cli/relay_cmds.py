@@ -7,7 +7,7 @@ import logging
 
 import typer
 
-from .i18n import t
+from .i18n import error, t
 from .root import app
 
 
@@ -19,6 +19,12 @@ def relay(
     event: str = typer.Option("event", "--event", help="The event's name (as in the hall's [relay] event)."),
     delay: float = typer.Option(0.0, "--delay", min=0.0, max=600.0, help="Broadcast delay for remote viewers, s."),
     language: str = typer.Option("ru", "--language", help="Default page language (ru or en)."),
+    hall_key: str = typer.Option(
+        ...,
+        "--hall-key",
+        help="The hall's public key for the relays (64 hex digits, or its relay.key.pub file): only messages the "
+        "hall signed are served.",
+    ),
 ) -> None:
     """Serve the audience page and the public stream to remote viewers (no secret; public routes only)."""
     import uvicorn
@@ -33,19 +39,35 @@ def relay(
     if not nats_url.startswith(("nats://", "tls://")):
         raise typer.BadParameter(t("{url!r} must be a nats:// or tls:// URL", url=nats_url), param_hint="--nats")
     check_event(event)
+    from dealer.web.nats_publisher import redact_url
+    from dealer.web.relay_signing import RelayKeyError, Verifier, load_public_key
+
+    try:
+        verifier = Verifier(load_public_key(hall_key), event)
+    except RelayKeyError as exc:
+        raise typer.BadParameter(error(exc), param_hint="--hall-key") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    web = create_relay_app(nats_url, event, delay, language)
+    web = create_relay_app(nats_url, event, delay, language, verifier=verifier)
     typer.echo(
         t(
             "bridge-dealer relay: event {event!r} from {nats}, delay {delay:g} s, on http://{host}:{port}/",
             event=event,
-            nats=nats_url,
+            nats=redact_url(nats_url),
             delay=delay,
             host=host,
             port=port,
         )
     )
+    from dealer.relay.app import MAX_VIEWERS
+    from dealer.web.config import Limits
+    from dealer.web.guard import ConnectionGuard, server_options
+
+    # a relay often sits behind a reverse proxy (one address for all): no per-address cap, but a total below the
+    # file limit and a deadline for every request (a slow client is closed, guard.py)
+    limits = Limits(max_connections=MAX_VIEWERS + 1000, max_connections_per_address=MAX_VIEWERS + 1000)
     sock = listen(host, port)  # new viewers are taken a few per loop turn: a crowd cannot stall the others
-    server = uvicorn.Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=1))
+    sock.guard = ConnectionGuard(limits)
+    options = server_options(limits)
+    server = uvicorn.Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=1, **options))
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])

@@ -98,6 +98,16 @@ def serve(
         _run(cfg, reg, sock, rehearsal)
 
 
+def _on_terminal() -> bool:
+    """Standard output is a terminal (people read it there), not a file or a pipe (a log someone keeps)."""
+    import sys
+
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None:
     import uvicorn
 
@@ -141,6 +151,16 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
         "director": t("director:"),
     }
     width = max(len(v) for v in role.values()) + 2
+    shown = _on_terminal()
+
+    def token(name: str) -> str:
+        """The role's secret on a terminal; in a file or a pipe (a log) only where to find it."""
+        if shown:
+            return service.secrets.secret(name)
+        return "…   " + t(
+            "(the secret is in {file}; links are shown on a terminal only)", file=cfg.var_dir / f"{name}.secret"
+        )
+
     typer.echo(
         "\n".join(
             [
@@ -151,8 +171,8 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
                 ),
                 f"    {role['hall']:<{width}} {base}/   " + t("(real time, for the monitor in the playing hall)"),
                 f"    {role['remote']:<{width}} {base}/remote   ({delay})",
-                f"    {role['judge']:<{width}} {base}/judge?token={service.secrets.secret('judge')}",
-                f"    {role['director']:<{width}} {base}/director?token={service.secrets.secret('director')}",
+                f"    {role['judge']:<{width}} {base}/judge?token={token('judge')}",
+                f"    {role['director']:<{width}} {base}/director?token={token('director')}",
                 t("The stations connect now; nothing is dealt until the technical judge presses Start."),
                 t("Press Ctrl-C to stop."),
             ]
@@ -165,14 +185,13 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
             service.begin_shutdown()
             super().handle_exit(sig, frame)
 
-    server = Server(
-        uvicorn.Config(
-            web,
-            log_level="warning",
-            timeout_graceful_shutdown=3,
-            ws_max_size=cfg.limits.max_ws_message_bytes,  # a larger WebSocket message is refused unread
-        )
-    )
+    from dealer.web.accept import PacedSocket
+    from dealer.web.guard import server_options
+
+    if isinstance(sock, PacedSocket):  # caps per address and in all, a reserve for the consoles (guard.py)
+        sock.guard = web.state.guard
+    server = Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=3, **server_options(cfg.limits)))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
         server.run(sockets=[sock])
+    web.state.guard.report()  # the refusals not yet reported
     typer.echo(t("stopped"))

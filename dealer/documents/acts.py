@@ -20,6 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Protocol
 
+from dealer.bank.errors import BankError
 from dealer.bank.ledger import Entry, EntryKind
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
@@ -163,6 +164,22 @@ def _reason(reason: str, m: Messages) -> str:
         if key in m.entries:
             return m(key)
     return reason
+
+
+def _kind(kind: object, m: Messages) -> str:
+    """What went wrong with a foul copy, without naming a card (``wrong_pocket``, ``fault:jam``, …)."""
+    text = str(kind or "")
+    if not text:
+        return m("doc.dash")
+    return _reason(text.split(":", 1)[1] if text.startswith("fault:") else text, m)
+
+
+def _revealed(bank: LedgerReader, label: str) -> bool:
+    """Whether the session's draw is revealed (its deals may then be named); an unknown draw is not."""
+    try:
+        return bank.get_draw(label).state == "revealed"
+    except BankError:  # no such draw (boards made from a file): nothing says its deals are public
+        return False
 
 
 def _pocket(letter: object, m: Messages) -> str:
@@ -453,35 +470,51 @@ def boards_act(
         ),
     )
     done_set = set(done)
-    rows = tuple(
-        (
-            str(f.get("board")),
-            str(f.get("copy")),
-            str(f.get("attempt")),
-            _reason(str(f.get("reason")), m),
-            str(f.get("card") or m("doc.dash")),
-            f"{_pocket(f.get('pocket'), m)} / {_pocket(f.get('expected'), m)}",
-            m("doc.yes") if (f.get("board"), f.get("copy")) in done_set else m("doc.no"),
+    blocks: list[Block] = [made]
+    if _revealed(bank, label):
+        rows = tuple(
+            (
+                str(f.get("board")),
+                str(f.get("copy")),
+                str(f.get("attempt")),
+                _reason(str(f.get("reason")), m),
+                str(f.get("card") or m("doc.dash")),
+                f"{_pocket(f.get('pocket'), m)} / {_pocket(f.get('expected'), m)}",
+                m("doc.yes") if (f.get("board"), f.get("copy")) in done_set else m("doc.no"),
+            )
+            for f in fouls
         )
-        for f in fouls
-    )
-    foul_table = Table(
-        m("boards.fouls"),
-        (
-            m("boards.col.board"),
-            m("boards.col.copy"),
-            m("boards.col.attempt"),
-            m("boards.col.reason"),
-            m("boards.col.card"),
-            m("boards.col.pocket"),
-            m("boards.col.remade"),
+        columns = ("boards.col.board", "boards.col.copy", "boards.col.attempt", "boards.col.reason",
+                   "boards.col.card", "boards.col.pocket", "boards.col.remade")  # fmt: skip
+    else:  # before the reveal: where it went wrong, never the card, the pocket it belongs in, or a reason naming it
+        rows = tuple(
+            (
+                str(f.get("board")),
+                str(f.get("copy")),
+                str(f.get("attempt")),
+                _kind(f.get("kind"), m),
+                str(f.get("position") or m("doc.dash")),
+                _pocket(f.get("pocket"), m),
+                m("doc.yes") if (f.get("board"), f.get("copy")) in done_set else m("doc.no"),
+            )
+            for f in fouls
+        )
+        columns = ("boards.col.board", "boards.col.copy", "boards.col.attempt", "boards.col.reason",
+                   "boards.col.position", "boards.col.pocket_used", "boards.col.remade")  # fmt: skip
+        if fouls:
+            blocks.append(Text("", m("boards.blind_note")))
+    blocks.insert(
+        1,
+        Table(
+            m("boards.fouls"),
+            tuple(m(c) for c in columns),
+            rows,
+            (1.3, 1.4, 1.2, 3, 1, 1.8, 1.4),
+            m("boards.no_fouls"),
         ),
-        rows,
-        (1.3, 1.4, 1.2, 3, 1, 1.8, 1.4),
-        m("boards.no_fouls"),
     )
     signatures = _officials(ctx, m, ("technical_judge", "chief_judge")) + _witnesses(ctx.witnesses, m)
-    return _document("boards", ctx, m, [made, foul_table], signatures)
+    return _document("boards", ctx, m, blocks, signatures)
 
 
 # -- Акт проверки оборудования -----------------------------------------------------------------------------------

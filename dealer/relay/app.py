@@ -21,6 +21,7 @@ from dealer.web.config import LANGUAGES
 from dealer.web.hub import PublicHub
 from dealer.web.i18n import catalogue, translate
 from dealer.web.public_stream import PublicFrontApp, PublicStreams
+from dealer.web.relay_signing import Verifier
 
 from .feed import RelayFeed
 
@@ -33,11 +34,16 @@ def _web_dir(name: str) -> str:
 
 
 def create_relay_app(
-    url: str, event: str, delay: float = 0.0, language: str = "ru", max_viewers: int = MAX_VIEWERS
+    url: str,
+    event: str,
+    delay: float = 0.0,
+    language: str = "ru",
+    max_viewers: int = MAX_VIEWERS,
+    verifier: Verifier | None = None,
 ) -> FastAPI:
     hub = PublicHub()
     hub.wait_ahead = True  # a viewer coming from a relay further along waits here for the same ids
-    feed = RelayFeed(hub, url, event, delay)
+    feed = RelayFeed(hub, url, event, delay, verifier)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -93,6 +99,7 @@ def create_relay_app(
             "delay": delay,
             "lag_s": round(feed.lag, 4),  # stream stored -> this relay read it, for the last message
             "max_lag_s": round(feed.max_lag, 4),
+            "forged": feed.forged,  # messages not signed by the hall, dropped
         }
         return JSONResponse(body, status_code=200 if feed.connected else 503)
 

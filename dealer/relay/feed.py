@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 from dealer.core.json_types import JsonObject
 from dealer.web.hub import PublicHub
-from dealer.web.nats_publisher import ensure_stream
+from dealer.web.nats_publisher import ensure_stream, redact_url
 from dealer.web.public_wire import WireError, decode, subject
+from dealer.web.relay_signing import Verifier
 
 if TYPE_CHECKING:  # nats loads only when a relay is configured
     from nats.aio.client import Client
@@ -30,8 +31,12 @@ log = logging.getLogger("dealer.relay.feed")
 
 
 class RelayFeed:
-    def __init__(self, hub: PublicHub, url: str, event: str, delay: float = 0.0) -> None:
+    def __init__(
+        self, hub: PublicHub, url: str, event: str, delay: float = 0.0, verifier: Verifier | None = None
+    ) -> None:
         self.hub = hub
+        self.verifier = verifier  # the hall's signature on every message (None: not checked)
+        self.forged = 0  # messages dropped: unsigned, wrongly signed or replayed
         self.url = url
         self.event = event
         self.delay = delay
@@ -85,7 +90,7 @@ class RelayFeed:
                 self.connected = True
                 return js
             except Exception as exc:
-                log.warning("relay: cannot reach NATS at %s (%s); retrying", self.url, exc)
+                log.warning("relay: cannot reach NATS at %s (%s); retrying", redact_url(self.url), exc)
                 await asyncio.sleep(1.0)
 
     async def _consume(self) -> None:
@@ -103,12 +108,19 @@ class RelayFeed:
 
     async def _on_message(self, msg: Msg) -> None:
         meta = msg.metadata
-        try:
-            data = decode(msg.data)
-        except WireError as exc:  # serve nothing that is not a valid public message
-            self.refused += 1
-            log.error("relay: message %d refused: %s", meta.sequence.stream, exc)
-            data = None
+        forged = self.verifier.check(msg.headers, msg.data) if self.verifier is not None else None
+        data: JsonObject | None = None
+        if forged is not None:  # not the hall's: dropped and counted (logged for the first few, then sparingly)
+            self.forged += 1
+            if self.forged <= 10 or self.forged % 1000 == 0:
+                seq_no = meta.sequence.stream
+                log.error("relay: message %d dropped (%s); %d dropped so far", seq_no, forged, self.forged)
+        else:
+            try:
+                data = decode(msg.data)
+            except WireError as exc:  # serve nothing that is not a valid public message
+                self.refused += 1
+                log.error("relay: message %d refused: %s", meta.sequence.stream, exc)
         self.received += 1
         self.lag = time.time() - meta.timestamp.timestamp()
         self.max_lag = max(self.max_lag, self.lag)

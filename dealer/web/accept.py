@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .guard import ConnectionGuard
 
 ACCEPT_BATCH = 8  # new connections taken per event-loop turn (bench/bench_viewers.py measures the effect)
 
 
 class PacedSocket(socket.socket):
     batch = ACCEPT_BATCH
+    guard: ConnectionGuard | None = None  # caps per address and in all (guard.py); None: every connection taken
 
     # Any: socket.socket's own signature (family, type, proto, fileno) is passed through unchanged
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -38,10 +42,17 @@ class PacedSocket(socket.socket):
             except RuntimeError:  # not in an event loop: no pacing
                 return self._nodelay(super().accept())
             self._loop.call_soon(self._next_turn)
-        if self._taken >= self.batch:
-            raise BlockingIOError("paced: the next connections are taken on the loop's next turn")
-        self._taken += 1
-        return self._nodelay(super().accept())
+        while True:
+            if self._taken >= self.batch:
+                raise BlockingIOError("paced: the next connections are taken on the loop's next turn")
+            self._taken += 1
+            if self.guard is None:
+                return self._nodelay(super().accept())
+            from .guard import guarded_accept
+
+            taken = guarded_accept(self, self.guard)
+            if taken is not None:  # a refused one was closed at once: take the next (it counts in the batch)
+                return self._nodelay(taken)
 
     # Any: the peer address, as in accept
     def _nodelay(self, accepted: tuple[socket.socket, Any]) -> tuple[socket.socket, Any]:

@@ -20,6 +20,7 @@ from dealer.core.errors import DealerError
 
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
+from .guard import ConnectionGuard, ConsoleAddresses
 from .hub import PublicHub, parse_last_event_id
 from .i18n import LanguageMiddleware, catalogue, error_detail, translate
 from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
@@ -71,6 +72,8 @@ def create_app(service: Service) -> FastAPI:
     app.state.service = service
     app.add_middleware(LimitsMiddleware, limits=service.config.limits)
     app.add_middleware(LanguageMiddleware, default=service.config.language)
+    app.state.guard = ConnectionGuard(service.config.limits)  # dealer serve hands it to its listening socket
+    app.add_middleware(ConsoleAddresses, guard=app.state.guard)
     app.add_exception_handler(RequestValidationError, validation_errors)
     app.mount("/static", StaticFiles(directory=_package_dir("static")), name="static")
     templates = Jinja2Templates(directory=_package_dir("templates"))
@@ -220,9 +223,14 @@ def create_app(service: Service) -> FastAPI:
         sender = asyncio.create_task(pump())
         try:
             while True:
-                text = await ws.receive_text()
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
                 reply: OperatorMessage
                 try:
+                    if not isinstance(text, str):  # a binary frame: commands are JSON text
+                        raise CommandInvalid("a command must be a JSON text message, not binary data")
                     command = parse_command(text, service.config.limits)
                 except CommandInvalid as exc:  # answer, and keep the console connected
                     await ws.send_text(

@@ -47,6 +47,10 @@ class Limits:
     max_json_depth: int = 32
     max_ws_message_bytes: int = 65536
     max_public_connections: int = 1000
+    max_connections: int = 4000  # all connections but the consoles' reserve (kept below the file limit)
+    max_connections_per_address: int = 32
+    console_reserve: int = 64  # connections kept for the addresses the consoles signed in from
+    request_timeout_s: int = 10  # a request's headers and body must arrive whole within this
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +71,10 @@ class ServiceConfig:
     limits: Limits = field(default_factory=Limits)
     source: str = "defaults"
     bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
+    bank_copy: Path | None = None  # [bank] copy: a second copy of the SQLite bank, kept and verified (another disk)
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
+    relay_key: Path | None = None  # [relay] key: the hall's key signing for the relays (default VAR/relay.key)
 
 
 _TOP = {
@@ -81,6 +87,10 @@ _LIMITS = {
     "max_json_depth": (4, 256),
     "max_ws_message_bytes": (1024, 16 * 1024 * 1024),
     "max_public_connections": (1, 100_000),
+    "max_connections": (16, 1_000_000),
+    "max_connections_per_address": (1, 100_000),
+    "console_reserve": (1, 10_000),
+    "request_timeout_s": (1, 600),
 }
 _STATION = {
     "name", "kind", "url", "cards_per_second", "fault_rate", "auto_redeal", "first_seat", "seed", "calibration"
@@ -208,7 +218,7 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
     port = data.get("port", 8000)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ConfigError("port = {port!r} must be a whole number in 0..65535", source, port=port)
-    bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes"}
+    bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes", "copy"}
     bank = _table(data.get("bank", {}), "bank", bank_keys, source)
     secrets = _table(data.get("secrets", {}), "secrets", {"judge", "director"}, source)
     judge_secret, director_secret = (_secret(secrets, role, source) for role in ("judge", "director"))
@@ -223,7 +233,7 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
     if dup is not None:
         raise ConfigError("station name {dup!r} is used twice", source, dup=dup)
     regulation = data.get("regulation")
-    relay_nats, relay_event = _relay(data.get("relay", {}), source)
+    relay_nats, relay_event, relay_key = _relay(data.get("relay", {}), source)
     bank_url = bank.get("url")
     if bank_url is not None:
         bank_url = _str(bank_url, "bank.url", source)
@@ -264,6 +274,7 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
         broadcast_delay=_num(data.get("broadcast_delay", 0.0), "broadcast_delay", 0.0, 600.0, source),
         regulation=Path(_str(regulation, "regulation", source)) if regulation is not None else None,
         bank_path=Path(_str(bank.get("path", "var/bank.sqlite"), "bank.path", source)),
+        bank_copy=Path(_str(bank["copy"], "bank.copy", source)) if "copy" in bank else None,
         bank_busy_timeout=_num(bank.get("busy_timeout", 2.0), "bank.busy_timeout", 0.0, 600.0, source),
         seal_every_deals=seal_deals,
         seal_every_minutes=_num(bank.get("seal_every_minutes", 10.0), "bank.seal_every_minutes", 0.0, 1440.0, source),
@@ -274,14 +285,17 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
         source=source,
         relay_nats=relay_nats,
         relay_event=relay_event,
+        relay_key=relay_key,
         bank_url=bank_url,
     )
 
 
-def _relay(table: object, source: str) -> tuple[str | None, str]:
+def _relay(table: object, source: str) -> tuple[str | None, str, Path | None]:
     if not isinstance(table, dict):
         raise ConfigError("[relay] must be a table", source)
-    _unknown(table, {"nats", "event"}, "relay.", source)
+    _unknown(table, {"nats", "event", "key"}, "relay.", source)
+    key = table.get("key")
+    key_path = Path(_str(key, "relay.key", source)) if key is not None else None
     url = table.get("nats")
     if url is not None:
         url = _str(url, "relay.nats", source)
@@ -294,7 +308,7 @@ def _relay(table: object, source: str) -> tuple[str | None, str]:
         check_event(event)
     except WireError as exc:
         raise ConfigError("relay.event: {exc}", source, exc=exc) from exc
-    return url, event
+    return url, event, key_path
 
 
 def parse_config(text: str, source: str) -> ServiceConfig:

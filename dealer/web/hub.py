@@ -6,7 +6,8 @@ wake-up per ``coalesce`` seconds, immediate when idle), so at full dealing speed
 wake-up while at a real machine's pace each card goes out at once. A client that falls more than ``client_buffer``
 messages behind (a slow viewer) is not waited for: it gets a fresh snapshot when it next writes, so it never stalls
 the others. The history serves ``Last-Event-ID`` resumption; a client that asks for something older gets a
-snapshot. An optional broadcast delay holds every message back (and the snapshot with it) by a fixed time.
+snapshot. An optional broadcast delay holds every message back (and the snapshot with it) by a fixed time, counted
+from when the hall's own hub showed it (``hall_shown``), never from less: no message leaves a delayed hub early.
 
 Two kinds of client. A real connection is *attached* (``attach``): the hub writes to its transport itself, in one
 fan-out loop per wake-up, the same pre-framed bytes to every viewer at the same cursor (one ``write`` per viewer
@@ -65,6 +66,17 @@ class Viewer:
         self.cursor = 0
 
 
+class _Held:
+    """A message a delayed hub holds: when it may leave (loop time), its number among those published."""
+
+    __slots__ = ("due", "msg", "number")
+
+    def __init__(self, due: float, number: int, msg: Message) -> None:
+        self.due = due
+        self.number = number
+        self.msg = msg
+
+
 def _encode(event_id: int, msg: Message) -> bytes:
     data = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
     return f"id: {event_id}\ndata: {data}\n\n".encode()
@@ -107,15 +119,59 @@ class PublicHub:
         self.sinks: list[Callable[[Message], None]] = []
         # A relay: a client whose Last-Event-ID is ahead of this hub waits for it instead of taking a snapshot.
         self.wait_ahead = False
+        # With a delay: messages held, each [due loop time, its number among those published, the message]
+        self._held: deque[_Held] = deque()
+        self._published = 0
+        self._bumped = 0  # numbers up to this were shown by the hall (their due time counts from then)
+        self._release: asyncio.TimerHandle | None = None
+        # Called after each fan-out with (last id written, loop time): the hall tells its delayed twin (streams.py)
+        self.on_shown: Callable[[int, float], None] | None = None
 
     # -- publishing ----------------------------------------------------------------------------------------
     def publish(self, msg: Message) -> None:
         for sink in self.sinks:
             sink(msg)
         if self.delay > 0:
-            asyncio.get_running_loop().call_later(self.delay, self._emit, msg)
+            loop = asyncio.get_running_loop()
+            self._published += 1
+            self._held.append(_Held(loop.time() + self.delay, self._published, msg))
+            if len(self._held) == 1:
+                self._schedule_release()
         else:
             self._emit(msg)
+
+    # -- the broadcast delay: held messages, released in order, none before its time ------------------------
+    def hall_shown(self, up_to: int, at: float) -> None:
+        """The hall's hub wrote its messages up to number ``up_to`` to its viewers at loop time ``at``: none of
+        them may leave this (delayed) hub before ``at + delay``, even when the hall's own fan-out came late (a
+        loaded machine). The first showing counts; each message is bumped once (``_bumped``)."""
+        if self.delay <= 0 or not self._held or up_to <= self._bumped:
+            self._bumped = max(self._bumped, up_to)
+            return
+        first = self._held[0].number
+        due = at + self.delay
+        start = max(self._bumped + 1, first)
+        for number in range(start, min(up_to, self._published) + 1):
+            entry = self._held[number - first]
+            entry.due = max(entry.due, due)
+        self._bumped = max(self._bumped, up_to)
+        if start == first:
+            self._schedule_release()  # the head's time moved
+
+    def _schedule_release(self) -> None:
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
+        if self._held:
+            self._release = asyncio.get_running_loop().call_at(self._held[0].due, self._release_due)
+
+    def _release_due(self) -> None:
+        """Emit the held messages whose time has come, in order (a timer firing a hair early releases nothing)."""
+        self._release = None
+        now = asyncio.get_running_loop().time()
+        while self._held and self._held[0].due <= now:
+            self._emit(self._held.popleft().msg)
+        self._schedule_release()
 
     def emit_at(self, event_id: int, msg: Message) -> None:
         """Emit ``msg`` under a given id (a relay: the stream's sequence); a jump in ids drops the history."""
@@ -157,6 +213,8 @@ class PublicHub:
             spent = time.thread_time() - started
             self._fanout_costs.append(spent)
             self._quiet_until = asyncio.get_running_loop().time() + median(self._fanout_costs) * FANOUT_GAP
+        if self.on_shown is not None and (waiters or self._viewers):
+            self.on_shown(self.last_id, asyncio.get_running_loop().time())
 
     def _fan_out(self, keepalive: bool) -> None:
         """Write what each attached viewer has not had yet: one write per viewer, the bytes built once per
@@ -199,6 +257,9 @@ class PublicHub:
                 fut.set_result(False)
         if self._keepalive_task is not None:
             self._keepalive_task.cancel()
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
 
     # -- reading -------------------------------------------------------------------------------------------
     def snapshot_bytes(self) -> bytes:

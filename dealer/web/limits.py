@@ -24,6 +24,7 @@ from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
 from .config import Limits
+from .i18n import error_detail
 
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
@@ -44,9 +45,31 @@ def json_depth(data: bytes) -> int:
     return deepest
 
 
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def lone_surrogate(data: bytes) -> bool:
+    """True when a JSON string in ``data`` escapes a lone UTF-16 surrogate (``"\\ud800"``): valid JSON, but no
+    text (UTF-8 cannot hold it, so no answer or file could carry it). A proper pair is one character, as it should
+    be. Each string is decoded on its own (a literal: no recursion); a text that is not JSON is left to the parser."""
+    if not _ESCAPED_SURROGATE.search(data):
+        return False
+    for token in _STRING.findall(data):
+        if _ESCAPED_SURROGATE.search(token) is None:
+            continue
+        try:
+            json.loads(token).encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        except ValueError:
+            continue
+    return False
+
+
 def preview(value: object) -> object:
     """What of a refused value may be shown back: short scalars as they are, the start of a long text."""
     if isinstance(value, str):
+        value = value.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate shown as its escape
         return value if len(value) <= PREVIEW else value[:PREVIEW] + f"… ({len(value)} characters)"
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)  # JSON has no NaN or infinity: shown as text
@@ -132,6 +155,11 @@ class LimitsMiddleware:
             ]
             await _json_error(422, detail)(scope, receive, send)
             return
+        if lone_surrogate(body):
+            problem = JsonTextError("a lone UTF-16 surrogate (\\ud800 to \\udfff) in a string: not text")
+            detail = [{"type": "string_unicode", "loc": ["body"], "msg": error_detail(problem)}]
+            await _json_error(422, detail)(scope, receive, send)
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -155,6 +183,8 @@ def parse_json_text(text: str, limits: Limits) -> object:
         raise JsonTextError("a message is limited to {limit} bytes", limit=limits.max_ws_message_bytes)
     if json_depth(raw) > limits.max_json_depth:
         raise JsonTextError("JSON nested deeper than {limit} levels", limit=limits.max_json_depth)
+    if lone_surrogate(raw):
+        raise JsonTextError("a lone UTF-16 surrogate (\\ud800 to \\udfff) in a string: not text")
     try:
         return json.loads(text)
     except ValueError:  # not JSON, an integer of more than 4,300 digits, …

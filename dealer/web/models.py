@@ -173,11 +173,24 @@ class RelayPublisherState(BaseModel):
     dropped: int
 
 
+class BankCopyState(BaseModel):
+    """The bank's second copy (``[bank] copy``): where, the ledger (size, head) it holds, whether that is the
+    bank's own at the last check, when it was made, and the last failure (a missing stick, a full disk)."""
+
+    path: str
+    size: int
+    head: str
+    same: bool
+    at: str | None = None
+    error: str | None = None
+
+
 class JudgeState(BaseModel):
     type: Literal["state"] = "state"
     stations: list[StationViewShown | StationView]
     bank: BankFigures
     relays: RelayPublisherState | None = None  # None: the hall publishes to no relays
+    bank_copy: BankCopyState | None = None  # None: no [bank] copy configured
 
 
 # -- operator messages (judge's WebSocket; never to the audience) ---------------------------------------------

@@ -20,12 +20,25 @@ from typing import TYPE_CHECKING
 from dealer.core.json_types import JsonObject
 
 from .public_wire import WireError, encode, stream_name, subject
+from .relay_signing import ID_HEADER, SIGNATURE_HEADER, public_hex, sign
 
 if TYPE_CHECKING:  # nats loads only when a relay is configured
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from nats.aio.client import Client
     from nats.js import JetStreamContext
 
 log = logging.getLogger("dealer.relay.publisher")
+
+
+def redact_url(url: str) -> str:
+    """A NATS URL fit for a log: its user and password (or token) replaced by ``***``."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]).geturl()
+
 
 BATCH = 256
 
@@ -43,8 +56,10 @@ async def ensure_stream(js: JetStreamContext, event: str) -> None:
 
 
 class RelayPublisher:
-    def __init__(self, url: str, event: str, limit: int = 100_000) -> None:
+    def __init__(self, url: str, event: str, limit: int = 100_000, key: Ed25519PrivateKey | None = None) -> None:
         self.url = url
+        self.key = key  # signs every message (relay_signing.py); None: unsigned (relays with --hall-key drop them)
+        self.public_key = public_hex(key.public_key()) if key is not None else None
         self.event = event
         self.subject = subject(event)
         self.limit = limit
@@ -52,7 +67,7 @@ class RelayPublisher:
         self.published = 0
         self.dropped = 0
         self.refused = 0
-        self._queue: deque[tuple[str, bytes]] = deque()
+        self._queue: deque[tuple[dict[str, str], bytes]] = deque()
         self._seq = 0
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -69,7 +84,11 @@ class RelayPublisher:
             log.error("not sent to the relays: %s", exc)
             return
         self._seq += 1
-        self._queue.append((f"{self.run_id}-{self._seq}", data))
+        mid = f"{self.run_id}-{self._seq}"
+        headers = {ID_HEADER: mid}
+        if self.key is not None:
+            headers[SIGNATURE_HEADER] = sign(self.key, self.event, mid, data)
+        self._queue.append((headers, data))
         if len(self._queue) > self.limit:
             self._queue.popleft()
             self.dropped += 1
@@ -132,7 +151,7 @@ class RelayPublisher:
                 self.connected = True
                 return js
             except Exception as exc:
-                log.warning("relays: cannot reach NATS at %s (%s); retrying", self.url, exc)
+                log.warning("relays: cannot reach NATS at %s (%s); retrying", redact_url(self.url), exc)
                 await asyncio.sleep(1.0)
 
     async def _run(self) -> None:
@@ -145,7 +164,7 @@ class RelayPublisher:
             batch = [self._queue[i] for i in range(min(BATCH, len(self._queue)))]
             try:
                 await asyncio.gather(
-                    *(js.publish(self.subject, data, headers={"Nats-Msg-Id": mid}, timeout=5) for mid, data in batch)
+                    *(js.publish(self.subject, data, headers=headers, timeout=5) for headers, data in batch)
                 )
             except Exception as exc:  # resend the batch in order; the stream drops the duplicates by message id
                 self.connected = False

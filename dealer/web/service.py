@@ -7,6 +7,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -22,6 +23,7 @@ from .devices import available_devices, open_station_device, station_on
 from .hub import PublicHub
 from .jobs import JobRunner
 from .models import (
+    BankCopyState,
     BankFigures,
     DeviceEntry,
     Heartbeat,
@@ -48,6 +50,13 @@ class _Sealing(Protocol):
 
     def unsealed(self) -> tuple[int, int]: ...
     def seal(self) -> Seal: ...
+
+
+@runtime_checkable
+class _Copying(Protocol):
+    """A bank that copies itself whole to a file (the SQLite bank)."""
+
+    def copy_to(self, path: Path) -> tuple[int, str]: ...
 
 
 @runtime_checkable
@@ -95,7 +104,10 @@ class Service:
         self.streams = PublicStreams(self.hub, self.remote)
         self.relay_publisher: RelayPublisher | None = None
         if config.relay_nats:  # the relays' viewers: the hall's stream, in real time, to NATS (relays hold it back)
-            self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event)
+            from .relay_signing import load_or_create_key
+
+            key = load_or_create_key(config.relay_key or config.var_dir / "relay.key")  # every message signed
+            self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event, key=key)
             self.hub.sinks.append(self.relay_publisher.sink)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
@@ -117,6 +129,7 @@ class Service:
         self._seal_clock = time.monotonic()
         self._seal_retry = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.bank_copy: BankCopyState | None = None  # the second copy's state (None: no [bank] copy)
 
     def begin_shutdown(self) -> None:
         """Called from a signal handler: end the audience streams so the server can stop at once."""
@@ -170,9 +183,36 @@ class Service:
         if (size, head) == self._anchor:
             return
         self._anchor = (size, head)
+        await self.copy_bank(size, head)
         msg = bank_message(await self.bank.call(bank.deal_count), self.regulation.bank_target, head, size)
         self.streams.publish(msg)
         self.operator.send(OperatorBank.model_validate(msg))
+
+    async def copy_bank(self, size: int, head: str) -> None:
+        """The second copy (``[bank] copy``) brought to this anchor and checked: it must hold the same ledger."""
+        target = self.config.bank_copy
+        bank = self.bank.bank
+        if target is None or not isinstance(bank, _Copying):
+            return
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        try:
+            copied = await self.bank.call(bank.copy_to, target)
+        except Exception as exc:  # a missing stick, a full disk: the judge sees it, the hall deals on
+            previous = self.bank_copy
+            self.bank_copy = BankCopyState(
+                path=str(target),
+                size=previous.size if previous else 0,
+                head=previous.head if previous else "",
+                same=False,
+                at=previous.at if previous else None,
+                error=str(exc),
+            )
+            log.error("bank copy %s failed: %s", target, exc)
+            return
+        same = copied == (size, head) or copied[0] > size  # a newer commit may have come in meanwhile
+        self.bank_copy = BankCopyState(path=str(target), size=copied[0], head=copied[1], same=same, at=now)
+        if copied[0] < size:
+            log.error("bank copy %s holds %d ledger entries, the bank %d", target, copied[0], size)
 
     async def auto_seal(self) -> Seal | None:
         """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
@@ -222,6 +262,7 @@ class Service:
         return JudgeState(
             stations=[s.view() for s in self.stations.values()],
             bank=BankFigures.model_validate(self.hub.state.bank),
+            bank_copy=self.bank_copy,
             relays=None
             if pub is None
             else RelayPublisherState(

@@ -13,6 +13,7 @@ class PublicStreams:
     def __init__(self, hall: PublicHub, remote: PublicHub) -> None:
         self.hall = hall
         self.remote = remote
+        hall.on_shown = remote.hall_shown  # the remote delay counts from when the hall showed a message
 
     @property
     def state(self) -> PublicState:
