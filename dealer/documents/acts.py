@@ -27,7 +27,7 @@ from dealer.core.diagram import hand_lines
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
-from dealer.i18n import Messages, check_language
+from dealer.i18n import Messages, check_language, format_dates
 from dealer.regulation import Regulation
 
 from .model import Block, Document, Fields, Signature, Table, Text
@@ -136,6 +136,7 @@ def _document(
         tournament=ctx.regulation.title or m("doc.tournament_unnamed"),
         blocks=tuple(blocks),
         signatures=tuple(signatures),
+        event=event_line(ctx.regulation, ctx.lang),
         labels={
             "page": m("doc.page"),
             "signatures": m("doc.signatures"),
@@ -144,6 +145,14 @@ def _document(
             "hash_note": m("doc.hash_note"),
         },
     )
+
+
+def event_line(reg: Regulation, lang: str) -> str:
+    """The venue and the competition's dates as the regulation gives them (``Москва · 1–5 декабря 2026 г.``)."""
+    parts = [reg.venue] if reg.venue else []
+    if reg.starts is not None:
+        parts.append(format_dates(reg.starts, reg.ends or reg.starts, lang))
+    return " · ".join(parts)
 
 
 def _regulation_fields(reg: Regulation, m: Messages) -> Fields:
@@ -288,7 +297,7 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
         seal_table,
         verdict,
     ]
-    signatures = _officials(ctx, m, ("chief_judge", "technical_judge")) + _witnesses(ctx.witnesses, m)
+    signatures = _officials(ctx, m, ("chief_judge", "technical_judge", "secretary")) + _witnesses(ctx.witnesses, m)
     return _document("bank", ctx, m, blocks, signatures)
 
 
@@ -379,6 +388,19 @@ def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
     return _document("draw", ctx, m, blocks, signatures)
 
 
+def _protocol_reference(bank: LedgerReader, label: str, m: Messages) -> str:
+    """«№ 5 от 2 декабря 2026 г.»: the latest draw protocol issued for ``label``; flagged when none was issued."""
+    issued = [
+        e
+        for e in bank.entries_of_kind(DOCUMENT_ENTRY)
+        if e.data.get("doc") == "draw" and e.data.get("session") == label
+    ]
+    if not issued:
+        return m("annex.no_protocol")
+    last = issued[-1]
+    return m("annex.protocol_value", n=last.data.get("number"), date=m.when(last.ts))
+
+
 def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[StoredDeal]) -> Document:
     """The sealed annex: the drawn deals in pick order as boards 1..n (Law 2). Only after the reveal."""
     m = messages(ctx.lang)
@@ -404,7 +426,14 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
         tuple(rows),
         (1.5, 1.6, 2, 1.4, 7),
     )
-    head = Fields(m("draw.commitment"), ((m("draw.session"), label), (m("draw.n"), m.plural("count.deals", len(rows)))))
+    head = Fields(
+        m("draw.commitment"),
+        (
+            (m("annex.protocol"), _protocol_reference(bank, label, m)),
+            (m("draw.session"), label),
+            (m("draw.n"), m.plural("count.deals", len(rows))),
+        ),
+    )
     signatures = _officials(ctx, m, ("chief_judge", "secretary")) + _witnesses(ctx.witnesses, m)
     return _document("draw-annex", ctx, m, [head, table], signatures)
 
