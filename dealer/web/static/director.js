@@ -218,7 +218,7 @@
         row.appendChild(button("director.reveal", () => api("POST", `/api/director/draws/${L}/reveal`),
           { action: "reveal", cls: "danger", confirm: "director.confirm_reveal", params: { label: d.label } }));
       }
-      if (d.state === "drawn" || d.state === "revealed") {
+      if (d.state === "revealed") {  // the verification bundle exists only once the secret is revealed
         const a = el("a", "button", t("director.bundle")); a.href = `/api/director/draws/${L}/bundle`; a.download = d.label + ".json";
         row.appendChild(a);
       }
