@@ -461,7 +461,7 @@ def boards_act(
     fouls = list((journal or {}).get("fouls", []))
     boards = len({b for b, _ in done})
     sets = len({c for _, c in done})
-    machine = last.data.get("machine") if last is not None else None
+    machine = last.data.get("machine") if last is not None else (journal or {}).get("machine")
     machine_text = m("boards.machine_unknown")
     if isinstance(machine, dict):
         machine_text = " · ".join(
@@ -479,6 +479,7 @@ def boards_act(
             (m("boards.machine"), machine_text),
             (m("boards.finished"), m.when(last.ts) if last is not None else m("doc.dash")),
             (m("boards.journal"), journal_sha or m("doc.dash")),
+            *_against_regulation(ctx.regulation, sets, m),
         ),
     )
     done_set = set(done)
@@ -511,6 +512,13 @@ def boards_act(
     )
     signatures = _officials(ctx, m, ("technical_judge", "chief_judge")) + _witnesses(ctx.witnesses, m)
     return _document("boards", ctx, m, [made, foul_table], signatures)
+
+
+def _against_regulation(reg: Regulation, sets: int, m: Messages) -> list[tuple[str, str]]:
+    """The flagged line when the sets made differ from the regulation's copies of each board (never silent)."""
+    if sets == reg.copies or sets == 0:
+        return []
+    return [(m("boards.mismatch"), m("boards.sets_mismatch", made=m.plural("count.sets", sets), copies=reg.copies))]
 
 
 # -- Акт проверки оборудования -----------------------------------------------------------------------------------

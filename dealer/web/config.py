@@ -305,14 +305,18 @@ def parse_config(text: str, source: str) -> ServiceConfig:
     return config_from_dict(data, source)
 
 
+def load_config_embedded() -> ServiceConfig:
+    text = resources.files("dealer").joinpath("config/service.toml").read_text(encoding="utf-8")
+    return parse_config(text, "embedded config/service.toml")
+
+
 def load_config(path: str | Path | None = None) -> ServiceConfig:
     """Load ``path``; without one, ``config/service.toml`` when present, else the embedded default."""
     if path is None:
         if DEFAULT_PATH.is_file():
             path = DEFAULT_PATH
         else:
-            text = resources.files("dealer").joinpath("config/service.toml").read_text(encoding="utf-8")
-            return parse_config(text, "embedded config/service.toml")
+            return load_config_embedded()
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
