@@ -34,7 +34,8 @@ from .model import Block, Document, Fields, Signature, Table, Text
 
 DOCUMENT_ENTRY = "document"  # ledger kind of an issued document
 CHECK_ENTRY = "equipment-check"  # ledger kind of one equipment check by the technical judge
-KINDS = ("bank", "draw", "draw-annex", "boards", "equipment")
+CLOSED_BOARD_ENTRY = "closed-board"  # ledger kind of one board dealt closed (variant 1)
+KINDS = ("bank", "draw", "draw-annex", "boards", "equipment", "closed")
 PHASES = ("before", "during", "after")
 OUTCOMES = ("ok", "faulty")
 
@@ -519,6 +520,107 @@ def _against_regulation(reg: Regulation, sets: int, m: Messages) -> list[tuple[s
     if sets == reg.copies or sets == 0:
         return []
     return [(m("boards.mismatch"), m("boards.sets_mismatch", made=m.plural("count.sets", sets), copies=reg.copies))]
+
+
+# -- Акт закрытой сдачи (вариант 1) -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ClosedRecord:
+    """One board dealt closed as the service's boards file keeps it (its deal stays there, behind the director's
+    secret); ``deal_sha256`` is SHA-256(salt ‖ the deal's canonical 13 bytes), what the ledger recorded."""
+
+    board: int
+    copies: int
+    station: str
+    time: str  # ISO 8601
+    deal_sha256: str
+
+
+def closed_board_payload(record: ClosedRecord, cards_checked: int = 52) -> JsonObject:
+    """The ledger payload of one closed board: number, copies, station and the deal's salted hash (never the
+    deal: the ledger is shown to anyone who checks it, the boards are played later)."""
+    return {
+        "board": record.board,
+        "copies": record.copies,
+        "station": record.station,
+        "time": record.time,
+        "deal_sha256": record.deal_sha256,
+        "cards_checked": cards_checked,
+    }
+
+
+def closed_act(
+    bank: LedgerReader, ctx: Context, session: str, boards: Sequence[ClosedRecord], audit: AuditVerdict | None
+) -> Document:
+    """Акт закрытой сдачи: the boards of a variant 1 session, each checked against its ledger entry, the
+    machines that dealt them and the randomness audit of the closed deals."""
+    m = messages(ctx.lang)
+    reg = ctx.regulation
+    entries = {int(e.data.get("board", 0)): e for e in bank.entries_of_kind(CLOSED_BOARD_ENTRY)}
+    if not boards and not entries:
+        raise DocumentError("No board dealt closed is recorded for session '{label}'", label=session)
+    devices = devices_by_station(bank)
+    rows = []
+    mismatches = 0
+    for b in boards:
+        entry = entries.get(b.board)
+        ok = entry is not None and entry.data.get("deal_sha256") == b.deal_sha256
+        mismatches += not ok
+        rows.append(
+            (
+                str(b.board),
+                m.list("seat.letters")[int(board_dealer(b.board))],
+                _vul(board_vulnerability(b.board), m),
+                str(b.copies),
+                b.station,
+                m.when(b.time),
+                b.deal_sha256[:16],
+                m("closed.in_ledger", index=entry.index) if ok and entry is not None else m("closed.not_in_ledger"),
+            )
+        )
+    in_file = {b.board for b in boards}
+    orphans = sorted(n for n in entries if n not in in_file)
+    mismatches += len(orphans)
+    stations = sorted({b.station for b in boards})
+    machines = []
+    for station in stations:
+        dev = devices.get(station)
+        text = " · ".join(str(dev[k]) for k in ("model", "serial", "firmware") if dev.get(k)) if dev else ""
+        machines.append(f"{station}: {text or m('bank.no_device')}")
+    made = Fields(
+        m("closed.made"),
+        (
+            (m("draw.session"), session),
+            (m("bank.variant"), m(f"variant.{int(reg.variant)}")),
+            (
+                m("boards.boards"),
+                m("closed.of", made=m.plural("count.boards", len(boards)), total=reg.boards_per_session),
+            ),
+            (m("boards.sets"), m.plural("count.sets", reg.copies)),
+            (m("boards.machine"), "\n".join(machines) or m("doc.dash")),
+            (m("bank.ledger_head"), bank.ledger_head()),
+            (
+                m("closed.check"),
+                m("closed.check_ok") if not mismatches else m.plural("closed.check_failed", mismatches),
+            ),
+        ),
+    )
+    table = Table(
+        m("closed.boards"),
+        tuple(m(f"closed.col.{c}") for c in ("board", "dealer", "vul", "copies", "station", "time", "sha", "ledger")),
+        tuple(rows),
+        (1.2, 1.3, 1.7, 1.2, 1, 2.2, 2.4, 2.2),
+        m("doc.none"),
+    )
+    blocks: list[Block] = [made, table]
+    if orphans:
+        blocks.append(Text(m("closed.orphans"), ", ".join(str(n) for n in orphans)))
+    if audit is None:
+        blocks.append(Text(m("bank.audit"), m("bank.audit_skipped")))
+    else:
+        head = m("bank.audit_passed") if audit.passed else m("bank.audit_failed")
+        blocks.append(Text(m("bank.audit"), f"{head} ({m.plural('count.deals', audit.deals)}). {audit.text}"))
+    signatures = _officials(ctx, m, ("technical_judge", "chief_judge", "secretary")) + _witnesses(ctx.witnesses, m)
+    return _document("closed", ctx, m, blocks, signatures)
 
 
 # -- Акт проверки оборудования -----------------------------------------------------------------------------------

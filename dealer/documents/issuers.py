@@ -10,6 +10,7 @@ from hashlib import sha256
 from pathlib import Path
 
 from dealer.bank.store import SqliteBank
+from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
@@ -101,3 +102,34 @@ def issue_equipment_act(
         raise acts.no_checks(session)
     ctx = _ctx(reg, lang, witnesses)
     return issue(bank, out_dir, lambda n, t: acts.equipment_act(bank, ctx(n, t), session), session=session)
+
+
+def closed_audit(deals: Sequence[tuple[int, Deal, str]], lang: str) -> AuditVerdict | None:
+    """The randomness audit of the deals dealt closed (board number, deal, station), None when there are none."""
+    from dealer.audit import run_audit
+    from dealer.audit.records import AuditRecord
+
+    if not deals:
+        return None
+    records = [AuditRecord(deal, board, station) for board, deal, station in deals]
+    result = run_audit(records, scope={"closed": len(records)})
+    return AuditVerdict(result.passed, result.verdict_ru if lang == "ru" else result.verdict_en, result.deals)
+
+
+def issue_closed_act(
+    bank: SqliteBank,
+    reg: Regulation,
+    lang: str,
+    out_dir: Path,
+    session: str,
+    boards: Sequence[acts.ClosedRecord],
+    deals: Sequence[tuple[int, Deal, str]],
+    witnesses: Sequence[str] = (),
+) -> Issued:
+    """Акт закрытой сдачи (variant 1): ``boards`` as the boards file keeps them, ``deals`` for the audit."""
+    ctx = _ctx(reg, lang, witnesses)
+    verdict = closed_audit(deals, lang)
+    acts.closed_act(bank, ctx(0, datetime.now()), session, boards, verdict)  # refuses before a number is taken
+    return issue(
+        bank, out_dir, lambda n, t: acts.closed_act(bank, ctx(n, t), session, boards, verdict), session=session
+    )

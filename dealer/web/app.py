@@ -168,7 +168,7 @@ def create_app(service: Service) -> FastAPI:
                 )
                 return response
             check_role(request, service.secrets, role, state_changing=False)
-            return page(request, template, stations=list(service.stations))
+            return page(request, template, stations=list(service.stations), closed=service.closed is not None)
 
         return handler
 

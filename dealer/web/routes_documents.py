@@ -34,7 +34,7 @@ from .service import Service
 T = TypeVar("T")
 P = ParamSpec("P")
 
-DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
+DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day", "closed")
 
 
 def _calibration(path: Path | None) -> dict[str, str] | None:
@@ -64,6 +64,7 @@ def make_router(service: Service) -> APIRouter:
     from dealer.documents.acts import CHECK_ENTRY, check_entries, equipment_check
     from dealer.documents.issue import Issued, issue_day
 
+    from .closed import CLOSED_LABEL
     from .routes_export import session_folder, session_slug
 
     router = APIRouter()
@@ -180,7 +181,25 @@ def make_router(service: Service) -> APIRouter:
         body = body or DirectorDocument()
         lang, reg, b, witnesses = lang_of(body), service.regulation, bank(), list(body.witnesses)
         issued: Issued
-        if kind == "bank":
+        closed = service.closed
+        if kind in ("bank", "draw", "draw-annex") and closed is not None:
+            raise HTTPException(400, f"variant 1 (closed dealing) has no bank and no draw: no {kind} document")
+        if kind == "closed" and closed is None:
+            raise HTTPException(400, "the closed dealing act is for variant 1 only")
+        if kind == "closed":
+            assert closed is not None
+            issued = await issuing(
+                issuers.issue_closed_act,
+                b,
+                reg,
+                lang,
+                folder,
+                body.label or CLOSED_LABEL,
+                closed.records(),
+                closed.audit_deals() if body.audit else [],
+                witnesses,
+            )
+        elif kind == "bank":
             issued = await issuing(issuers.issue_bank_act, b, reg, lang, folder, witnesses, body.audit)
         elif kind == "day":
             try:
