@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import threading
@@ -74,6 +75,9 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
             files = client.post("/api/director/draws/closed/files", json={"formats": ["pbn"]})
             assert files.status_code == 200 and files.json()["boards"] == BOARDS, files.text
             pbn = client.get(f"/api/director/draws/closed/files/{files.json()['files'][0]}").text
+            name = {"ru": "Закрытая сдача", "en": "Closed dealing"}[cfg.language]  # the variant's name, not «closed»
+            assert f'[Event "{name}"]' in pbn and '[Date "?"]' not in pbn, pbn[:300]
+            assert re.search(r'\[Date "\d{4}\.\d{2}\.\d{2}"\]', pbn)
             records = client.post("/api/director/draws/closed/handrecords", json={"formats": ["html"]})
             assert records.status_code == 200 and records.json()["boards"] == BOARDS, records.text
             # variant 1 has its own act; the bank's and the draw's are refused, their panels hidden
