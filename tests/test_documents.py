@@ -29,6 +29,7 @@ from dealer.documents.issuers import (
 )
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
+from dealer.i18n import error_text
 from dealer.regulation import Regulation, RegulationError, parse_regulation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -345,6 +346,24 @@ def test_equipment_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: 
             assert has(text, phrase), phrase
     with pytest.raises(DocumentError, match="Сессия 2|Session 2"):
         issue_equipment_act(bank, reg, lang, tmp_path / "docs", "Сессия 2" if lang == "ru" else "Session 2")
+
+
+def test_in_order_is_refused_above_the_error_norm() -> None:
+    over = {"cards_read": 624, "deals": 12, "errors": 80, "error_rate": 12.82, "norm": 1.0}
+    with pytest.raises(DocumentError, match="12.82 errors per 100 deals is above the norm of 1.0") as caught:
+        equipment_check(LABEL, "during", "T1", "ok", DEVICE, over)
+    assert "выше нормы" in error_text(caught.value, "ru")
+    assert equipment_check(LABEL, "during", "T1", "faulty", DEVICE, over)["outcome"] == "faulty"
+    at_norm = {**over, "error_rate": 1.0}
+    assert equipment_check(LABEL, "during", "T1", "ok", DEVICE, at_norm)["outcome"] == "ok"
+
+
+def test_missing_check_stages_are_flagged_on_the_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+    text = pdf_text(issue_equipment_act(bank, reg, "ru", tmp_path / "docs", LABEL).path)
+    assert "НЕ ЗАПИСАНЫ ЭТАПЫ ПРОВЕРКИ" in text and "T1: в ходе" in text  # before and after are there
+    bank.record_event(CHECK_ENTRY, equipment_check(LABEL, "during", "T1", "ok", DEVICE, {}))
+    text = pdf_text(issue_equipment_act(bank, reg, "ru", tmp_path / "docs", LABEL).path)
+    assert "НЕ ЗАПИСАНЫ" not in text
 
 
 def test_equipment_check_refuses_bad_input() -> None:

@@ -661,14 +661,15 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
                 str(d.get("note", "")),
             )
         )
-    head = Fields(
-        m("equipment.checks"),
-        (
-            (m("draw.session"), session),
-            (m("equipment.checks"), m.plural("count.checks", len(checks))),
-            (m("equipment.norm"), m("equipment.norm_value", norm=m.number(norm))),
-        ),
-    )
+    head_items = [
+        (m("draw.session"), session),
+        (m("equipment.checks"), m.plural("count.checks", len(checks))),
+        (m("equipment.norm"), m("equipment.norm_value", norm=m.number(norm))),
+    ]
+    missing = _missing_stages(checks, m)
+    if missing:
+        head_items.append((m("equipment.missing"), missing))
+    head = Fields(m("equipment.checks"), tuple(head_items))
     table = Table(
         m("equipment.checks"),
         tuple(
@@ -680,6 +681,19 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
     )
     signatures = _officials(ctx, m, ("technical_judge",)) + _witnesses(ctx.witnesses, m)
     return _document("equipment", ctx, m, [head, table], signatures)
+
+
+def _missing_stages(checks: Sequence[Entry], m: Messages) -> str:
+    """«A: в ходе, после; B: после» — the stages (before, during, after play) not recorded for a station."""
+    done: dict[str, set[str]] = {}
+    for e in checks:
+        done.setdefault(str(e.data.get("station")), set()).add(str(e.data.get("phase")))
+    parts = []
+    for station, phases in sorted(done.items()):
+        lacking = [m(f"equipment.phase.{p}") for p in PHASES if p not in phases]
+        if lacking:
+            parts.append(f"{station}: {', '.join(lacking)}")
+    return "; ".join(parts)
 
 
 # -- one equipment check (what the judge's console records) ---------------------------------------------------
@@ -702,6 +716,14 @@ def equipment_check(
         raise DocumentError("outcome = {outcome!r}: allowed {OUTCOMES}", outcome=outcome, OUTCOMES=", ".join(OUTCOMES))
     if len(note) > 500:
         raise DocumentError("note is {n_note} characters long: at most 500", n_note=len(note))
+    rate, norm = float(health.get("error_rate", 0.0)), float(health.get("norm", 1.0))
+    if outcome == "ok" and rate > norm:
+        raise DocumentError(
+            "outcome 'ok' refused: {rate} errors per 100 deals is above the norm of {norm}; record 'faulty' "
+            "(and service the machine) or check again",
+            rate=round(rate, 2),
+            norm=norm,
+        )
     return {
         "session": session.strip(),
         "phase": phase,
