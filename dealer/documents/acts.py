@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from functools import cache
 from importlib import resources
 from typing import Protocol
@@ -35,6 +35,7 @@ from .model import Block, Document, Fields, Signature, Table, Text
 DOCUMENT_ENTRY = "document"  # ledger kind of an issued document
 CHECK_ENTRY = "equipment-check"  # ledger kind of one equipment check by the technical judge
 CLOSED_BOARD_ENTRY = "closed-board"  # ledger kind of one board dealt closed (variant 1)
+OVERRIDE_ENTRY = "equipment-override"  # ledger kind of the chief judge's leave to start without the "before" check
 KINDS = ("bank", "draw", "draw-annex", "boards", "equipment", "closed")
 PHASES = ("before", "during", "after")
 OUTCOMES = ("ok", "faulty")
@@ -694,6 +695,43 @@ def _missing_stages(checks: Sequence[Entry], m: Messages) -> str:
         if lacking:
             parts.append(f"{station}: {', '.join(lacking)}")
     return "; ".join(parts)
+
+
+# -- the gate before «Старт» ---------------------------------------------------------------------------------------
+def _local_day(ts: str) -> date | None:
+    try:
+        return datetime.fromisoformat(ts).astimezone().date()
+    except ValueError:
+        return None
+
+
+def may_start(bank: LedgerReader, station: str, day: date) -> bool:
+    """Whether ``station`` may start dealing on ``day`` (local): its "before" check is recorded that day with the
+    outcome "in order", or the chief judge recorded an override for it that day."""
+    for e in bank.entries_of_kind(CHECK_ENTRY):
+        d = e.data
+        if (d.get("station"), d.get("phase"), d.get("outcome")) == (station, "before", "ok") and _local_day(
+            e.ts
+        ) == day:
+            return True
+    return any(
+        e.data.get("station") == station and _local_day(e.ts) == day for e in bank.entries_of_kind(OVERRIDE_ENTRY)
+    )
+
+
+def no_check_before(station: str) -> DocumentError:
+    return DocumentError(
+        "station {station}: no 'before' equipment check in order is recorded today; the technical judge records it "
+        "(Documents, equipment check, stage 'before'), or the chief judge records an override with a reason",
+        station=station,
+    )
+
+
+def equipment_override(station: str, reason: str) -> JsonObject:
+    """The ledger payload of the chief judge's override: the station may start without its "before" check."""
+    if not reason.strip() or len(reason) > 500:
+        raise DocumentError("an override needs a reason (1 to 500 characters)")
+    return {"station": station, "reason": reason.strip(), "by": "chief_judge"}
 
 
 # -- one equipment check (what the judge's console records) ---------------------------------------------------

@@ -69,11 +69,12 @@ class ServiceConfig:
     bank_url: str | None = None  # [bank] url = "postgresql://…": the bank on PostgreSQL instead of bank_path
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
+    require_equipment_check: bool = True  # «Старт» needs the station's "before" check today (or an override)
 
 
 _TOP = {
     "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits",
-    "relay",
+    "relay", "require_equipment_check",
 }  # fmt: skip
 # [limits]: key -> (lowest, highest) allowed
 _LIMITS = {
@@ -256,7 +257,11 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
             )
         if key in limits_table:
             limits[key] = value
+    require_check = data.get("require_equipment_check", True)
+    if not isinstance(require_check, bool):
+        raise ConfigError("require_equipment_check = {value!r} must be true or false", source, value=require_check)
     return ServiceConfig(
+        require_equipment_check=require_check,
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
         port=port,

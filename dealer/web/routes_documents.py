@@ -24,9 +24,11 @@ from .models import (
     CheckRecorded,
     DirectorDocument,
     EquipmentDocument,
+    EquipmentOverride,
     FileParam,
     IssuedDocument,
     Label,
+    OverrideRecorded,
     RecordCheck,
 )
 from .service import Service
@@ -61,7 +63,7 @@ def _calibration(path: Path | None) -> dict[str, str] | None:
 def make_router(service: Service) -> APIRouter:
     from dealer.bank.store import SqliteBank
     from dealer.documents import issuers
-    from dealer.documents.acts import CHECK_ENTRY, check_entries, equipment_check
+    from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
 
     from .closed import CLOSED_LABEL
@@ -221,6 +223,18 @@ def make_router(service: Service) -> APIRouter:
                 )
                 issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses)
         return issued_view(issued, "director")
+
+    @router.post("/api/director/equipment-override", response_model=OverrideRecorded, dependencies=director_write)
+    async def override_check(body: EquipmentOverride) -> OverrideRecorded:
+        """Leave for «Старт» without today's "before" check: the chief judge's decision, in the ledger."""
+        if body.station not in service.stations:
+            raise HTTPException(400, f"station: no station {body.station!r} ({', '.join(service.stations)})")
+        try:
+            payload = equipment_override(body.station, body.reason)
+        except DealerError as exc:
+            raise HTTPException(400, error_detail(exc)) from exc
+        index = await act(bank().record_event, OVERRIDE_ENTRY, payload)
+        return OverrideRecorded(ledger_index=index, station=body.station, reason=str(payload["reason"]))
 
     @router.get("/api/director/documents/{name}", response_class=FileResponse, dependencies=director_read)
     async def director_download(name: FileParam) -> FileResponse:
