@@ -123,9 +123,7 @@ def regulation_line(ev: Event) -> str:
 
 
 def say_regulation(ev: Event) -> None:
-    """The regulation line on stderr (yellow when it is the embedded default)."""
-    from rich.console import Console
+    """The regulation line on stderr, plain (machine output on stdout stays one document)."""
+    import sys
 
-    Console(stderr=True, highlight=False).print(
-        regulation_line(ev), style="yellow" if ev.regulation_file is None else None, markup=False, soft_wrap=True
-    )
+    print(regulation_line(ev), file=sys.stderr, flush=True)
