@@ -158,6 +158,12 @@ def make_router(service: Service) -> APIRouter:
         entries = await act(check_entries, bank(), session)
         return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
 
+    @router.get("/api/director/checks", dependencies=director_read)
+    async def director_checks(session: Label) -> list[JsonObject]:
+        """The chief judge sees every equipment check of the session, as the technical judge recorded it."""
+        entries = await act(check_entries, bank(), session)
+        return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
+
     @router.post("/api/judge/documents/equipment", response_model=IssuedDocument, dependencies=judge_write)
     async def equipment_document(body: EquipmentDocument) -> IssuedDocument:
         issued = await issuing(

@@ -1,0 +1,61 @@
+"""The equipment checks on the consoles, in a browser: «Старт» refused until the "before" check, the check list
+that survives a reload (the session typed is kept), and the chief judge's view of every check of the session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _browser import launch_chromium, needs_chromium
+from _web_server import regulation, running_service, service_config
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_chromium()
+
+
+def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any, tmp_path: Path) -> None:
+    cfg = service_config(
+        tmp_path, language="ru", require_equipment_check=True, stations=[{"name": "A", "cards_per_second": 400.0}]
+    )
+    with running_service(cfg, regulation(2, 32, target=30), autostart=False) as server:
+        ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+        judge = ctx.new_page()
+        judge.goto(f"{server.base}/judge?token={server.judge}")
+        judge.wait_for_selector("#conn.live")
+        panel = judge.locator("section.stationpanel[data-station='A']")
+        panel.get_by_role("button", name="Подключить симулятор").click()
+        judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
+        with judge.expect_event("dialog") as refused:  # the console tells a refused command in an alert
+            panel.get_by_role("button", name="Старт").click()
+        said = refused.value.message
+        refused.value.dismiss()
+        assert "не записана проверка оборудования «до начала»" in said, said
+        assert server.service.stations["A"].committed == 0
+        docs = judge.locator("#documents")
+        docs.locator("[name=session]").fill("Тур 1")
+        docs.locator("[name=session]").dispatch_event("change")
+        docs.locator("[name=phase]").select_option("before")
+        docs.locator("[name=outcome]").select_option("ok")
+        judge.click("#record-check")
+        judge.wait_for_function("document.querySelectorAll('#checks li').length === 1")
+        judge.reload()
+        judge.wait_for_selector("#conn.live")
+        assert judge.locator("#documents [name=session]").input_value() == "Тур 1"  # kept across the reload
+        judge.wait_for_function("document.querySelectorAll('#checks li').length === 1")
+        assert "до начала" in judge.locator("#checks li").inner_text()
+        panel.get_by_role("button", name="Старт").click()
+        judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='dealing']", timeout=30000)
+        boss = ctx.new_page()
+        boss.goto(f"{server.base}/director?token={server.director}")
+        label = boss.locator("#documents [name=label]")
+        label.fill("Тур 1")
+        label.dispatch_event("change")
+        boss.wait_for_function("document.querySelectorAll('#checks li').length === 1")
+        assert "исправно" in boss.locator("#checks li").inner_text()
+        ctx.close()
