@@ -235,11 +235,11 @@ def verify_cmd(
             )
         )
     text = t(
-        "{file}: document #{number} ({doc}, {lang}) issued {ts}, ledger entry {index}",
+        "{file}: {title} No. {number} ({language}) issued {ts}, ledger entry {index}",
         file=file,
+        title=entry.data.get("title") or entry.data["doc"],
         number=entry.data["number"],
-        doc=entry.data["doc"],
-        lang=entry.data["lang"],
+        language=t("in Russian") if entry.data["lang"] == "ru" else t("in English"),
         ts=Messages(language(), {}).when(entry.ts),
         index=entry.index,
     )
