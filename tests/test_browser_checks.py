@@ -49,6 +49,10 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         assert judge.locator("#documents [name=session]").input_value() == "Тур 1"  # kept across the reload
         judge.wait_for_function("document.querySelectorAll('#checks li').length === 1")
         assert "до начала" in judge.locator("#checks li").inner_text()
+        # fractions in the page's language: «6,25», «12,82», never «6.25»; board and deal numbers as they are
+        assert judge.evaluate("I18N.number(6.25)") == "6,25"
+        assert "12,82" in judge.evaluate("I18N.t('docs.rate', {rate: 12.82, norm: 1})")
+        assert judge.evaluate("I18N.t('audience.board_of', {n: 12345, m: 20000})") == "Коробка 12345 из 20000"
         panel.get_by_role("button", name="Старт").click()
         judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='dealing']", timeout=30000)
         boss = ctx.new_page()
