@@ -63,3 +63,23 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         boss.wait_for_function("document.querySelectorAll('#checks li').length === 1")
         assert "исправно" in boss.locator("#checks li").inner_text()
         ctx.close()
+
+
+WIDEST = """() => {
+  const W = document.documentElement.clientWidth;
+  return [document.documentElement.scrollWidth, W,
+    [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > W + 1)
+      .map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)];
+}"""
+
+
+def test_the_director_console_fits_a_phone(browser: Any, tmp_path: Path) -> None:
+    """390 px wide (a phone held upright): nothing sticks out, long hashes and Russian labels wrap."""
+    cfg = service_config(tmp_path, language="ru")
+    with running_service(cfg, regulation(2, 32, target=30), autostart=False) as server:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(f"{server.base}/director?token={server.director}")
+        page.wait_for_function("document.getElementById('d-head').textContent.length > 20")  # the ledger head in
+        scroll, width, wide = page.evaluate(WIDEST)
+        assert scroll <= width and wide == [], (scroll, width, wide)
+        page.close()
