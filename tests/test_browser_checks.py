@@ -3,6 +3,7 @@ that survives a reload (the session typed is kept), and the chief judge's view o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,4 +83,23 @@ def test_the_director_console_fits_a_phone(browser: Any, tmp_path: Path) -> None
         page.wait_for_function("document.getElementById('d-head').textContent.length > 20")  # the ledger head in
         scroll, width, wide = page.evaluate(WIDEST)
         assert scroll <= width and wide == [], (scroll, width, wide)
+        page.close()
+
+
+def test_a_rehearsal_says_so_on_every_screen(browser: Any, tmp_path: Path) -> None:
+    cfg = dataclasses.replace(service_config(tmp_path, language="ru"), rehearsal=True)
+    with running_service(cfg, regulation(2, 32, target=12), autostart=False) as server:
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        for path in ("/", "/remote", f"/judge?token={server.judge}", f"/director?token={server.director}"):
+            page.goto(server.base + path)
+            banner = page.locator(".rehearsal-banner")
+            assert banner.is_visible() and banner.inner_text().startswith("РЕПЕТИЦИЯ"), path
+            box = banner.bounding_box()
+            assert box is not None and box["y"] <= 1  # at the top of the screen
+        page.close()
+    plain = service_config(tmp_path / "real", language="ru")
+    with running_service(plain, regulation(2, 32, target=12), autostart=False) as server:
+        page = browser.new_page()
+        page.goto(server.base + "/")
+        assert page.locator(".rehearsal-banner").count() == 0
         page.close()

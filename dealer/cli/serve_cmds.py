@@ -84,7 +84,9 @@ def serve(
             else s
             for s in cfg.stations
         )  # fmt: skip
-        cfg = dataclasses.replace(cfg, var_dir=var_dir, bank_path=var_dir / "bank.sqlite", stations=stations)
+        cfg = dataclasses.replace(
+            cfg, var_dir=var_dir, bank_path=var_dir / "bank.sqlite", stations=stations, rehearsal=True
+        )
         reg = rehearsal_regulation(reg)
     try:
         sock = bind(cfg.host, cfg.port)

@@ -86,6 +86,7 @@ def create_app(service: Service) -> FastAPI:
             "t": lambda key, **p: translate(lang, key, **p),
             "catalogues": json.dumps({code: catalogue(code) for code in LANGUAGES}, ensure_ascii=False),
             "delay": service.config.broadcast_delay,
+            "rehearsal": service.config.rehearsal,
             **extra,
         }
         response = templates.TemplateResponse(request, name, context)

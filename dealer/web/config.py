@@ -70,6 +70,7 @@ class ServiceConfig:
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
     require_equipment_check: bool = True  # «Старт» needs the station's "before" check today (or an override)
+    rehearsal: bool = False  # `dealer serve --rehearsal` (not a file key): every page says «РЕПЕТИЦИЯ»
 
 
 _TOP = {
