@@ -103,3 +103,19 @@ def test_a_rehearsal_says_so_on_every_screen(browser: Any, tmp_path: Path) -> No
         page.goto(server.base + "/")
         assert page.locator(".rehearsal-banner").count() == 0
         page.close()
+
+
+def test_the_consoles_grow_with_a_4k_screen(browser: Any, tmp_path: Path) -> None:
+    """The judge's console on a 4K screen: type twice the laptop's, so the wall screen is read from the room."""
+    cfg = service_config(tmp_path, language="ru")
+    with running_service(cfg, regulation(2, 32, target=12), autostart=False) as server:
+        sizes = {}
+        for width, height in ((1920, 1080), (3840, 2160), (390, 844)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(f"{server.base}/judge?token={server.judge}")
+            page.wait_for_selector("#conn.live")
+            sizes[width] = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+            scroll, shown, wide = page.evaluate(WIDEST)
+            assert scroll <= shown, (width, wide)
+            page.close()
+        assert sizes[1920] == 15 and sizes[390] == 15 and sizes[3840] >= 29, sizes
