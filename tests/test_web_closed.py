@@ -80,6 +80,16 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
             assert re.search(r'\[Date "\d{4}\.\d{2}\.\d{2}"\]', pbn)
             records = client.post("/api/director/draws/closed/handrecords", json={"formats": ["html"]})
             assert records.status_code == 200 and records.json()["boards"] == BOARDS, records.text
+            # the boards made on a machine: the board-making act names the session by the variant, not «closed»
+            made = client.post("/api/director/draws/closed/boards", json={"device": "simulator", "pace": 0})
+            assert made.status_code == 202, made.text
+            deadline = time.monotonic() + 60
+            while client.get("/api/director/draws/closed/boards").json()["state"] == "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            boards_act = client.post("/api/director/documents/boards", json={"label": "Сессия 1", "lang": "ru"})
+            assert boards_act.status_code == 200, boards_act.text
+            boards_pdf = client.get(boards_act.json()["url"]).content
             # variant 1 has its own act; the bank's and the draw's are refused, their panels hidden
             act = client.post("/api/director/documents/closed", json={"label": "Сессия 1", "lang": "ru"})
             assert act.status_code == 200, act.text
@@ -124,6 +134,10 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
     ):
         assert phrase in text, phrase
     assert "банка сдач" not in text.split("SHA-256 этого файла")[0]  # no bank figures on the closed act
+    made_text = pdf_text(boards_pdf)
+    on_act = made_text.replace("closed.journal.json", "")  # the journal file keeps its own name
+    assert "Закрытая сдача" in on_act and "closed" not in on_act and "4 коробки" in made_text
+    assert "3 комплекта" in made_text and "РАСХОЖДЕНИЕ" not in made_text
     messages = [json.loads(line[6:]) for line in raw.decode().splitlines() if line.startswith("data: ")]
     kinds = {m["type"] for m in messages if m["type"] != "snapshot"}
     assert "card" not in kinds and "hidden" not in kinds, kinds

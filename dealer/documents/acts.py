@@ -447,9 +447,11 @@ def boards_act(
     label: str,
     journal: JsonObject | None,
     journal_files: dict[str, str] | None = None,
+    shown: str | None = None,
 ) -> Document:
     """``journal``: the board-making journal (done copies, foul copies) of the session, when it is at hand;
-    ``journal_files``: its file name and SHA-256 when the run is not in the ledger (``dealer export boards``)."""
+    ``journal_files``: its file name and SHA-256 when the run is not in the ledger (``dealer export boards``);
+    ``shown``: the session's name on the act when its label is an internal one (variant 1's boards)."""
     m = messages(ctx.lang)
     runs = [
         e
@@ -474,7 +476,7 @@ def boards_act(
     made = Fields(
         m("boards.made"),
         (
-            (m("draw.session"), label),
+            (m("draw.session"), shown or label),
             (m("boards.boards"), m.plural("count.boards", boards)),
             (m("boards.sets"), m.plural("count.sets", sets)),
             (m("boards.copies_made"), m.plural("count.copies", len(done))),

@@ -85,14 +85,15 @@ def issue_boards_act(
     label: str,
     journal: Path | None,
     witnesses: Sequence[str] = (),
+    shown: str | None = None,
 ) -> Issued:
     data = read_journal(journal)
     files = None
     if data is not None and journal is not None:
         files = {journal.name: sha256(journal.read_bytes()).hexdigest()}
     ctx = _ctx(reg, lang, witnesses)
-    acts.boards_act(bank, ctx(0, datetime.now()), label, data, files)  # refuses before a number is taken
-    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files), session=label)
+    acts.boards_act(bank, ctx(0, datetime.now()), label, data, files, shown)  # refuses before a number is taken
+    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files, shown), session=label)
 
 
 def issue_equipment_act(

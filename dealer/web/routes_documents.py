@@ -19,7 +19,7 @@ from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
 from .auth import role_check
-from .i18n import error_detail
+from .i18n import error_detail, translate
 from .models import (
     CheckRecorded,
     DirectorDocument,
@@ -224,10 +224,13 @@ def make_router(service: Service) -> APIRouter:
             elif kind == "draw-annex":
                 issued = await issuing(issuers.issue_draw_annex, b, reg, lang, folder, label, witnesses)
             else:
+                shown = None
+                if closed is not None:  # variant 1: the boards the stations dealt, named by the variant
+                    label, shown = CLOSED_LABEL, translate(lang, "audience.title_closed")
                 journal = (
                     service.config.var_dir / "export" / session_folder(label) / f"{session_slug(label)}.journal.json"
                 )
-                issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses)
+                issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses, shown)
         return issued_view(issued, "director")
 
     @router.post("/api/director/equipment-override", response_model=OverrideRecorded, dependencies=director_write)
