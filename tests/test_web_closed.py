@@ -87,6 +87,8 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
             while client.get("/api/director/draws/closed/boards").json()["state"] == "running":
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
+            last = client.get("/api/director/draws/closed/boards").json()["current"]
+            assert last == "board 4 of 4 (no. 4), copy 3 of 3"  # from the catalogue, in the service's language
             boards_act = client.post("/api/director/documents/boards", json={"label": "Сессия 1", "lang": "ru"})
             assert boards_act.status_code == 200, boards_act.text
             boards_pdf = client.get(boards_act.json()["url"]).content

@@ -256,7 +256,10 @@ def make_router(service: Service) -> APIRouter:
 
         def on_progress(pr: Progress) -> None:
             p.copies_done = pr.copies_done
-            p.current = pr.text()
+            p.current = translate(  # the service's language: «коробка 7 из 8 (№ 7), экземпляр 2 из 2»
+                service.config.language, "director.copy_progress", index=pr.index, total=pr.total, board=pr.board,
+                copy=pr.copy, copies=pr.copies,
+            )  # fmt: skip
             if pr.stage is Stage.DONE:
                 p.made.append((pr.board, pr.copy))
             elif pr.stage is Stage.SKIPPED:
