@@ -74,12 +74,30 @@ def pdf_pages(path: Path) -> list[str]:
     return [" ".join(p.split()) for p in pages[:-1]]
 
 
+def words_inside_the_page(path: Path) -> None:
+    """Every word of every page inside the page's margins (15 mm ≈ 42.5 pt; 5 pt of slack): nothing drawn past the
+    edge of the paper or into the margin a printer cuts."""
+    out = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, check=True, timeout=60)
+    html = out.stdout.decode("utf-8")
+    pages = re.split(r"<page ", html)[1:]
+    assert pages, path.name
+    for number, page in enumerate(pages, start=1):
+        size = re.match(r'width="([\d.]+)" height="([\d.]+)"', page)
+        assert size is not None
+        width, height = float(size.group(1)), float(size.group(2))
+        for m in re.finditer(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<', page):
+            x0, y0, x1, y1 = (float(v) for v in m.groups()[:4])
+            inside = x0 >= 37 and x1 <= width - 37 and y0 >= 20 and y1 <= height - 10
+            assert inside, (path.name, number, m.group(5))
+
+
 FOOTER = re.compile(r"(Стр\.|Page) \d+/\d+")
 
 
 def signatures_have_company(path: Path, heading: str = "Подписи") -> None:
     """The page that holds the signature lines holds some of the document's content above them, beyond the
     page's footer and the title block of page 1 (a signature block alone on a page is not signed)."""
+    words_inside_the_page(path)
     pages = pdf_pages(path)
     found = [k for k, text in enumerate(pages) if heading in text]
     assert len(found) == 1, (path.name, found)
@@ -218,6 +236,7 @@ def test_draw_protocol_never_lists_the_drawn_deals(
     for item in drawn:  # no hand of a drawn deal appears (the PBN of each hand's spades, say)
         assert item.deal.deal.to_pbn() not in text
     if lang == "ru":
+        signatures_have_company(issued.path)
         for phrase in (
             "Протокол жеребьёвки",
             "4 сдачи",
@@ -326,6 +345,7 @@ def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
         for value in [*phrases, "SN-0042", jdigest, "♠A", reg.technical_judge, reg.chief_judge]:
             assert has(text, value), (lang, value)
         assert pockets in text.replace(" ", "")  # the machine's pocket and the expected one, in the language
+        signatures_have_company(issued.path, "Подписи" if lang == "ru" else "Signatures")
 
 
 @pytest.mark.parametrize("lang", ["ru", "en"])
@@ -341,6 +361,7 @@ def test_equipment_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: 
         assert "2,44 (выше нормы)" in text
         for word in ("Примечание", "Результат", "Калибровка", "неисправно", "Устройство"):  # no word cut in a cell
             assert re.search(rf"(?<!\w){word}(?!\w)", text), word
+        signatures_have_company(issued.path)
     else:
         for phrase in ("Equipment check act", "before", "after", "in order", "faulty", "2 checks"):
             assert has(text, phrase), phrase
@@ -392,6 +413,7 @@ def test_numbers_run_on_and_the_day_bundles_them(bank: SqliteBank, reg: Regulati
     assert "Акт проверки оборудования" in text and "Deal draw protocol" in text
     # the contents' page numbers are where each document starts; no page is blank; each page's footer names
     # the document on it
+    words_inside_the_page(issued.path)
     pages = pdf_pages(issued.path)
     assert all(FOOTER.search(p) and len(p) > 80 for p in pages), [p[:80] for p in pages]
     starts = {
