@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -133,3 +134,31 @@ def test_bank_seal_warns_against_the_events_target(event: Path, tmp_path: Path) 
     run = dealer("bank", "seal", "--bank", str(event / "var" / "bank.sqlite"), cwd=elsewhere)
     assert run.returncode == 0, run.stderr
     assert "Положение: встроенное по умолчанию" in run.stderr
+
+
+def test_docs_closed_checks_the_events_boards_file_against_the_ledger(event: Path) -> None:
+    from dealer.documents.acts import CLOSED_BOARD_ENTRY
+    from dealer.web.closed import ClosedBoards
+
+    boards = ClosedBoards(event / "var" / "boards" / "closed.jsonl", 2, 3)
+    bank = SqliteBank(event / "var" / "bank.sqlite")
+    rng = random.Random(9)
+    for _ in range(2):
+        board = boards.add(Deal.from_rank(rng.randrange(DEAL_COUNT)), "A")
+        bank.record_event(CLOSED_BOARD_ENTRY, board.ledger_payload())
+    bank.close()
+    run = dealer("docs", "closed", "Сессия 1", cwd=event)
+    assert run.returncode == 0, run.stderr
+    text = pdf_text(next((event / "var" / "documents").glob("*-closed-ru.pdf")))
+    assert "Акт закрытой сдачи" in text and "2 коробки из 2 по Положению" in text
+    assert "каждая коробка записана в журнал, хэши сдач совпадают" in text
+    # a board changed in the file after the fact no longer matches its ledger entry: flagged on the act
+    path = event / "var" / "boards" / "closed.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    other = Deal.from_rank(rng.randrange(DEAL_COUNT)).to_pbn()
+    lines[1] = re.sub(r'"deal":"[^"]+"', f'"deal":"{other}"', lines[1])
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = dealer("docs", "closed", "Сессия 1", "--no-audit", cwd=event)
+    assert run.returncode == 0, run.stderr
+    latest = sorted((event / "var" / "documents").glob("*-closed-ru.pdf"))[-1]
+    assert "РАСХОЖДЕНИЕ: 1 коробка не сходится с журналом" in pdf_text(latest)

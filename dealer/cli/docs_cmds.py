@@ -184,6 +184,31 @@ def equipment_cmd(
         _report(issue_equipment_act(b, reg, language, directory, session, witness))
 
 
+@docs_app.command("closed")
+def closed_cmd(
+    session: str = typer.Argument(..., help="The session's name on the act (variant 1: its boards file holds one)."),
+    witness: list[str] = WitnessOption,
+    no_audit: bool = typer.Option(False, "--no-audit", help="Leave the randomness audit of the boards out."),
+    lang: str | None = LangOption,
+    directory: Path | None = DirOption,
+    regulation: Path | None = RegulationOption,
+    config: Path | None = ConfigOption,
+    bank: Path | None = BankOption,
+    keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
+) -> None:
+    """Акт закрытой сдачи (variant 1): the event's boards file checked against the ledger, with the audit."""
+    from dealer.documents.issuers import issue_closed_act
+    from dealer.web.closed import ClosedBoards
+
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    boards = ClosedBoards(ev.var_dir / "boards" / "closed.jsonl", reg.boards_per_session, reg.copies)
+    deals = [] if no_audit else boards.audit_deals()
+    with _open(ev, bank, keys) as b:
+        _report(issue_closed_act(b, reg, language, directory, session, boards.records(), deals, witness))
+
+
 @docs_app.command("day")
 def day_cmd(
     day: str = typer.Option(..., "--date", help="The day, YYYY-MM-DD (local date of issue)."),
