@@ -126,7 +126,8 @@ def _fit_columns(pdf: FPDF, block: Table) -> tuple[float, tuple[float, ...]]:
     return size, tuple(widths)
 
 
-def _table(pdf: FPDF, block: Table) -> None:
+def _table(pdf: FPDF, block: Table, fit: Table | None = None) -> None:
+    """``fit``: the whole table when ``block`` is a part of it, so both parts get the same columns."""
     _heading(pdf, block.heading)
     pdf.set_font("DejaVu", "", TABLE_FONT)
     if not block.rows:
@@ -134,7 +135,7 @@ def _table(pdf: FPDF, block: Table) -> None:
         pdf.multi_cell(WIDTH, 4.6, block.empty or "—", new_x="LMARGIN", new_y="NEXT")
         pdf.set_text_color(*INK)
         return
-    size, widths = _fit_columns(pdf, block)
+    size, widths = _fit_columns(pdf, fit or block)
     pdf.set_font("DejaVu", "", size)
     with pdf.table(
         col_widths=widths,
@@ -216,11 +217,11 @@ def _split_tail(block: Block, carry: int) -> tuple[Block | None, Block]:
     return None, block
 
 
-def _block(pdf: FPDF, block: Block) -> None:
+def _block(pdf: FPDF, block: Block, whole: Block | None = None) -> None:
     if isinstance(block, Fields):
         _fields(pdf, block)
     elif isinstance(block, Table):
-        _table(pdf, block)
+        _table(pdf, block, whole if isinstance(whole, Table) else None)
     else:
         _text(pdf, block)
 
@@ -248,17 +249,19 @@ def _document(pdf: _Pdf, doc: Document, carry: int = 0, new_page: bool = True) -
     pdf.set_draw_color(*GREY)
     pdf.line(MARGIN, pdf.get_y(), MARGIN + WIDTH, pdf.get_y())
     pdf.ln(1)
-    blocks = list(doc.blocks)
-    tail: Block | None = None
+    blocks: list[tuple[Block, Block]] = [(b, b) for b in doc.blocks]  # (what to draw, the whole it is part of)
+    tail: tuple[Block, Block] | None = None
     if carry and blocks:
-        head, tail = _split_tail(blocks.pop(), carry)
+        last = blocks.pop()[0]
+        head, moved = _split_tail(last, carry)
         if head is not None:
-            blocks.append(head)
-    for block in blocks:
-        _block(pdf, block)
+            blocks.append((head, last))
+        tail = (moved, last)
+    for block, whole in blocks:
+        _block(pdf, block, whole)
     if tail is not None:
         pdf.add_page()
-        _block(pdf, tail)
+        _block(pdf, *tail)
     alone = False
     if pdf.get_y() + _signatures_height(pdf, doc) > pdf.page_break_trigger:
         pdf.add_page()
