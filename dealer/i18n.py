@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import string
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -102,6 +103,19 @@ def format_date(value: date, lang: str, style: str = "long") -> str:
     from babel.dates import format_date as _babel_date
 
     return str(_babel_date(value, style, locale=_locale(lang)))
+
+
+def format_dates(start: date, end: date, lang: str) -> str:
+    """A span of days in the locale: ``1–5 декабря 2026 г.``, one day as ``1 декабря 2026 г.``."""
+    from babel.dates import format_interval
+
+    if start == end:
+        return format_date(start, lang)
+    text = str(format_interval(start, end, "yMMMd", locale=_locale(lang)))  # CLDR has no interval in full months
+    months = _locale(lang).months["format"]
+    for k in (start.month, end.month):  # the abbreviated month written out, as a document dates a day
+        text = re.sub(r"(?<!\w)" + re.escape(months["abbreviated"][k]) + r"(?!\w)", months["wide"][k], text)
+    return text
 
 
 # patterns without grouping, as (fewest, most) fraction digits: written without Babel (a test checks they agree)

@@ -11,6 +11,7 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date, datetime
 from decimal import Decimal
 from enum import IntEnum
 from pathlib import Path
@@ -58,6 +59,9 @@ class Regulation:
     chief_judge: str = ""  # [officials]: names printed under the signature lines of the documents
     technical_judge: str = ""
     secretary: str = ""
+    venue: str = ""  # where the competition is held, printed on every document
+    starts: date | None = None  # the competition's first and last day, printed on every document
+    ends: date | None = None
 
     @property
     def total_deals(self) -> int:
@@ -100,7 +104,7 @@ class Regulation:
 
 
 _SCHEMA: dict[str, set[str]] = {
-    "": {"title"},
+    "": {"title", "venue", "starts", "ends"},
     "dealing": {"variant", "open_cards"},
     "draw": {"share_percent", "deals"},
     "session": {"boards", "copies"},
@@ -266,6 +270,22 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
     title = data.get("title", "")
     if not isinstance(title, str):
         raise RegulationError("title = {title!r} must be a string", source, title=title)
+    venue = data.get("venue", "")
+    if not isinstance(venue, str) or not venue.isprintable():
+        raise RegulationError("venue = {venue!r} must be a place (printable text)", source, venue=venue)
+    days: dict[str, date | None] = {}
+    for key in ("starts", "ends"):
+        value = data.get(key)
+        if value is not None and (isinstance(value, datetime) or not isinstance(value, date)):
+            raise RegulationError(
+                "{key} = {value!r} must be a date written as 2026-12-01 (no quotes)", source, key=key, value=value
+            )
+        days[key] = value
+    starts, ends = days["starts"], days["ends"]
+    if starts is not None and ends is not None and ends < starts:
+        raise RegulationError("ends = {ends} is before starts = {starts}", source, ends=ends, starts=starts)
+    if ends is not None and starts is None:
+        starts = ends
     names: dict[str, str] = {}
     for key, name in officials.items():
         if not isinstance(name, str) or not name.isprintable():
@@ -288,6 +308,9 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
         chief_judge=names.get("chief_judge", ""),
         technical_judge=names.get("technical_judge", ""),
         secretary=names.get("secretary", ""),
+        venue=venue.strip(),
+        starts=starts,
+        ends=ends or starts,
     )
 
 

@@ -40,6 +40,7 @@ def service_config(tmp: Path, **over: Any) -> ServiceConfig:
         "var_dir": str(tmp / "var"),
         "bank": {"path": str(tmp / "var" / "bank.sqlite")},
         "stations": [{"name": "A", "cards_per_second": 5000.0, "fault_rate": 0.0}],
+        "require_equipment_check": False,  # tests of dealing press Start at once; tests/test_start_gate.py checks it
     }
     data.update(over)
     return config_from_dict(data, "test")

@@ -173,6 +173,7 @@ def test_the_day_in_pictures(browser: Any, day: Running, lang: str) -> None:
     # the judge's console and the hall show nothing of the drawn deals
     drawn_ids = [int(x.inner_text().lstrip("#")) for x in boss.locator(".drawnlist tr.drawn td:nth-child(4)").all()]
     assert drawn_ids
+    assert draw.get_by_text(t("director.bundle")).count() == 0  # no verification bundle before the reveal
     draw.get_by_role("button", name=t("director.reveal")).click()
     boss.wait_for_function(
         "document.querySelector(\".draw[data-label='Round 1'] h3\").textContent"

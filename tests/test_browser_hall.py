@@ -129,10 +129,14 @@ def test_variant_1_hall_shows_board_progress_and_no_card(browser: Any, tmp_path:
         page.wait_for_selector("#conn.live")
         press_start(server)
         page.wait_for_function(
-            "document.querySelector('section.station .boardno')?.textContent === 'Board 3 of 3'", timeout=60000
+            "document.querySelector('section.station .boardno')?.textContent === 'Board 3 of 3'"
+            " && !document.querySelector('.closedboard .phase')",  # board 3 made, not in hand
+            timeout=60000,
         )
         assert page.locator(".card, .back").count() == 0
         assert page.locator(".bankinfo").inner_text().startswith("Boards: 3 / 3")  # no bank in variant 1
+        assert page.locator(".topbar h1").inner_text() == "Closed dealing" and page.title() == "Closed dealing"
+        assert page.locator(".closedboard .phase").count() == 0  # done: no «dealing…» beside the last board
         found = page.evaluate(MEASURE)
         assert found["bad"] == []
         page.screenshot(path=str(ARTIFACTS / "hall-variant1.png"))

@@ -183,7 +183,8 @@ PBN_DEAL = "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.76
 
 def test_board_and_deal_show_in_russian() -> None:
     board = dealer("board", "1")
-    assert board.returncode == 0 and board.stdout.strip() == "Коробка 1: сдающий Север, в зоне никто"
+    # the vulnerability as the acts write it
+    assert board.returncode == 0 and board.stdout.strip() == "Коробка 1: сдающий Север, все до зоны"
     show = dealer("deal", "show", PBN_DEAL)
     assert show.returncode == 0 and "Север" in show.stdout and "Номер сдачи" in show.stdout
     assert not english_words(show.stdout), show.stdout

@@ -29,6 +29,7 @@ from dealer.documents.issuers import (
 )
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
+from dealer.i18n import error_text
 from dealer.regulation import Regulation, RegulationError, parse_regulation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +37,9 @@ pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppl
 
 REGULATION = """
 title = "Чемпионат России 2026, пары"
+venue = "Москва, Центральный дом шахматиста"
+starts = 2026-12-01
+ends = 2026-12-05
 [dealing]
 variant = 2
 open_cards = 32
@@ -61,6 +65,47 @@ def pdf_text(path: Path) -> str:
     return " ".join(
         out.stdout.decode("utf-8").replace("\u00a0", " ").split()
     )  # one line: table cells and wrapped values joined
+
+
+def pdf_pages(path: Path) -> list[str]:
+    """Each page's text (pdftotext ends every page with a form feed), whitespace collapsed."""
+    out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, check=True, timeout=60)
+    pages = out.stdout.decode("utf-8").replace("\u00a0", " ").split("\f")
+    return [" ".join(p.split()) for p in pages[:-1]]
+
+
+def words_inside_the_page(path: Path) -> None:
+    """Every word of every page inside the page's margins (15 mm ≈ 42.5 pt; 5 pt of slack): nothing drawn past the
+    edge of the paper or into the margin a printer cuts."""
+    out = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, check=True, timeout=60)
+    html = out.stdout.decode("utf-8")
+    pages = re.split(r"<page ", html)[1:]
+    assert pages, path.name
+    for number, page in enumerate(pages, start=1):
+        size = re.match(r'width="([\d.]+)" height="([\d.]+)"', page)
+        assert size is not None
+        width, height = float(size.group(1)), float(size.group(2))
+        for m in re.finditer(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<', page):
+            x0, y0, x1, y1 = (float(v) for v in m.groups()[:4])
+            inside = x0 >= 37 and x1 <= width - 37 and y0 >= 20 and y1 <= height - 10
+            assert inside, (path.name, number, m.group(5))
+
+
+FOOTER = re.compile(r"(Стр\.|Page) \d+/\d+")
+
+
+def signatures_have_company(path: Path, heading: str = "Подписи") -> None:
+    """The page that holds the signature lines holds some of the document's content above them, beyond the
+    page's footer and the title block of page 1 (a signature block alone on a page is not signed)."""
+    words_inside_the_page(path)
+    pages = pdf_pages(path)
+    found = [k for k, text in enumerate(pages) if heading in text]
+    assert len(found) == 1, (path.name, found)
+    page = pages[found[0]]
+    before = page.split(heading)[0].strip()
+    if found[0] > 0:
+        assert before, f"{path.name}: the signatures stand alone on page {found[0] + 1}"
+    assert all(FOOTER.search(text) for text in pages)
 
 
 def has(text: str, value: str) -> bool:
@@ -125,6 +170,7 @@ def test_bank_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: str) 
         reg.title,
         reg.chief_judge,
         reg.technical_judge,
+        reg.secretary,  # the secretary signs the bank's act too
         *WITNESSES,
         bank.bank_id,
         seal.root,
@@ -145,12 +191,17 @@ def test_bank_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: str) 
             "Главный судья",
             "Технический судья",
             "Свидетель",
+            "Секретарь",
             "Проверка не проводилась",
+            "Москва, Центральный дом шахматиста · 1–5 декабря 2026 г.",  # the venue and the dates (written out)
         ):
             assert has(text, phrase), phrase
+        signatures_have_company(issued.path)
     else:
         for phrase in ("Deal bank formation act", "No. 1", "32 open cards", "80 deals", "Chief judge", "Not run"):
             assert has(text, phrase), phrase
+        assert has(text, "December 1 – 5, 2026") and has(text, "Secretary")
+        signatures_have_company(issued.path, "Signatures")
 
 
 def test_bank_act_with_the_audit_verdict(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
@@ -185,6 +236,7 @@ def test_draw_protocol_never_lists_the_drawn_deals(
     for item in drawn:  # no hand of a drawn deal appears (the PBN of each hand's spades, say)
         assert item.deal.deal.to_pbn() not in text
     if lang == "ru":
+        signatures_have_company(issued.path)
         for phrase in (
             "Протокол жеребьёвки",
             "4 сдачи",
@@ -221,6 +273,47 @@ def test_draw_annex_only_after_reveal(bank: SqliteBank, reg: Regulation, tmp_pat
         assert has(text, str(deal_id))
     seat = "С" if lang == "ru" else "N"
     assert f"{seat}: ♠" in text
+
+
+def test_the_annex_cites_its_protocol_by_number(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+    reveal(bank)
+    early = issue_draw_annex(bank, reg, "ru", tmp_path / "docs", LABEL)
+    assert has(pdf_text(early.path), "протокол жеребьёвки этой сессии не оформлен")  # flagged, not silent
+    protocol = issue_draw_protocol(bank, reg, "ru", tmp_path / "docs", LABEL)
+    annex = issue_draw_annex(bank, reg, "ru", tmp_path / "docs", LABEL)
+    text = pdf_text(annex.path)
+    assert (protocol.number, annex.number) == (2, 3)
+    assert has(text, "К протоколу жеребьёвки") and has(text, "№ 2, составлен")  # label and value: two columns
+    signatures_have_company(annex.path)
+
+
+@pytest.mark.parametrize("rows", range(1, 41))
+def test_signatures_never_stand_alone_on_a_page(tmp_path: Path, rows: int) -> None:
+    """Tables of 1..40 rows end at every height of a page: the signature lines always share theirs with content."""
+    from dealer.documents.model import Document, Fields, Signature, Table
+    from dealer.documents.pdf import render_document
+
+    doc = Document(
+        "equipment",
+        "ru",
+        "Акт проверки оборудования",
+        1,
+        "№ 1",
+        "2026-12-01T10:00:00+00:00",
+        "1 дек. 2026 г.",
+        "Чемпионат",
+        (
+            Fields("Проверки", (("Сессия", "Сессия 1"),)),
+            Table("Проверки", ("Этап", "Примечание"), tuple((f"строка {k}", "после") for k in range(rows))),
+        ),
+        tuple(Signature(r, "Иванов И. И.") for r in ("Технический судья", "Свидетель", "Свидетель")),
+        {"signatures": "Подписи", "page": "Стр.", "hash_note": "SHA-256 этого файла записан в журнал банка сдач."},
+    )
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(render_document(doc))
+    signatures_have_company(path)
+    text = pdf_text(path)
+    assert all(has(text, f"строка {k}") for k in range(rows))  # no row lost in the move
 
 
 def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
@@ -266,6 +359,7 @@ def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
         for value in [*phrases, "SN-0042", jdigest, "♠A", reg.technical_judge, reg.chief_judge]:
             assert has(text, value), (lang, value)
         assert pockets in text.replace(" ", "")  # the machine's pocket and the expected one, in the language
+        signatures_have_company(issued.path, "Подписи" if lang == "ru" else "Signatures")
 
 
 @pytest.mark.parametrize("lang", ["ru", "en"])
@@ -280,12 +374,33 @@ def test_equipment_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: 
             assert has(text, phrase), phrase
         assert "2,44 (выше нормы)" in text
         assert has(text, "не более 0,075 %")  # the camera calibration's predicted misreads per card (#31)
+        for word in ("Примечание", "Результат", "Калибровка", "неисправно", "Устройство"):  # no word cut in a cell
+            assert re.search(rf"(?<!\w){word}(?!\w)", text), word
+        signatures_have_company(issued.path)
     else:
         for phrase in ("Equipment check act", "before", "after", "in order", "faulty", "2 checks"):
             assert has(text, phrase), phrase
         assert has(text, "at most 0.075 %")
     with pytest.raises(DocumentError, match="Сессия 2|Session 2"):
         issue_equipment_act(bank, reg, lang, tmp_path / "docs", "Сессия 2" if lang == "ru" else "Session 2")
+
+
+def test_in_order_is_refused_above_the_error_norm() -> None:
+    over = {"cards_read": 624, "deals": 12, "errors": 80, "error_rate": 12.82, "norm": 1.0}
+    with pytest.raises(DocumentError, match="12.82 errors per 100 deals is above the norm of 1.0") as caught:
+        equipment_check(LABEL, "during", "T1", "ok", DEVICE, over)
+    assert "выше нормы" in error_text(caught.value, "ru")
+    assert equipment_check(LABEL, "during", "T1", "faulty", DEVICE, over)["outcome"] == "faulty"
+    at_norm = {**over, "error_rate": 1.0}
+    assert equipment_check(LABEL, "during", "T1", "ok", DEVICE, at_norm)["outcome"] == "ok"
+
+
+def test_missing_check_stages_are_flagged_on_the_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+    text = pdf_text(issue_equipment_act(bank, reg, "ru", tmp_path / "docs", LABEL).path)
+    assert "НЕ ЗАПИСАНЫ ЭТАПЫ ПРОВЕРКИ" in text and "T1: в ходе" in text  # before and after are there
+    bank.record_event(CHECK_ENTRY, equipment_check(LABEL, "during", "T1", "ok", DEVICE, {}))
+    text = pdf_text(issue_equipment_act(bank, reg, "ru", tmp_path / "docs", LABEL).path)
+    assert "НЕ ЗАПИСАНЫ" not in text
 
 
 def test_equipment_check_refuses_bad_input() -> None:
@@ -312,6 +427,22 @@ def test_numbers_run_on_and_the_day_bundles_them(bank: SqliteBank, reg: Regulati
     for doc in (first, second):
         assert has(text, doc.sha256) and has(text, doc.title)
     assert "Акт проверки оборудования" in text and "Deal draw protocol" in text
+    # the contents' page numbers are where each document starts; no page is blank; each page's footer names
+    # the document on it
+    words_inside_the_page(issued.path)
+    pages = pdf_pages(issued.path)
+    assert all(FOOTER.search(p) and len(p) > 80 for p in pages), [p[:80] for p in pages]
+    starts = {
+        title: next(k + 1 for k, p in enumerate(pages) if k > 0 and p.startswith(reg.title) and title in p)
+        for title in ("Акт проверки оборудования", "Deal draw protocol")
+    }
+    layout = subprocess.run(["pdftotext", "-layout", "-l", "1", str(issued.path), "-"], capture_output=True, check=True)
+    lines = layout.stdout.decode("utf-8").splitlines()
+    numbers = [(k, m.group(1)) for k, line in enumerate(lines) if (m := re.search(r"\s{4}(\d+)\s*$", line))]
+    for title, page in starts.items():  # the page column's number nearest to the title's line
+        at = next(k for k, line in enumerate(lines) if title in line)
+        assert min(numbers, key=lambda n: abs(n[0] - at))[1] == str(page), (title, page)
+        assert f"{title} № " in pages[page - 1].split("·")[-2] or title in pages[page - 1][-120:]
     # a document's stored content changed after issue is refused, naming the file
     stored = out / first.path.with_suffix(".json").name
     stored.write_text(stored.read_text(encoding="utf-8").replace("SN-0042", "SN-9999"), encoding="utf-8")
@@ -360,7 +491,9 @@ def test_cli_issues_and_verifies(bank: SqliteBank, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "docs" / "002-equipment-en.pdf").is_file()
     r = dealer("docs", "verify", "docs/001-draw-annex-ru.pdf", "--bank", "bank.sqlite")
-    assert r.returncode == 0 and "№1" not in r.stderr and "документ №1" in r.stdout, r.stderr  # Russian by default
+    assert r.returncode == 0, r.stderr
+    # Russian by default, the document named by its title (not «(draw-annex, ru)»)
+    assert "Приложение к протоколу жеребьёвки: сдачи сессии № 1 (на русском) выдан" in r.stdout, r.stdout
     other = tmp_path / "other.pdf"
     other.write_bytes(pdf.read_bytes() + b"\n")
     r = dealer("docs", "verify", str(other), "--bank", "bank.sqlite")
@@ -369,3 +502,20 @@ def test_cli_issues_and_verifies(bank: SqliteBank, tmp_path: Path) -> None:
     assert r.returncode == 1 and "ГГГГ-ММ-ДД" in r.stderr
     r = dealer("docs", "equipment", LABEL, "--lang", "de", *common)
     assert r.returncode == 1 and "--lang" in r.stderr
+
+
+def test_regulation_venue_and_dates() -> None:
+    reg = parse_regulation(REGULATION)
+    assert (reg.venue, reg.starts, reg.ends) == (
+        "Москва, Центральный дом шахматиста",
+        date(2026, 12, 1),
+        date(2026, 12, 5),
+    )
+    one_day = parse_regulation(REGULATION.replace("ends = 2026-12-05\n", ""))
+    assert one_day.ends == date(2026, 12, 1)
+    with pytest.raises(RegulationError, match="ends = 2026-11-30 is before starts = 2026-12-01"):
+        parse_regulation(REGULATION.replace("ends = 2026-12-05", "ends = 2026-11-30"))
+    with pytest.raises(RegulationError, match="starts = '2026-12-01' must be a date"):
+        parse_regulation(REGULATION.replace("starts = 2026-12-01", 'starts = "2026-12-01"'))
+    with pytest.raises(RegulationError, match="starts = .* must be a date"):
+        parse_regulation(REGULATION.replace("starts = 2026-12-01", "starts = 2026-12-01T10:00:00"))

@@ -66,6 +66,14 @@ def test_dlm_vectors_and_header_checksum() -> None:
     assert [(r.board, r.deal) for r in back.records] == [(1, BOARD1), (2, BOARD2)]
 
 
+def test_a_russian_dlm_headline_is_written_in_latin_letters_by_the_passport_rule() -> None:
+    """The DLM file is Latin-1: «Кубок Москвы № 3 — «Щёлково»» was «????? ??????»; now the rule of Russian passports
+    (ICAO Doc 9303), the expected text transliterated by hand."""
+    meta = ExportMeta(event="Кубок Москвы № 3 — «Щёлково», Юрьев-Польский, Ёлка", copies=1)
+    lines = by_name("dlm").write(records(BOARD1), meta).decode("latin-1").split("\r\n")
+    assert lines[1] == 'Headline=Kubok Moskvy No. 3 - "Shchelkovo", Iurev-Polskii, Elka'
+
+
 def test_dlm_sealed_status_and_checksum() -> None:
     data = by_name("dlm").write(records(BOARD1, BOARD2), ExportMeta(sealed=True, copies=4)).decode()
     assert "Status=Sealed" in data.split("\r\n")

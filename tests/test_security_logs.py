@@ -37,7 +37,7 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
     port = free_port()
     var = tmp_path / "var"
     (tmp_path / "service.toml").write_text(
-        f'var_dir = "{var}"\nport = {port}\n[bank]\npath = "{var / "bank.sqlite"}"\n'
+        f'var_dir = "{var}"\nport = {port}\nrequire_equipment_check = false\n[bank]\npath = "{var / "bank.sqlite"}"\n'
         '[[stations]]\nname = "A"\nkind = "simulator"\ncards_per_second = 5000.0\nfault_rate = 0.3\n'
         "auto_redeal = true\n",
         encoding="utf-8",

@@ -69,3 +69,17 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
             # a judge cannot draw
             judge = httpx.post(f"{server.base}/api/director/seal", headers={"Authorization": f"Bearer {server.judge}"})
             assert judge.status_code == 403
+
+
+def test_a_cyrillic_session_keeps_its_name_in_the_bundle_download() -> None:
+    """«bundle-____1.json» was what a browser saved for «Сессия 1»: the name goes whole (RFC 5987), with a Latin
+    fallback for old clients; the header itself stays ASCII."""
+    from urllib.parse import unquote
+
+    from dealer.web.director import _attachment
+    from dealer.web.routes_export import session_slug
+
+    header = _attachment(f"bundle-{session_slug('Сессия 1')}.json")
+    assert header.isascii()
+    assert 'filename="bundle-Sessiia_1.json"' in header
+    assert unquote(header.split("filename*=UTF-8''")[1]) == "bundle-Сессия_1.json"

@@ -93,3 +93,10 @@ def test_labels_that_sanitise_alike_get_their_own_export_folders() -> None:
     for folder in folders:
         assert "/" not in folder and not folder.startswith(".") and len(folder) <= 64 + 13
     assert session_folder("Round 1") == session_folder("Round 1")  # stable across restarts (journal resumes)
+
+
+def test_a_cyrillic_session_keeps_its_letters_in_file_names() -> None:
+    """«Сессия 1» gave «1.pbn»: the letters of any script stay, only separators and punctuation become "_"."""
+    assert session_slug("Сессия 1") == "Сессия_1"
+    assert session_slug("Тур 2: финал") == "Тур_2_финал"
+    assert session_slug("../Сессия") == "Сессия"  # never a path

@@ -68,6 +68,11 @@ def test_serve_prints_links_deals_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         assert state["stations"][0]["device"] is not None  # connected ...
         assert snap["stations"][0]["attempt"] == 0 and snap["bank"]["formed"] == 0  # ... and nothing dealt
         assert state["stations"][0]["attempt"] == 0 and state["stations"][0]["status"] == "ready"
+        # «Старт» waits for the station's "before" equipment check (the shipped default)
+        refused = httpx.post(f"{base}/api/judge/stations/A/start", headers=headers, timeout=5)
+        assert refused.status_code == 400 and "«до начала»" in refused.json()["detail"], refused.text
+        check = {"station": "A", "session": "Сессия 1", "phase": "before", "outcome": "ok"}
+        assert httpx.post(f"{base}/api/judge/checks", headers=headers, json=check, timeout=5).status_code == 200
         started = httpx.post(f"{base}/api/judge/stations/A/start", headers=headers, timeout=5)
         assert started.status_code == 200, started.text
         while True:  # Start pressed: the simulated machine deals into the bank

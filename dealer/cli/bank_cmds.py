@@ -14,6 +14,7 @@ from rich.text import Text
 
 from dealer.fsutil import MAX_INPUT_BYTES
 
+from .event import EventOption
 from .i18n import error, printable, t
 from .light import bank_status, bank_status_table, rich_table
 from .machine import print_json, print_line
@@ -89,13 +90,16 @@ def seal_cmd(
         False, "--json", help="Print the sealed record (keep it: `bank verify --since FILE` checks against it)."
     ),
     regulation: Path | None = typer.Option(
-        None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: embedded)."
+        None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: the event's)."
     ),
+    event: Path | None = EventOption,
 ) -> None:
     """Sign a checkpoint of the ledger: its deals become eligible for draws."""
-    from dealer.regulation import load_regulation
+    from .event import find_event, say_regulation
 
-    reg = load_regulation(regulation)
+    ev = find_event(event, regulation)
+    say_regulation(ev)
+    reg = ev.regulation
     with open_bank(bank, keys) as b:
         seal = b.seal()
         size, head = b.anchor()

@@ -12,46 +12,57 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from .event import Event, EventOption, find_event, say_regulation
 from .i18n import error, language, os_reason, t
-from .options import BankOption, KeysOption
+from .options import KeysOption
 from .root import app, fail
 
 if TYPE_CHECKING:
+    from dealer.bank.store import SqliteBank
     from dealer.documents.issue import Issued
-    from dealer.regulation import Regulation
 
 out = Console(highlight=False)
 docs_app = typer.Typer(help="Documents to print and sign (PDF): bank act, draw protocol, boards, equipment, the day.")
 app.add_typer(docs_app, name="docs", no_args_is_help=True)
 
-DEFAULT_DIR = Path("var/documents")
-DirOption = typer.Option(DEFAULT_DIR, "--dir", help="Folder of the issued documents (PDF and their JSON).")
+DirOption = typer.Option(
+    None, "--dir", help="Folder of the issued documents (PDF and their JSON; default: the event's var/documents)."
+)
+BankOption = typer.Option(
+    None, "--bank", help="The bank: a SQLite file, or a postgresql://user@host/db URL (default: the event's)."
+)
 LangOption = typer.Option(None, "--lang", help="ru or en (default: the config's language, then LANG, then ru).")
 RegulationOption = typer.Option(None, "--regulation", help="The regulation file (tournament name, officials).")
-ConfigOption = typer.Option(None, "--config", help="The service configuration (for its language).")
+ConfigOption = typer.Option(
+    None, "--config", help="The service configuration (its language, regulation, bank; default: the event's)."
+)
 WitnessOption = typer.Option([], "--witness", help="A witness who signs too (repeat).")
 
 
-def _lang(lang: str | None, config: Path | None) -> str:
+def _lang(lang: str | None, ev: Event) -> str:
+    """--lang, else the event's configuration's language (when it has a file), else LANG, else Russian."""
     from dealer.i18n import LanguageError, resolve_language
 
-    configured = None
-    if config is not None or Path("config/service.toml").is_file():
-        from dealer.web.config import load_config
-
-        configured = load_config(config).language
+    configured = ev.config.language if ev.config_file is not None else None
     try:
         return resolve_language(lang, configured)
     except LanguageError as exc:
         raise fail(error(exc)) from exc
 
 
-def _regulation(path: Path | None) -> Regulation:
-    from dealer.regulation import load_regulation
+def _event(event: Path | None, regulation: Path | None, config: Path | None, say: bool = True) -> Event:
+    ev = find_event(event, regulation, config)
+    if say:
+        say_regulation(ev)
+    return ev
 
-    if path is None and Path("config/regulation.toml").is_file():
-        path = Path("config/regulation.toml")
-    return load_regulation(path)
+
+def _open(ev: Event, bank: Path | None, keys: Path | None) -> SqliteBank:
+    from .options import open_bank
+
+    if bank is not None:
+        return open_bank(bank, keys)
+    return open_bank(ev.bank, keys if keys is not None else ev.keys)
 
 
 def _report(issued: Issued) -> None:
@@ -66,19 +77,19 @@ def bank_cmd(
     witness: list[str] = WitnessOption,
     no_audit: bool = typer.Option(False, "--no-audit", help="Leave the fairness audit out (a large bank)."),
     lang: str | None = LangOption,
-    directory: Path = DirOption,
+    directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
     config: Path | None = ConfigOption,
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """Акт формирования банка сдач: the bank formation act."""
     from dealer.documents.issuers import issue_bank_act
 
-    from .options import open_bank
-
-    language, reg = _lang(lang, config), _regulation(regulation)
-    with open_bank(bank, keys) as b:
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    with _open(ev, bank, keys) as b:
         _report(issue_bank_act(b, reg, language, directory, witness, audit=not no_audit))
 
 
@@ -87,19 +98,19 @@ def draw_cmd(
     label: str = typer.Argument(..., help="The session label of the draw."),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
-    directory: Path = DirOption,
+    directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
     config: Path | None = ConfigOption,
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """Протокол жеребьёвки: the draw protocol (no drawn deals: those are in the annex)."""
     from dealer.documents.issuers import issue_draw_protocol
 
-    from .options import open_bank
-
-    language, reg = _lang(lang, config), _regulation(regulation)
-    with open_bank(bank, keys) as b:
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    with _open(ev, bank, keys) as b:
         _report(issue_draw_protocol(b, reg, language, directory, label, witness))
 
 
@@ -108,19 +119,19 @@ def annex_cmd(
     label: str = typer.Argument(..., help="The session label of a revealed draw."),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
-    directory: Path = DirOption,
+    directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
     config: Path | None = ConfigOption,
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """The draw protocol's sealed annex: the drawn deals as boards (only after the reveal)."""
     from dealer.documents.issuers import issue_draw_annex
 
-    from .options import open_bank
-
-    language, reg = _lang(lang, config), _regulation(regulation)
-    with open_bank(bank, keys) as b:
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    with _open(ev, bank, keys) as b:
         _report(issue_draw_annex(b, reg, language, directory, label, witness))
 
 
@@ -132,23 +143,23 @@ def boards_cmd(
     ),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
-    directory: Path = DirOption,
+    directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
     config: Path | None = ConfigOption,
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """Акт изготовления комплектов: the board-making act."""
     from dealer.documents.issuers import issue_boards_act
     from dealer.web.routes_export import session_slug
 
-    from .options import open_bank
-
     if journal is None:
         slug = session_slug(label)
         journal = Path("var/export") / slug / f"{slug}.journal.json"
-    language, reg = _lang(lang, config), _regulation(regulation)
-    with open_bank(bank, keys) as b:
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    with _open(ev, bank, keys) as b:
         _report(issue_boards_act(b, reg, language, directory, label, journal, witness))
 
 
@@ -157,50 +168,76 @@ def equipment_cmd(
     session: str = typer.Argument(..., help="The session label the checks were recorded under."),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
-    directory: Path = DirOption,
+    directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
     config: Path | None = ConfigOption,
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """Акт проверки оборудования: the technical judge's equipment checks of a session."""
     from dealer.documents.issuers import issue_equipment_act
 
-    from .options import open_bank
-
-    language, reg = _lang(lang, config), _regulation(regulation)
-    with open_bank(bank, keys) as b:
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    with _open(ev, bank, keys) as b:
         _report(issue_equipment_act(b, reg, language, directory, session, witness))
+
+
+@docs_app.command("closed")
+def closed_cmd(
+    session: str = typer.Argument(..., help="The session's name on the act (variant 1: its boards file holds one)."),
+    witness: list[str] = WitnessOption,
+    no_audit: bool = typer.Option(False, "--no-audit", help="Leave the randomness audit of the boards out."),
+    lang: str | None = LangOption,
+    directory: Path | None = DirOption,
+    regulation: Path | None = RegulationOption,
+    config: Path | None = ConfigOption,
+    bank: Path | None = BankOption,
+    keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
+) -> None:
+    """Акт закрытой сдачи (variant 1): the event's boards file checked against the ledger, with the audit."""
+    from dealer.documents.issuers import issue_closed_act
+    from dealer.web.closed import ClosedBoards
+
+    ev = _event(event, regulation, config)
+    language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
+    boards = ClosedBoards(ev.var_dir / "boards" / "closed.jsonl", reg.boards_per_session, reg.copies)
+    deals = [] if no_audit else boards.audit_deals()
+    with _open(ev, bank, keys) as b:
+        _report(issue_closed_act(b, reg, language, directory, session, boards.records(), deals, witness))
 
 
 @docs_app.command("day")
 def day_cmd(
     day: str = typer.Option(..., "--date", help="The day, YYYY-MM-DD (local date of issue)."),
     lang: str | None = LangOption,
-    directory: Path = DirOption,
+    directory: Path | None = DirOption,
     config: Path | None = ConfigOption,
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """Every document issued on a day, in one PDF with a table of contents."""
     from dealer.documents.issue import issue_day
-
-    from .options import open_bank
 
     try:
         when = date.fromisoformat(day)
     except ValueError as exc:
         raise fail(t("--date {day!r}: expected YYYY-MM-DD", day=day)) from exc
-    language = _lang(lang, config)
-    with open_bank(bank, keys) as b:
-        _report(issue_day(b, directory, when, language))
+    ev = _event(event, None, config, say=False)
+    language = _lang(lang, ev)
+    with _open(ev, bank, keys) as b:
+        _report(issue_day(b, directory or ev.documents_dir, when, language))
 
 
 @docs_app.command("verify")
 def verify_cmd(
     file: Path = typer.Argument(..., help="An issued document (PDF) to check against the ledger."),
-    bank: Path = BankOption,
+    bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
+    event: Path | None = EventOption,
 ) -> None:
     """Check that a document file is exactly one the ledger recorded."""
     from hashlib import sha256
@@ -208,13 +245,11 @@ def verify_cmd(
     from dealer.documents.issue import verify_file
     from dealer.i18n import Messages
 
-    from .options import open_bank
-
     try:
         data = file.read_bytes()
     except OSError as exc:
         raise fail(t("{file}: cannot read: {reason}", file=file, reason=os_reason(exc))) from exc
-    with open_bank(bank, keys) as b:
+    with _open(find_event(event), bank, keys) as b:
         entry = verify_file(b, data)
     if entry is None:
         raise fail(
@@ -225,11 +260,11 @@ def verify_cmd(
             )
         )
     text = t(
-        "{file}: document #{number} ({doc}, {lang}) issued {ts}, ledger entry {index}",
+        "{file}: {title} No. {number} ({language}) issued {ts}, ledger entry {index}",
         file=file,
+        title=entry.data.get("title") or entry.data["doc"],
         number=entry.data["number"],
-        doc=entry.data["doc"],
-        lang=entry.data["lang"],
+        language=t("in Russian") if entry.data["lang"] == "ru" else t("in English"),
         ts=Messages(language(), {}).when(entry.ts),
         index=entry.index,
     )

@@ -15,6 +15,7 @@ from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
 from dealer.formats.base import FormatError, ReadResult
 from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
+from .event import EventOption
 from .i18n import error, language, t
 from .root import app, fail
 
@@ -104,12 +105,23 @@ def list_formats() -> None:
         out.print(f"{name:5} {modes}  .{', .'.join(fmt.extensions):12} {description}", markup=False, soft_wrap=True)
 
 
-def _copies(copies: int | None, regulation: Path | None) -> int:
-    if copies is not None:
-        return copies
-    from dealer.regulation import load_regulation
+def _copies(copies: int | None, regulation: Path | None, event: Path | None) -> int:
+    """The copies of each board: the event's regulation's (named on stderr), or ``--copies`` — flagged when it
+    differs from the regulation."""
+    from .event import find_event, say_regulation
 
-    return load_regulation(regulation).copies
+    ev = find_event(event, regulation)
+    say_regulation(ev)
+    if copies is None:
+        return ev.regulation.copies
+    if copies != ev.regulation.copies:
+        text = t(
+            "--copies {copies} differs from the regulation's {reg} copies of each board",
+            copies=copies,
+            reg=ev.regulation.copies,
+        )
+        err.print(Text(t("warning: {text}", text=text), style="yellow"), soft_wrap=True)
+    return copies
 
 
 @export_app.command("files")
@@ -120,7 +132,7 @@ def export_files(
     to: str = typer.Option("dlm,dup,pbn", "--formats", help="Comma-separated formats to write."),
     first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
     copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
-    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (copies)."),
+    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
     event: str = typer.Option("", "--event"),
     site: str = typer.Option("", "--site"),
     date: str = typer.Option("", "--date", help="YYYY.MM.DD"),
@@ -129,7 +141,8 @@ def export_files(
     skip_bad: bool = SkipOption,
 ) -> None:
     """Write the session as deal files for other software (closed machines: DLM sealed, DUP, PBN)."""
-    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation))
+    # the event folder: DEALER_EVENT or the current one (--event names the event in the files here)
+    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation, None))
     names = [n.strip() for n in to.split(",") if n.strip()]
     meta = ExportMeta(event=event, site=site, date=date, sealed=sealed, copies=boards[0].copies)
     for path in write_session_files(boards, out_dir, stem, names, meta):
@@ -194,7 +207,8 @@ def export_boards(
     stem: str = typer.Option("session", "--name", help="Session name: the journal is NAME.journal.json."),
     first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
     copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
-    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (copies)."),
+    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
+    event: Path | None = EventOption,
     max_attempts: int = typer.Option(3, "--max-attempts", min=1, max=20, help="Tries per copy before stopping."),
     wait_operator: bool = typer.Option(
         False, "--wait-operator", help="After a foul copy, wait for Enter (the operator clears the machine)."
@@ -212,7 +226,7 @@ def export_boards(
 
     if (device is None) == (not simulate):
         raise typer.BadParameter(t("give either --device or --simulate"), param_hint="--device")
-    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation))
+    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation, event))
     journal = out_dir / f"{stem}.journal.json"
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -269,6 +283,13 @@ def export_boards(
                            before_remake=before_remake, pace=0.5, faults=faults, seed=1)
         )  # fmt: skip
         report = done.report
+    if done.machine is not None:  # the machine goes into the journal, for the board-making act
+        import dataclasses
+        import json
+
+        doc = json.loads(journal.read_text(encoding="utf-8"))
+        doc["machine"] = dataclasses.asdict(done.machine)
+        write_atomic(journal, (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     parts = [
         t("{n} copies made", n=len(report.made)),
         t("{n} already made earlier", n=len(report.skipped)),

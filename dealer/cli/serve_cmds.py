@@ -12,6 +12,7 @@ import typer
 
 from dealer.regulation import REHEARSAL_TARGET
 
+from .event import EventOption
 from .i18n import os_reason, t
 from .root import app
 
@@ -42,7 +43,10 @@ def serve(
     ),
     host: str | None = typer.Option(None, "--host", help="Address to listen on (default from the config: 127.0.0.1)."),
     port: int | None = typer.Option(None, "--port", help="Port to listen on (default from the config: 8000)."),
-    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the config's)."),
+    regulation: Path | None = typer.Option(
+        None, "--regulation", help="Regulation TOML (default: the config's, then the event's config/regulation.toml)."
+    ),
+    event: Path | None = EventOption,
     variant: int | None = typer.Option(
         None, "--variant", min=1, max=3, help="Dealing variant for this run (1 closed, 2 partially open, 3 open)."
     ),
@@ -58,15 +62,17 @@ def serve(
     """
     import dataclasses
 
-    from dealer.regulation import DealingVariant, load_regulation, rehearsal_regulation
-    from dealer.web.config import load_config
+    from dealer.regulation import DealingVariant, rehearsal_regulation
 
-    cfg = load_config(config)
+    from .event import find_event
+
+    ev = find_event(event, regulation, config)  # the same lookup as every other command (dealer/cli/event.py)
+    cfg = dataclasses.replace(ev.config, var_dir=ev.var_dir, bank_path=ev.bank_path, regulation=ev.regulation_file)
+    reg = ev.regulation
     if host is not None:
         cfg = dataclasses.replace(cfg, host=host)
     if port is not None:
         cfg = dataclasses.replace(cfg, port=port)
-    reg = load_regulation(regulation or cfg.regulation)
     if variant is not None:
         v = DealingVariant(variant)
         open_cards = (reg.open_cards or 32) if v is DealingVariant.PARTIALLY_OPEN else reg.open_cards
@@ -78,7 +84,9 @@ def serve(
             else s
             for s in cfg.stations
         )  # fmt: skip
-        cfg = dataclasses.replace(cfg, var_dir=var_dir, bank_path=var_dir / "bank.sqlite", stations=stations)
+        cfg = dataclasses.replace(
+            cfg, var_dir=var_dir, bank_path=var_dir / "bank.sqlite", stations=stations, rehearsal=True
+        )
         reg = rehearsal_regulation(reg)
     try:
         sock = bind(cfg.host, cfg.port)
@@ -165,6 +173,9 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
         "\n".join(
             [
                 (t("REHEARSAL — ") if rehearsal else "") + head,
+                t("regulation: {file}", file=cfg.regulation)
+                if cfg.regulation is not None
+                else t("regulation: the embedded default (give --event or --regulation)"),
                 t(
                     "Open these links (the secrets are in {secrets}; keep the judge's and the director's private):",
                     secrets=secrets,

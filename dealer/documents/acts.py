@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from functools import cache
 from importlib import resources
 from typing import Protocol
@@ -28,14 +28,16 @@ from dealer.core.diagram import hand_lines
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
-from dealer.i18n import Messages, check_language
+from dealer.i18n import Messages, check_language, format_dates
 from dealer.regulation import Regulation
 
 from .model import Block, Document, Fields, Signature, Table, Text
 
 DOCUMENT_ENTRY = "document"  # ledger kind of an issued document
 CHECK_ENTRY = "equipment-check"  # ledger kind of one equipment check by the technical judge
-KINDS = ("bank", "draw", "draw-annex", "boards", "equipment")
+CLOSED_BOARD_ENTRY = "closed-board"  # ledger kind of one board dealt closed (variant 1)
+OVERRIDE_ENTRY = "equipment-override"  # ledger kind of the chief judge's leave to start without the "before" check
+KINDS = ("bank", "draw", "draw-annex", "boards", "equipment", "closed")
 PHASES = ("before", "during", "after")
 OUTCOMES = ("ok", "faulty")
 
@@ -137,6 +139,7 @@ def _document(
         tournament=ctx.regulation.title or m("doc.tournament_unnamed"),
         blocks=tuple(blocks),
         signatures=tuple(signatures),
+        event=event_line(ctx.regulation, ctx.lang),
         labels={
             "page": m("doc.page"),
             "signatures": m("doc.signatures"),
@@ -145,6 +148,14 @@ def _document(
             "hash_note": m("doc.hash_note"),
         },
     )
+
+
+def event_line(reg: Regulation, lang: str) -> str:
+    """The venue and the competition's dates as the regulation gives them (``Москва · 1–5 декабря 2026 г.``)."""
+    parts = [reg.venue] if reg.venue else []
+    if reg.starts is not None:
+        parts.append(format_dates(reg.starts, reg.ends or reg.starts, lang))
+    return " · ".join(parts)
 
 
 def _regulation_fields(reg: Regulation, m: Messages) -> Fields:
@@ -305,7 +316,7 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
         seal_table,
         verdict,
     ]
-    signatures = _officials(ctx, m, ("chief_judge", "technical_judge")) + _witnesses(ctx.witnesses, m)
+    signatures = _officials(ctx, m, ("chief_judge", "technical_judge", "secretary")) + _witnesses(ctx.witnesses, m)
     return _document("bank", ctx, m, blocks, signatures)
 
 
@@ -396,6 +407,19 @@ def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
     return _document("draw", ctx, m, blocks, signatures)
 
 
+def _protocol_reference(bank: LedgerReader, label: str, m: Messages) -> str:
+    """«№ 5 от 2 декабря 2026 г.»: the latest draw protocol issued for ``label``; flagged when none was issued."""
+    issued = [
+        e
+        for e in bank.entries_of_kind(DOCUMENT_ENTRY)
+        if e.data.get("doc") == "draw" and e.data.get("session") == label
+    ]
+    if not issued:
+        return m("annex.no_protocol")
+    last = issued[-1]
+    return m("annex.protocol_value", n=last.data.get("number"), date=m.when(last.ts))
+
+
 def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[StoredDeal]) -> Document:
     """The sealed annex: the drawn deals in pick order as boards 1..n (Law 2). Only after the reveal."""
     m = messages(ctx.lang)
@@ -421,7 +445,14 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
         tuple(rows),
         (1.5, 1.6, 2, 1.4, 7),
     )
-    head = Fields(m("draw.commitment"), ((m("draw.session"), label), (m("draw.n"), m.plural("count.deals", len(rows)))))
+    head = Fields(
+        m("draw.commitment"),
+        (
+            (m("annex.protocol"), _protocol_reference(bank, label, m)),
+            (m("draw.session"), label),
+            (m("draw.n"), m.plural("count.deals", len(rows))),
+        ),
+    )
     signatures = _officials(ctx, m, ("chief_judge", "secretary")) + _witnesses(ctx.witnesses, m)
     return _document("draw-annex", ctx, m, [head, table], signatures)
 
@@ -433,9 +464,11 @@ def boards_act(
     label: str,
     journal: JsonObject | None,
     journal_files: dict[str, str] | None = None,
+    shown: str | None = None,
 ) -> Document:
     """``journal``: the board-making journal (done copies, foul copies) of the session, when it is at hand;
-    ``journal_files``: its file name and SHA-256 when the run is not in the ledger (``dealer export boards``)."""
+    ``journal_files``: its file name and SHA-256 when the run is not in the ledger (``dealer export boards``);
+    ``shown``: the session's name on the act when its label is an internal one (variant 1's boards)."""
     m = messages(ctx.lang)
     runs = [
         e
@@ -449,7 +482,7 @@ def boards_act(
     fouls = list((journal or {}).get("fouls", []))
     boards = len({b for b, _ in done})
     sets = len({c for _, c in done})
-    machine = last.data.get("machine") if last is not None else None
+    machine = last.data.get("machine") if last is not None else (journal or {}).get("machine")
     machine_text = m("boards.machine_unknown")
     if isinstance(machine, dict):
         machine_text = " · ".join(
@@ -460,13 +493,14 @@ def boards_act(
     made = Fields(
         m("boards.made"),
         (
-            (m("draw.session"), label),
+            (m("draw.session"), shown or label),
             (m("boards.boards"), m.plural("count.boards", boards)),
             (m("boards.sets"), m.plural("count.sets", sets)),
             (m("boards.copies_made"), m.plural("count.copies", len(done))),
             (m("boards.machine"), machine_text),
             (m("boards.finished"), m.when(last.ts) if last is not None else m("doc.dash")),
             (m("boards.journal"), journal_sha or m("doc.dash")),
+            *_against_regulation(ctx.regulation, sets, m),
         ),
     )
     done_set = set(done)
@@ -517,6 +551,114 @@ def boards_act(
     return _document("boards", ctx, m, blocks, signatures)
 
 
+def _against_regulation(reg: Regulation, sets: int, m: Messages) -> list[tuple[str, str]]:
+    """The flagged line when the sets made differ from the regulation's copies of each board (never silent)."""
+    if sets == reg.copies or sets == 0:
+        return []
+    return [(m("boards.mismatch"), m("boards.sets_mismatch", made=m.plural("count.sets", sets), copies=reg.copies))]
+
+
+# -- Акт закрытой сдачи (вариант 1) -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ClosedRecord:
+    """One board dealt closed as the service's boards file keeps it (its deal stays there, behind the director's
+    secret); ``deal_sha256`` is SHA-256(salt ‖ the deal's canonical 13 bytes), what the ledger recorded."""
+
+    board: int
+    copies: int
+    station: str
+    time: str  # ISO 8601
+    deal_sha256: str
+
+
+def closed_board_payload(record: ClosedRecord, cards_checked: int = 52) -> JsonObject:
+    """The ledger payload of one closed board: number, copies, station and the deal's salted hash (never the
+    deal: the ledger is shown to anyone who checks it, the boards are played later)."""
+    return {
+        "board": record.board,
+        "copies": record.copies,
+        "station": record.station,
+        "time": record.time,
+        "deal_sha256": record.deal_sha256,
+        "cards_checked": cards_checked,
+    }
+
+
+def closed_act(
+    bank: LedgerReader, ctx: Context, session: str, boards: Sequence[ClosedRecord], audit: AuditVerdict | None
+) -> Document:
+    """Акт закрытой сдачи: the boards of a variant 1 session, each checked against its ledger entry, the
+    machines that dealt them and the randomness audit of the closed deals."""
+    m = messages(ctx.lang)
+    reg = ctx.regulation
+    entries = {int(e.data.get("board", 0)): e for e in bank.entries_of_kind(CLOSED_BOARD_ENTRY)}
+    if not boards and not entries:
+        raise DocumentError("No board dealt closed is recorded for session '{label}'", label=session)
+    devices = devices_by_station(bank)
+    rows = []
+    mismatches = 0
+    for b in boards:
+        entry = entries.get(b.board)
+        ok = entry is not None and entry.data.get("deal_sha256") == b.deal_sha256
+        mismatches += not ok
+        rows.append(
+            (
+                str(b.board),
+                m.list("seat.letters")[int(board_dealer(b.board))],
+                _vul(board_vulnerability(b.board), m),
+                str(b.copies),
+                b.station,
+                m.when(b.time),
+                b.deal_sha256[:16],
+                m("closed.in_ledger", index=entry.index) if ok and entry is not None else m("closed.not_in_ledger"),
+            )
+        )
+    in_file = {b.board for b in boards}
+    orphans = sorted(n for n in entries if n not in in_file)
+    mismatches += len(orphans)
+    stations = sorted({b.station for b in boards})
+    machines = []
+    for station in stations:
+        dev = devices.get(station)
+        text = " · ".join(str(dev[k]) for k in ("model", "serial", "firmware") if dev.get(k)) if dev else ""
+        machines.append(f"{station}: {text or m('bank.no_device')}")
+    made = Fields(
+        m("closed.made"),
+        (
+            (m("draw.session"), session),
+            (m("bank.variant"), m(f"variant.{int(reg.variant)}")),
+            (
+                m("boards.boards"),
+                m("closed.of", made=m.plural("count.boards", len(boards)), total=reg.boards_per_session),
+            ),
+            (m("boards.sets"), m.plural("count.sets", reg.copies)),
+            (m("boards.machine"), "\n".join(machines) or m("doc.dash")),
+            (m("bank.ledger_head"), bank.ledger_head()),
+            (
+                m("closed.check"),
+                m("closed.check_ok") if not mismatches else m.plural("closed.check_failed", mismatches),
+            ),
+        ),
+    )
+    table = Table(
+        m("closed.boards"),
+        tuple(m(f"closed.col.{c}") for c in ("board", "dealer", "vul", "copies", "station", "time", "sha", "ledger")),
+        tuple(rows),
+        (1.2, 1.3, 1.7, 1.2, 1, 2.2, 2.4, 2.2),
+        m("doc.none"),
+    )
+    blocks: list[Block] = [made, table]
+    if orphans:
+        blocks.append(Text(m("closed.orphans"), ", ".join(str(n) for n in orphans)))
+    if audit is None:
+        blocks.append(Text(m("bank.audit"), m("bank.audit_skipped")))
+    else:
+        head = m("bank.audit_passed") if audit.passed else m("bank.audit_failed")
+        blocks.append(Text(m("bank.audit"), f"{head} ({m.plural('count.deals', audit.deals)}). {audit.text}"))
+    signatures = _officials(ctx, m, ("technical_judge", "chief_judge", "secretary")) + _witnesses(ctx.witnesses, m)
+    return _document("closed", ctx, m, blocks, signatures)
+
+
 # -- Акт проверки оборудования -----------------------------------------------------------------------------------
 def check_entries(bank: LedgerReader, session: str) -> list[Entry]:
     return [e for e in bank.entries_of_kind(CHECK_ENTRY) if e.data.get("session") == session]
@@ -559,14 +701,15 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
                 str(d.get("note", "")),
             )
         )
-    head = Fields(
-        m("equipment.checks"),
-        (
-            (m("draw.session"), session),
-            (m("equipment.checks"), m.plural("count.checks", len(checks))),
-            (m("equipment.norm"), m("equipment.norm_value", norm=m.number(norm))),
-        ),
-    )
+    head_items = [
+        (m("draw.session"), session),
+        (m("equipment.checks"), m.plural("count.checks", len(checks))),
+        (m("equipment.norm"), m("equipment.norm_value", norm=m.number(norm))),
+    ]
+    missing = _missing_stages(checks, m)
+    if missing:
+        head_items.append((m("equipment.missing"), missing))
+    head = Fields(m("equipment.checks"), tuple(head_items))
     table = Table(
         m("equipment.checks"),
         tuple(
@@ -578,6 +721,56 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
     )
     signatures = _officials(ctx, m, ("technical_judge",)) + _witnesses(ctx.witnesses, m)
     return _document("equipment", ctx, m, [head, table], signatures)
+
+
+def _missing_stages(checks: Sequence[Entry], m: Messages) -> str:
+    """«A: в ходе, после; B: после» — the stages (before, during, after play) not recorded for a station."""
+    done: dict[str, set[str]] = {}
+    for e in checks:
+        done.setdefault(str(e.data.get("station")), set()).add(str(e.data.get("phase")))
+    parts = []
+    for station, phases in sorted(done.items()):
+        lacking = [m(f"equipment.phase.{p}") for p in PHASES if p not in phases]
+        if lacking:
+            parts.append(f"{station}: {', '.join(lacking)}")
+    return "; ".join(parts)
+
+
+# -- the gate before «Старт» ---------------------------------------------------------------------------------------
+def _local_day(ts: str) -> date | None:
+    try:
+        return datetime.fromisoformat(ts).astimezone().date()
+    except ValueError:
+        return None
+
+
+def may_start(bank: LedgerReader, station: str, day: date) -> bool:
+    """Whether ``station`` may start dealing on ``day`` (local): its "before" check is recorded that day with the
+    outcome "in order", or the chief judge recorded an override for it that day."""
+    for e in bank.entries_of_kind(CHECK_ENTRY):
+        d = e.data
+        if (d.get("station"), d.get("phase"), d.get("outcome")) == (station, "before", "ok") and _local_day(
+            e.ts
+        ) == day:
+            return True
+    return any(
+        e.data.get("station") == station and _local_day(e.ts) == day for e in bank.entries_of_kind(OVERRIDE_ENTRY)
+    )
+
+
+def no_check_before(station: str) -> DocumentError:
+    return DocumentError(
+        "station {station}: no 'before' equipment check in order is recorded today; the technical judge records it "
+        "(Documents, equipment check, stage 'before'), or the chief judge records an override with a reason",
+        station=station,
+    )
+
+
+def equipment_override(station: str, reason: str) -> JsonObject:
+    """The ledger payload of the chief judge's override: the station may start without its "before" check."""
+    if not reason.strip() or len(reason) > 500:
+        raise DocumentError("an override needs a reason (1 to 500 characters)")
+    return {"station": station, "reason": reason.strip(), "by": "chief_judge"}
 
 
 # -- one equipment check (what the judge's console records) ---------------------------------------------------
@@ -600,6 +793,14 @@ def equipment_check(
         raise DocumentError("outcome = {outcome!r}: allowed {OUTCOMES}", outcome=outcome, OUTCOMES=", ".join(OUTCOMES))
     if len(note) > 500:
         raise DocumentError("note is {n_note} characters long: at most 500", n_note=len(note))
+    rate, norm = float(health.get("error_rate", 0.0)), float(health.get("norm", 1.0))
+    if outcome == "ok" and rate > norm:
+        raise DocumentError(
+            "outcome 'ok' refused: {rate} errors per 100 deals is above the norm of {norm}; record 'faulty' "
+            "(and service the machine) or check again",
+            rate=round(rate, 2),
+            norm=norm,
+        )
     return {
         "session": session.strip(),
         "phase": phase,

@@ -10,6 +10,7 @@ from hashlib import sha256
 from pathlib import Path
 
 from dealer.bank.store import SqliteBank
+from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
@@ -84,14 +85,15 @@ def issue_boards_act(
     label: str,
     journal: Path | None,
     witnesses: Sequence[str] = (),
+    shown: str | None = None,
 ) -> Issued:
     data = read_journal(journal)
     files = None
     if data is not None and journal is not None:
         files = {journal.name: sha256(journal.read_bytes()).hexdigest()}
     ctx = _ctx(reg, lang, witnesses)
-    acts.boards_act(bank, ctx(0, datetime.now()), label, data, files)  # refuses before a number is taken
-    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files), session=label)
+    acts.boards_act(bank, ctx(0, datetime.now()), label, data, files, shown)  # refuses before a number is taken
+    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files, shown), session=label)
 
 
 def issue_equipment_act(
@@ -101,3 +103,34 @@ def issue_equipment_act(
         raise acts.no_checks(session)
     ctx = _ctx(reg, lang, witnesses)
     return issue(bank, out_dir, lambda n, t: acts.equipment_act(bank, ctx(n, t), session), session=session)
+
+
+def closed_audit(deals: Sequence[tuple[int, Deal, str]], lang: str) -> AuditVerdict | None:
+    """The randomness audit of the deals dealt closed (board number, deal, station), None when there are none."""
+    from dealer.audit import run_audit
+    from dealer.audit.records import AuditRecord
+
+    if not deals:
+        return None
+    records = [AuditRecord(deal, board, station) for board, deal, station in deals]
+    result = run_audit(records, scope={"closed": len(records)})
+    return AuditVerdict(result.passed, result.verdict_ru if lang == "ru" else result.verdict_en, result.deals)
+
+
+def issue_closed_act(
+    bank: SqliteBank,
+    reg: Regulation,
+    lang: str,
+    out_dir: Path,
+    session: str,
+    boards: Sequence[acts.ClosedRecord],
+    deals: Sequence[tuple[int, Deal, str]],
+    witnesses: Sequence[str] = (),
+) -> Issued:
+    """Акт закрытой сдачи (variant 1): ``boards`` as the boards file keeps them, ``deals`` for the audit."""
+    ctx = _ctx(reg, lang, witnesses)
+    verdict = closed_audit(deals, lang)
+    acts.closed_act(bank, ctx(0, datetime.now()), session, boards, verdict)  # refuses before a number is taken
+    return issue(
+        bank, out_dir, lambda n, t: acts.closed_act(bank, ctx(n, t), session, boards, verdict), session=session
+    )

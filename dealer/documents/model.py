@@ -55,6 +55,7 @@ class Document:
     blocks: tuple[Block, ...]
     signatures: tuple[Signature, ...]
     labels: dict[str, str] = field(default_factory=dict)  # page, signature, name, date: the renderer's words
+    event: str = ""  # the venue and the competition's dates, under the tournament's title ("" when not given)
 
     def to_dict(self) -> JsonObject:
         out = asdict(self)
@@ -95,4 +96,5 @@ class Document:
             blocks=tuple(blocks),
             signatures=tuple(Signature(s["role"], s["name"]) for s in data["signatures"]),
             labels=dict(data.get("labels", {})),
+            event=str(data.get("event", "")),
         )

@@ -33,6 +33,32 @@ FILLER = "aaaaaabffffffkkkkkklpppppp"
 MAX_BOARD = 99
 
 
+# Cyrillic in the Headline: the file is Latin-1, so Russian is written in Latin letters by the rule of Russian
+# passports (ICAO Doc 9303, the 2013 order of the Ministry of Internal Affairs): «Кубок Москвы» → "Kubok Moskvy".
+_TRANSLIT = {
+    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i", "й": "i",
+    "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f",
+    "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "ie", "ы": "y", "ь": "", "э": "e", "ю": "iu",
+    "я": "ia",
+}  # fmt: skip
+_MARKS = {"—": "-", "–": "-", "«": '"', "»": '"', "№": "No.", "„": '"', "“": '"'}
+
+
+def latin(text: str) -> str:
+    """``text`` with Cyrillic letters transliterated (capitals kept), other characters as they are."""
+    out = []
+    for ch in text:
+        low = ch.lower()
+        if ch in _MARKS:
+            out.append(_MARKS[ch])
+        elif low in _TRANSLIT:
+            sub = _TRANSLIT[low]
+            out.append(sub.capitalize() if ch != low else sub)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def encode_letters(deal: Deal) -> str:
     s = deal.seats
     return "".join(chr(97 + 4 * s[2 * i] + s[2 * i + 1]) for i in range(26))
@@ -82,7 +108,7 @@ class DlmFormat:
         last = max(by_number, default=0)
         copies = meta.copies
         show = not meta.sealed
-        headline = (meta.event or "bridge-dealer").replace("\r", " ").replace("\n", " ")
+        headline = latin(meta.event or "bridge-dealer").replace("\r", " ").replace("\n", " ")
         lines = [
             "[Document]",
             f"Headline={headline}",

@@ -89,6 +89,7 @@ def create_app(service: Service) -> FastAPI:
             "t": lambda key, **p: translate(lang, key, **p),
             "catalogues": json.dumps({code: catalogue(code) for code in LANGUAGES}, ensure_ascii=False),
             "delay": service.config.broadcast_delay,
+            "rehearsal": service.config.rehearsal,
             **extra,
         }
         response = templates.TemplateResponse(request, name, context)
@@ -100,11 +101,14 @@ def create_app(service: Service) -> FastAPI:
     # -- audience (public, read-only): the hall's stream in real time, the remote viewers' held back -------------
     @app.get("/", response_class=HTMLResponse)
     async def audience(request: Request) -> HTMLResponse:
-        return page(request, "audience.html", stream="public", delay=0.0)
+        return page(request, "audience.html", stream="public", delay=0.0, closed=service.closed is not None)
 
     @app.get("/remote", response_class=HTMLResponse)
     async def audience_remote(request: Request) -> HTMLResponse:
-        return page(request, "audience.html", stream="remote", delay=service.config.broadcast_delay)
+        return page(
+            request, "audience.html", stream="remote", delay=service.config.broadcast_delay,
+            closed=service.closed is not None,
+        )  # fmt: skip
 
     def stream_routes(name: str, hub: PublicHub) -> None:
         """``/api/{name}/snapshot`` and ``/api/{name}/events``: the hall's stream (public) or the remote one."""
@@ -171,7 +175,7 @@ def create_app(service: Service) -> FastAPI:
                 )
                 return response
             check_role(request, service.secrets, role, state_changing=False)
-            return page(request, template, stations=list(service.stations))
+            return page(request, template, stations=list(service.stations), closed=service.closed is not None)
 
         return handler
 

@@ -75,11 +75,13 @@ class ServiceConfig:
     relay_nats: str | None = None  # [relay] nats: publish the public stream to NATS JetStream for the relays
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
     relay_key: Path | None = None  # [relay] key: the hall's key signing for the relays (default VAR/relay.key)
+    require_equipment_check: bool = True  # «Старт» needs the station's "before" check today (or an override)
+    rehearsal: bool = False  # `dealer serve --rehearsal` (not a file key): every page says «РЕПЕТИЦИЯ»
 
 
 _TOP = {
     "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits",
-    "relay",
+    "relay", "require_equipment_check",
 }  # fmt: skip
 # [limits]: key -> (lowest, highest) allowed
 _LIMITS = {
@@ -266,7 +268,11 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
             )
         if key in limits_table:
             limits[key] = value
+    require_check = data.get("require_equipment_check", True)
+    if not isinstance(require_check, bool):
+        raise ConfigError("require_equipment_check = {value!r} must be true or false", source, value=require_check)
     return ServiceConfig(
+        require_equipment_check=require_check,
         language=language,
         host=_str(data.get("host", "127.0.0.1"), "host", source),
         port=port,
@@ -319,14 +325,18 @@ def parse_config(text: str, source: str) -> ServiceConfig:
     return config_from_dict(data, source)
 
 
+def load_config_embedded() -> ServiceConfig:
+    text = resources.files("dealer").joinpath("config/service.toml").read_text(encoding="utf-8")
+    return parse_config(text, "embedded config/service.toml")
+
+
 def load_config(path: str | Path | None = None) -> ServiceConfig:
     """Load ``path``; without one, ``config/service.toml`` when present, else the embedded default."""
     if path is None:
         if DEFAULT_PATH.is_file():
             path = DEFAULT_PATH
         else:
-            text = resources.files("dealer").joinpath("config/service.toml").read_text(encoding="utf-8")
-            return parse_config(text, "embedded config/service.toml")
+            return load_config_embedded()
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

@@ -41,7 +41,19 @@ from .models import (
     VoidDraw,
     Voided,
 )
+from .routes_export import session_slug
 from .service import Service
+
+
+def _attachment(name: str) -> str:
+    """A download's Content-Disposition: the name as it is (RFC 5987, Cyrillic kept) and a Latin fallback."""
+    from urllib.parse import quote
+
+    from dealer.formats.dlm import latin
+
+    fallback = re.sub(r"[^A-Za-z0-9._-]", "_", latin(name))
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -239,6 +251,6 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             json.dumps(bundle, indent=2, sort_keys=True),
             media_type="application/json",
             headers={
-                "Content-Disposition": f'attachment; filename="bundle-{re.sub(r"[^A-Za-z0-9._-]", "_", label)}.json"'
+                "Content-Disposition": _attachment(f"bundle-{session_slug(label)}.json"),
             },
         )

@@ -720,6 +720,19 @@ class CheckRecorded(Reply):
     ledger_index: int
 
 
+class EquipmentOverride(Request):
+    """The chief judge lets a station start without its "before" equipment check, with the reason recorded."""
+
+    station: Name
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=NOTE_MAX)]
+
+
+class OverrideRecorded(Reply):
+    ledger_index: int
+    station: str
+    reason: str
+
+
 class EquipmentDocument(Request):
     session: Label
     witnesses: Witnesses = Field(default_factory=list)

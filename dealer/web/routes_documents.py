@@ -19,14 +19,16 @@ from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
 from .auth import role_check
-from .i18n import error_detail
+from .i18n import error_detail, translate
 from .models import (
     CheckRecorded,
     DirectorDocument,
     EquipmentDocument,
+    EquipmentOverride,
     FileParam,
     IssuedDocument,
     Label,
+    OverrideRecorded,
     RecordCheck,
 )
 from .service import Service
@@ -34,7 +36,7 @@ from .service import Service
 T = TypeVar("T")
 P = ParamSpec("P")
 
-DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day")
+DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day", "closed")
 
 
 def _calibration(path: Path | None) -> dict[str, str | float] | None:
@@ -66,9 +68,10 @@ def _calibration(path: Path | None) -> dict[str, str | float] | None:
 def make_router(service: Service) -> APIRouter:
     from dealer.bank.store import SqliteBank
     from dealer.documents import issuers
-    from dealer.documents.acts import CHECK_ENTRY, check_entries, equipment_check
+    from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
 
+    from .closed import CLOSED_LABEL
     from .routes_export import session_folder, session_slug
 
     router = APIRouter()
@@ -160,6 +163,12 @@ def make_router(service: Service) -> APIRouter:
         entries = await act(check_entries, bank(), session)
         return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
 
+    @router.get("/api/director/checks", dependencies=director_read)
+    async def director_checks(session: Label) -> list[JsonObject]:
+        """The chief judge sees every equipment check of the session, as the technical judge recorded it."""
+        entries = await act(check_entries, bank(), session)
+        return [{"ledger_index": e.index, "ts": e.ts, **e.data} for e in entries]
+
     @router.post("/api/judge/documents/equipment", response_model=IssuedDocument, dependencies=judge_write)
     async def equipment_document(body: EquipmentDocument) -> IssuedDocument:
         issued = await issuing(
@@ -185,7 +194,25 @@ def make_router(service: Service) -> APIRouter:
         body = body or DirectorDocument()
         lang, reg, b, witnesses = lang_of(body), service.regulation, bank(), list(body.witnesses)
         issued: Issued
-        if kind == "bank":
+        closed = service.closed
+        if kind in ("bank", "draw", "draw-annex") and closed is not None:
+            raise HTTPException(400, f"variant 1 (closed dealing) has no bank and no draw: no {kind} document")
+        if kind == "closed" and closed is None:
+            raise HTTPException(400, "the closed dealing act is for variant 1 only")
+        if kind == "closed":
+            assert closed is not None
+            issued = await issuing(
+                issuers.issue_closed_act,
+                b,
+                reg,
+                lang,
+                folder,
+                body.label or CLOSED_LABEL,
+                closed.records(),
+                closed.audit_deals() if body.audit else [],
+                witnesses,
+            )
+        elif kind == "bank":
             issued = await issuing(issuers.issue_bank_act, b, reg, lang, folder, witnesses, body.audit)
         elif kind == "day":
             try:
@@ -202,11 +229,26 @@ def make_router(service: Service) -> APIRouter:
             elif kind == "draw-annex":
                 issued = await issuing(issuers.issue_draw_annex, b, reg, lang, folder, label, witnesses)
             else:
+                shown = None
+                if closed is not None:  # variant 1: the boards the stations dealt, named by the variant
+                    label, shown = CLOSED_LABEL, translate(lang, "audience.title_closed")
                 journal = (
                     service.config.var_dir / "export" / session_folder(label) / f"{session_slug(label)}.journal.json"
                 )
-                issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses)
+                issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses, shown)
         return issued_view(issued, "director")
+
+    @router.post("/api/director/equipment-override", response_model=OverrideRecorded, dependencies=director_write)
+    async def override_check(body: EquipmentOverride) -> OverrideRecorded:
+        """Leave for «Старт» without today's "before" check: the chief judge's decision, in the ledger."""
+        if body.station not in service.stations:
+            raise HTTPException(400, f"station: no station {body.station!r} ({', '.join(service.stations)})")
+        try:
+            payload = equipment_override(body.station, body.reason)
+        except DealerError as exc:
+            raise HTTPException(400, error_detail(exc)) from exc
+        index = await act(bank().record_event, OVERRIDE_ENTRY, payload)
+        return OverrideRecorded(ledger_index=index, station=body.station, reason=str(payload["reason"]))
 
     @router.get("/api/director/documents/{name}", response_class=FileResponse, dependencies=director_read)
     async def director_download(name: FileParam) -> FileResponse:

@@ -18,7 +18,9 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
@@ -34,7 +36,7 @@ from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
-from .i18n import error_detail
+from .i18n import error_detail, translate
 from .jobs import Job, JobBusy
 from .models import (
     BoardCards,
@@ -54,7 +56,7 @@ from .service import Service
 
 log = logging.getLogger("dealer.export")
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), digits, "_", ".", "-"
 
 
 def session_slug(label: str) -> str:
@@ -194,6 +196,17 @@ def make_router(service: Service) -> APIRouter:
             raise HTTPException(400, error_detail(exc)) from exc
         return number_deals([item.deal.deal for item in drawn], first=first, copies=copies)
 
+    def shown(label: str) -> str:
+        """The session as files and hand records name it: variant 1's boards by the variant's own name."""
+        if label == CLOSED_LABEL and service.closed is not None:
+            return translate(service.config.language, "audience.title_closed")
+        return label
+
+    def meta_of(label: str, event: str = "", **extra: Any) -> ExportMeta:
+        """PBN Event (the given one, else the session), Site (the venue) and Date (today, YYYY.MM.DD)."""
+        reg = service.regulation
+        return ExportMeta(event=event or shown(label), site=reg.venue, date=date.today().strftime("%Y.%m.%d"), **extra)
+
     async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
         digests = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
         payload = {"what": kind, "label": label, "files": digests, **extra}
@@ -205,7 +218,7 @@ def make_router(service: Service) -> APIRouter:
         d = guard()
         body = body or WriteFiles()
         boards = await boards_of(d, label, body.first, body.copies or service.regulation.copies)
-        meta = ExportMeta(event=body.event or label, sealed=body.sealed, copies=boards[0].copies)
+        meta = meta_of(label, body.event or "", sealed=body.sealed, copies=boards[0].copies)
         from dealer.export.files import write_session_files
 
         try:
@@ -243,7 +256,10 @@ def make_router(service: Service) -> APIRouter:
 
         def on_progress(pr: Progress) -> None:
             p.copies_done = pr.copies_done
-            p.current = pr.text()
+            p.current = translate(  # the service's language: «коробка 7 из 8 (№ 7), экземпляр 2 из 2»
+                service.config.language, "director.copy_progress", index=pr.index, total=pr.total, board=pr.board,
+                copy=pr.copy, copies=pr.copies,
+            )  # fmt: skip
             if pr.stage is Stage.DONE:
                 p.made.append((pr.board, pr.copy))
             elif pr.stage is Stage.SKIPPED:
@@ -350,10 +366,10 @@ def make_router(service: Service) -> APIRouter:
                 f"{session_slug(label)}.handrecords",
                 gate=None,  # checked above, on the bank's thread
                 kinds=kinds,
-                title=body.title or label,
+                title=body.title or shown(label),
                 subtitle=body.subtitle,
                 lang=lang if lang in ("en", "ru") else "en",
-                meta=ExportMeta(event=label),
+                meta=meta_of(label),
             )
             await record("handrecords", label, paths)
             written.extend(paths)

@@ -290,6 +290,8 @@ class Service:
         elif action == "reset":
             await station.reset()
         elif action in ("start", "resume"):
+            if action == "start" and self.config.require_equipment_check:
+                await self.bank.call(self._may_start, name)
             await station.start()
         elif action == "pause":
             await station.pause()
@@ -311,6 +313,17 @@ class Service:
         else:
             raise StationError(f"unknown action {action!r}")
         return station.view()
+
+    def _may_start(self, name: str) -> None:
+        """On the bank's thread: refuse «Старт» without today's "before" check of the station (or an override)."""
+        from datetime import date
+
+        from dealer.bank.store import SqliteBank
+        from dealer.documents.acts import may_start, no_check_before
+
+        bank = self.bank.bank
+        if isinstance(bank, SqliteBank) and not may_start(bank, name, date.today()):
+            raise no_check_before(name)
 
     def devices(self) -> list[DeviceEntry]:
         return [DeviceEntry.model_validate(d) for d in available_devices()]

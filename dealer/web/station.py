@@ -30,6 +30,7 @@ from dealer.core import Deal
 from dealer.core.cards import Card, Seat
 from dealer.core.events import FaultKind
 from dealer.core.json_types import JsonObject
+from dealer.documents.acts import CLOSED_BOARD_ENTRY
 from dealer.regulation import Regulation
 from dealer.session import (
     CardAccepted,
@@ -639,6 +640,7 @@ class Station:
         self._current = []
         try:
             board = await asyncio.to_thread(self.closed.add, op.deal, self.name)
+            await self.bank.call(self.bank.bank.record_event, CLOSED_BOARD_ENTRY, board.ledger_payload())
         except Exception as exc:  # the session's boards are all made, or the disk refused: say so, deal no more
             log.warning("station %s: board not recorded: %s", self.name, exc)
             self.running = False

@@ -48,6 +48,12 @@
     const closed = all.length > 0 && all.every((st) => st.variant === 1);  // variant 1: boards, no bank
     const b = closed ? { formed: Math.max(0, ...all.map((st) => st.board || 0)),
       target: Math.max(0, ...all.map((st) => st.boards || 0)) } : state.bank;
+    const title = document.querySelector(".topbar h1");  // «Закрытая сдача» in variant 1, never «Открытая сдача»
+    const remote = document.querySelector(".hall").dataset.stream === "remote";
+    const key = (remote ? "audience.remote_title" : "audience.title") + (closed ? "_closed" : "");
+    for (const e of all.length ? [title, document.querySelector("title")] : []) {  // none yet: as the server said
+      if (e && e.dataset.i18n !== key) { e.dataset.i18n = key; e.textContent = I18N.t(key); }
+    }
     const label = document.getElementById("banklabel");
     label.dataset.i18n = closed ? "audience.boards" : "audience.bank";
     label.textContent = I18N.t(label.dataset.i18n);
@@ -109,9 +115,14 @@
         open: I18N.t("audience.open_cards_n", { n: st.open_count }) })));
     head.appendChild(el("span", "status st-" + st.status, I18N.t("status." + st.status)));
     if (closed) {  // variant 1: face down into the boards; the audience sees progress only
+      // one message at a time: the board in hand while dealing (or re-dealing after a void), the last one made
+      // otherwise; «waiting» only before the first deal
       const box = el("div", "closedboard");
-      box.appendChild(el("div", "boardno", st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards })
-        : I18N.t("audience.waiting")));
+      const busy = st.phase === "dealing" || st.phase === "voided";
+      const next = (st.board || 0) + 1;
+      const boardText = busy ? (st.boards && next <= st.boards ? I18N.t("audience.board_of", { n: next, m: st.boards }) : "")
+        : st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards }) : I18N.t("audience.waiting");
+      box.appendChild(el("div", "boardno", boardText));
       if (st.phase === "dealing") box.appendChild(el("div", "phase", I18N.t("audience.closed_dealing")));
       else if (st.phase === "voided") box.appendChild(el("div", "phase", voidText(st)));
       box.appendChild(el("div", "closednote", I18N.t("audience.closed_note")));

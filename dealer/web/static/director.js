@@ -81,7 +81,7 @@
     return ul;
   }
   // Files, boards on a machine, hand records: the same for a drawn session and for variant 1 boards.
-  function exportSection(label, canRecords) {
+  function exportSection(label, canRecords, name) {  // name: how dialogs call the session (variant 1: by the variant)
     const L = encodeURIComponent(label);
     const x = extra(label);
     const box = el("div", "export");
@@ -98,7 +98,7 @@
     const make = button("director.make_boards", async () => {
       x.boards = await api("POST", `/api/director/draws/${L}/boards`, { device: device.value || "simulator" });
       poll(label);
-    }, { action: "boards", confirm: "director.confirm_boards", params: { label } });
+    }, { action: "boards", confirm: "director.confirm_boards", params: { label: name || label } });
     make.disabled = running;
     const recs = button("director.handrecords", async () => {
       const r = await api("POST", `/api/director/draws/${L}/handrecords`, { lang: I18N.lang });
@@ -173,7 +173,7 @@
         table.appendChild(tr);
       }
       body.appendChild(table);
-      if (c.made) body.appendChild(exportSection(c.label, true));
+      if (c.made) body.appendChild(exportSection(c.label, true, t("audience.title_closed")));
       document.getElementById("closedbody").replaceChildren(body);
     }
     const draws = document.getElementById("draws");
@@ -218,7 +218,7 @@
         row.appendChild(button("director.reveal", () => api("POST", `/api/director/draws/${L}/reveal`),
           { action: "reveal", cls: "danger", confirm: "director.confirm_reveal", params: { label: d.label } }));
       }
-      if (d.state === "drawn" || d.state === "revealed") {
+      if (d.state === "revealed") {  // the verification bundle exists only once the secret is revealed
         const a = el("a", "button", t("director.bundle")); a.href = `/api/director/draws/${L}/bundle`; a.download = d.label + ".json";
         row.appendChild(a);
       }

@@ -35,11 +35,22 @@
     out.textContent = t("docs.issuing");
     try { show(await api("POST", path, { lang: I18N.lang, witnesses: field("witnesses"), ...body })); } catch (e) { fail(e); }
   }
+  // the session, witnesses and station typed survive a reload (this browser's own storage): the list of checks
+  // follows the session, so a reload that put back the default session made the recorded checks vanish
+  const kept = "dealer.documents." + role + ".";
+  for (const name of ["session", "label", "witnesses", "station"]) {
+    const f = root.querySelector("[name=" + name + "]");
+    if (!f) continue;
+    const saved = localStorage.getItem(kept + name);
+    if (saved !== null && (f.tagName !== "SELECT" || [...f.options].some((o) => o.value === saved))) f.value = saved;
+    f.addEventListener("change", () => localStorage.setItem(kept + name, f.value));
+  }
   async function listChecks() {
     const list = document.getElementById("checks");
-    if (!list || !field("session")) return;
+    const session = field("session") || field("label");
+    if (!list || !session) return;
     try {
-      const checks = await api("GET", "/api/judge/checks?session=" + encodeURIComponent(field("session")));
+      const checks = await api("GET", "/api/" + role + "/checks?session=" + encodeURIComponent(session));
       list.replaceChildren(...checks.map((c) => {
         const li = document.createElement("li");
         const device = c.device ? [c.device.model, c.device.serial, c.device.firmware].filter(Boolean).join(" · ") : "—";
@@ -68,8 +79,10 @@
       } catch (e) { fail(e); }
     });
     root.querySelector("[name=session]").addEventListener("change", listChecks);
-    listChecks();
   }
+  const sessionField = root.querySelector("[name=label]");
+  if (role === "director" && sessionField) sessionField.addEventListener("change", listChecks);
+  listChecks();
   const date = root.querySelector("[name=date]");
   if (date && !date.value) date.value = new Date().toISOString().slice(0, 10);
 })();

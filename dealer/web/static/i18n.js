@@ -14,8 +14,18 @@ const I18N = (() => {
       text = text[new Intl.PluralRules(lang).select(n)] || text.other;
     }
     if (typeof text !== "string") return text;
-    for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
+    for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(shown(value));
     return text;
+  }
+  // a fraction in the page's language (ru 6,25; en 6.25); whole numbers as they are (board and deal numbers are
+  // names, not quantities to group)
+  function number(value, digits) {
+    const locale = lang === "ru" ? "ru-RU" : "en-US";
+    return new Intl.NumberFormat(locale, { maximumFractionDigits: digits === undefined ? 2 : digits, useGrouping: false })
+      .format(value);
+  }
+  function shown(value) {
+    return typeof value === "number" && !Number.isInteger(value) ? number(value) : String(value);
   }
   function apply(root) {
     for (const el of (root || document).querySelectorAll("[data-i18n]")) {
@@ -64,5 +74,5 @@ const I18N = (() => {
       separator: spec.separator,
     });
   }
-  return { t, time, apply, set, valueFormat, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
+  return { t, time, number, apply, set, valueFormat, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
 })();

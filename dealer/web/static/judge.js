@@ -111,7 +111,7 @@
     p.progText.textContent = (st.closed ? t("audience.board_of", { n: made(st), m: st.target }) : made(st) + " / " + st.target) +
       " · " + t("audience.attempt") + " " + st.attempt +
       " · " + st.cards_dealt + "/52 · " + t("judge.cards_read") + " " + st.health.cards_read +
-      (st.pace ? " · " + t("judge.pace", { s: st.pace.toFixed(1) }) : "");
+      (st.pace ? " · " + t("judge.pace", { s: I18N.number(st.pace, 1) }) : "");
   }
   // Which buttons make sense in which state (the server refuses the others anyway).
   function enable(st, p) {
@@ -203,7 +203,7 @@
     const addh = (k, v) => { hf.appendChild(el("dt", "", k)); hf.appendChild(el("dd", "", String(v))); };
     addh(t("judge.cards_read"), h.cards_read);
     addh(t("judge.deals"), h.deals + " (" + h.accepted + " ✓)");
-    addh(t("judge.error_rate"), h.error_rate + " — " + t("judge.norm"));
+    addh(t("judge.error_rate"), I18N.number(h.error_rate) + " — " + t("judge.norm"));
     for (const [k, v] of Object.entries(h.faults)) addh(t("fault." + k) !== "fault." + k ? t("fault." + k) : t("void." + k), v);
     p.health.replaceChildren(el("h3", "", t("judge.health")), hf);
     if (h.warning) p.health.appendChild(el("div", "warning", t("judge.norm_exceeded")));
