@@ -13,10 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import deals
 
-from dealer.bank.api import DealSource
-from dealer.bank.bulk import deal_entry, source_json
+from dealer.bank import compact
+from dealer.bank.errors import BankError
 from dealer.bank.ledger import Entry, EntryKind, canonical_json
-from dealer.bank.store import source_public
 from dealer.core import Deal, Seat
 from dealer.formats.base import MAX_LINE_CHARS as LIMIT
 from dealer.formats.base import FormatError, may_hold_a_long_line
@@ -85,23 +84,34 @@ def test_canonical_of_leaves_everything_unusual_to_the_reference_parser() -> Non
 
 
 @given(
-    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters="/\\"), max_size=12),
-    st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    st.integers(0, 10**4),
+    st.integers(0, 10**9),
     st.one_of(st.none(), st.integers(0, 10**20)),
     st.one_of(st.none(), st.integers(1, 10**7)),
     st.integers(0, 10**6),
     st.integers(1, 10**6),
+    st.binary(min_size=32, max_size=32),
 )
-def test_entry_bytes_are_the_ledger_entrys_canonical_bytes(
-    name: str, sha: str, board: int | None, line: int | None, index: int, deal_id: int
+def test_a_compact_deals_entry_bytes_are_the_ledger_entrys_canonical_bytes(
+    position: int, batch: int, board: int | None, line: int | None, index: int, deal_id: int, com: bytes
 ) -> None:
-    source = DealSource("import", file=f"/some/folder/{name}", board=board, line=line, file_sha256=sha)
-    src = source_json(name, sha, board, line)
-    assert src == canonical_json(source_public(source)).decode()
+    source = compact.compact_source(position, board, line)
+    assert compact.parse_source(source) == (position, board, line)
+    public: dict[str, object] = {"batch": batch, "file_index": position, "kind": "import", "shown": 0}
+    public.update({k: v for k, v in (("board", board), ("line", line)) if v is not None})
+    src = compact.src_json(batch, source)
+    assert src == canonical_json(public).decode()
+    assert compact.public_source(batch, source) == public
     ts = "2026-11-30T18:00:00.123456+00:00"
-    com, prev = "ab" * 32, "cd" * 32
-    expected = Entry(index, EntryKind.DEAL, ts, prev, {"c": com, "id": deal_id, "src": source_public(source)})
-    assert deal_entry(index, f'"{ts}"', prev, com, deal_id, src) == expected.encode()
+    prev = "cd" * 32
+    expected = Entry(index, EntryKind.DEAL, ts, prev, {"c": com.hex(), "id": deal_id, "src": public})
+    assert compact.entry_body(index, f'"{ts}"', prev, com, deal_id, src) == expected.encode()
+
+
+@pytest.mark.parametrize("text", ["", "1", "1,2", "1,2,3,4", ",2,3", "01,2,3", "1,-2,3", "1,2,x", "1,２,3", "{}"])
+def test_a_compact_source_in_any_other_form_is_refused(text: str) -> None:
+    with pytest.raises(BankError):
+        compact.parse_source(text)
 
 
 # -- generated files: every path of the reader, the scan's fast one and its fall-backs -----------------------
