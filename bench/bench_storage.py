@@ -59,18 +59,23 @@ def _sqlite_size(path: Path, files: list[Path]) -> tuple[int, int]:
     return path.stat().st_size, report.imported
 
 
-def _pg_size(url: str, files: list[Path]) -> tuple[int, int]:
+_PG_SIZE = (
+    "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+    "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'"
+)
+
+
+def _pg_size(url: str, files: list[Path]) -> tuple[int, int, int]:
+    """The bank's size, its deals, and the size of the same bank before the import (its relations, empty)."""
     from dealer.bank.pg_store import PostgresBank
 
     with PostgresBank(url) as bank:
+        db = bank.raw_connection()
+        empty = int(db.execute(_PG_SIZE).fetchone()[0])
         report = import_files(bank, files)
         bank.seal()
-        db = bank.raw_connection()
-        row = db.execute(
-            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'"
-        ).fetchone()
-    return int(row[0]), report.imported
+        size = int(db.execute(_PG_SIZE).fetchone()[0])
+    return size, report.imported, empty
 
 
 def _row(engine: str, corpus: str, size: int, deals: int, note: str) -> dict[str, Any]:
@@ -104,8 +109,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                     rows.append({"name": f"storage.{corpus}.postgresql", "value": None, "unit": "",
                                  "note": "skipped: no PostgreSQL server at 127.0.0.1:5432"})  # fmt: skip
                     continue
-                size, deals = _pg_size(url, files)
-                rows.append(_row("postgresql", corpus, size, deals, note))
+                size, deals, empty = _pg_size(url, files)
+                rows.append(_row("postgresql", corpus, size, deals, f"{note}; the empty bank: {empty:,} bytes"))
     return rows
 
 

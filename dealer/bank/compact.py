@@ -20,6 +20,7 @@ its ``created`` ``""``: both are recomputed (from the salt and cards; from the b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from hashlib import sha256
 from typing import Any
@@ -94,6 +95,9 @@ def entry_body(index: int, ts_json: str, prev: str, commitment: bytes, deal_id: 
     return (ENTRY_HEAD % (commitment.hex(), deal_id, src, index) + prev + entry_tail(ts_json)).encode()
 
 
+_SOURCE = re.compile(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)?,(0|[1-9][0-9]*)?", re.ASCII)
+
+
 # Any: sqlite3/psycopg rows (deal_id, ledger_index, canonical, salt, source); typed as each value is read
 def expand(
     first_index: int, prev: str, ts_json: str, batch: int, rows: Sequence[Sequence[Any]]
@@ -101,9 +105,14 @@ def expand(
     """The ledger entries ``(index, body, hash)`` of a compact batch's deals, ``rows`` in id order, the first at
     ``first_index`` after an entry hashing to ``prev``. ``BankError`` when a row is not where the run needs it."""
     out: list[tuple[int, bytes, bytes]] = []
-    for k, (deal_id, ledger_index, canonical, salt, source) in enumerate(rows):
-        index = first_index + k
-        if ledger_index != index or not isinstance(source, str) or not is_compact(source):
+    tail = entry_tail(ts_json)
+    batch_part = f'{{"batch":{batch:d}'
+    index = first_index
+    for deal_id, ledger_index, canonical, salt, source in rows:
+        parts = _SOURCE.fullmatch(source) if isinstance(source, str) else None
+        if ledger_index != index or parts is None:
+            if ledger_index == index and isinstance(source, str) and is_compact(source):
+                parse_source(source)  # names what is wrong with it
             raise BankError(
                 "ledger entry {index} is missing: deal {deal_id} is not a compact deal of the batch closed by "
                 "entry {batch}",
@@ -111,10 +120,21 @@ def expand(
                 deal_id=deal_id,
                 batch=batch,
             )
-        parse_source(source)
-        com = sha256(bytes(salt) + bytes(canonical)).digest()
-        body = entry_body(index, ts_json, prev, com, int(deal_id), src_json(batch, source))
+        position, board, line = parts.groups()
+        src = (
+            batch_part
+            + ("" if board is None else ',"board":' + board)
+            + ',"file_index":'
+            + position
+            + ',"kind":"import"'
+            + ("" if line is None else ',"line":' + line)
+            + ',"shown":0}'
+        )
+        com = sha256(bytes(salt) + bytes(canonical)).hexdigest()
+        text = f'{{"d":{{"c":"{com}","id":{deal_id:d},"src":{src}}},"i":{index:d},"k":"deal","prev":"{prev}{tail}'
+        body = text.encode()
         digest = sha256(body).digest()
         out.append((index, body, digest))
         prev = digest.hex()
+        index += 1
     return out
