@@ -20,7 +20,7 @@ from dealer.core import Deal, Seat
 from dealer.formats.base import MAX_LINE_CHARS as LIMIT
 from dealer.formats.base import FormatError, may_hold_a_long_line
 from dealer.formats.pbn import PBN
-from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, canonical_of, scan
+from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, ScannedDeals, canonical_of, scan
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
 HALF = LIMIT // 2
@@ -47,6 +47,29 @@ def test_real_files_scan_as_the_full_reader_reads_them() -> None:
     assert len(files) > 50
     for path in files:
         _same_as_reader(path.read_bytes())
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
+def test_archive_like_files_scan_as_the_full_reader_reads_them_mostly_on_the_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's varied corpus (commentary, auctions and play, tag orders, encodings, BOMs, CRLF, several events
+    a file): every file as the strict reader reads it, and the reader's own token scan needed for few of them."""
+    from bench.corpus import make_varied
+    from dealer.formats import pbn_scan
+
+    slow: list[int] = []
+    by_games = pbn_scan._by_games
+
+    def counted(text: str, cache: DealCache) -> ScannedDeals:
+        slow.append(len(text))
+        return by_games(text, cache)
+
+    monkeypatch.setattr(pbn_scan, "_by_games", counted)
+    files = make_varied(_files(), tmp_path, 40, seed=5)
+    for path in files:
+        _same_as_reader(path.read_bytes())
+    assert len(slow) <= len(files) // 5, f"{len(slow)} of {len(files)} files took the reader's token scan"
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
@@ -176,6 +199,19 @@ def _game(draw: st.DrawFn) -> list[str]:
                     'text [Board "4"] in a line',
                     '[Board "3"]',
                     "*",
+                    "{a comment over\ntwo lines}",
+                    '{a comment [Deal "N:- - - -"] with a tag in it}',
+                    "{an unclosed comment",
+                    '{c}[Board "5"]',
+                    '[Event "a{b"]',
+                    '[Site "a;b"]',
+                    '[Event "Deal of the day"] ; a board',
+                    "1C {alert: a deal} 1H ; a board",
+                    '%[Deal "N:- - - -"]',
+                    '[Table "2"]\n{rows\n[Deal "N:- - - -"]\nend}',
+                    '[Table "2"]\n{a comment\nof two lines}',
+                    '[ScoreTable "Pair;Score"]\n1 {top} 50\n2 ; 40',
+                    '[Table "3"]\n{a\n\nb}',
                 ]
             ),
             max_size=2,
@@ -192,7 +228,7 @@ def _game(draw: st.DrawFn) -> list[str]:
     st.sampled_from(["\n", "\r\n"]),
     st.booleans(),
 )
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=800, deadline=None)
 def test_generated_files_scan_as_the_full_reader_reads_them(
     games: list[list[str]], gaps: list[str], eol: str, header: bool
 ) -> None:
