@@ -221,7 +221,7 @@ def _accounted(text: str, found: int) -> bool:
 _NAMED = re.compile(r"^\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE)
 # a ``…Table`` tag and the rows after it, which the reader takes as its value (comment marks and all)
 _TABLE = re.compile(
-    r'^\[[ \t]*[A-Za-z0-9_]*Table[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\]' f"({_SECTION.pattern})", re.MULTILINE
+    r'\[[ \t]*[A-Za-z0-9_]*Table[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\]' f"({_SECTION.pattern})", re.MULTILINE
 )
 
 
@@ -229,16 +229,17 @@ def _rows_close_their_comments(text: str) -> bool:
     """Whether every comment that starts in a ``…Table`` tag's rows ends in them. The reader reads those rows
     raw, not as tokens; blanking the comments the tokens find there changes no tag, empty line or line only
     when none runs past the rows (the rows start where a token ends, so their tokens are the text's)."""
-    for m in _TABLE.finditer(text):
+    for m in _TABLE.finditer(text):  # anywhere (a tag inside a line leaves the fast path anyway)
         rows = m.group(1)
-        if "{" in rows:
+        if rows and "{" in rows:
             for token in _TOKEN.finditer(rows):
                 if token.lastindex == 4 and not token.group(4).endswith("}"):
                     return False
     return True
 
 
-_MARK = re.compile(r"[{;]|^%", re.MULTILINE)  # where a comment may start
+# a comment as the reader's tokens are (``pbn._TOKEN``'s 4, 5 and 6), where nothing before it holds it
+_COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*|^%[^\n]*", re.MULTILINE)
 
 
 def _blank(comment: str) -> str:
@@ -262,18 +263,22 @@ def _blank_comments(text: str) -> str | None:
     parts: list[str] = []
     done = 0  # the text before this is copied (or blanked)
     search = _TOKEN.search
-    for mark in _MARK.finditer(text):
-        at = mark.start()
-        if at < done:
-            continue  # inside a comment already blanked
-        token = search(text, max(done, text.rfind("\n", 0, at) + 1))
-        while token is not None and token.end() <= at:
-            token = search(text, token.end())
-        if token is None or token.start() != at or token.lastindex not in (4, 5, 6):
-            continue  # inside a tag (or a malformed one): not a comment
+    find = text.find
+    comment = _COMMENT.search
+    while (m := comment(text, done)) is not None:
+        at, end = m.span()
+        line = max(done, text.rfind("\n", 0, at) + 1)  # a token boundary
+        if find("[", line, at) >= 0:  # a tag before it on its line may hold it: the reader's tokens from there
+            token = search(text, line)
+            while token is not None and token.end() <= at:
+                token = search(text, token.end())
+            if token is None or token.start() != at or token.lastindex not in (4, 5, 6):
+                parts.append(text[done : at + 1])  # inside a tag (or a malformed one): not a comment
+                done = at + 1
+                continue
         parts.append(text[done:at])
-        parts.append(_blank(token.group()))
-        done = token.end()
+        parts.append(_blank(m.group()))
+        done = end
     if not parts:
         return text
     parts.append(text[done:])
