@@ -220,8 +220,8 @@ def _accounted(text: str, found: int) -> bool:
 # a tag (at a line's start) whose name holds "board" or "deal" in any case: what the fast path must account for
 _NAMED = re.compile(r"^\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE)
 # a ``…Table`` tag and the rows after it, which the reader takes as its value (comment marks and all)
-_TABLE = re.compile(
-    r'\[[ \t]*[A-Za-z0-9_]*Table[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\]' f"({_SECTION.pattern})", re.MULTILINE
+_TABLE = re.compile(  # from the name's end: a search for a word, not an attempt at every "["
+    r'Table[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\]' f"({_SECTION.pattern})", re.MULTILINE
 )
 
 
@@ -238,8 +238,10 @@ def _rows_close_their_comments(text: str) -> bool:
     return True
 
 
-# a comment as the reader's tokens are (``pbn._TOKEN``'s 4, 5 and 6), where nothing before it holds it
-_COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*|^%[^\n]*", re.MULTILINE)
+# a comment as the reader's tokens are (``pbn._TOKEN``'s 4 and 5), where nothing before it holds it; a "%" line
+# (its 6) matters only where it holds one of these marks (a search for a mark is a search for one of two
+# characters; a "^" in the pattern would make it try every position)
+_COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*")
 
 
 def _blank(comment: str) -> str:
@@ -267,12 +269,20 @@ def _blank_comments(text: str) -> str | None:
     comment = _COMMENT.search
     while (m := comment(text, done)) is not None:
         at, end = m.span()
-        line = max(done, text.rfind("\n", 0, at) + 1)  # a token boundary
+        start = text.rfind("\n", 0, at) + 1
+        if start >= done and text.startswith("%", start):  # a "%" line: the reader's comment up to its end
+            end = find("\n", at)
+            end = len(text) if end < 0 else end
+            parts.append(text[done:start])
+            parts.append("x")
+            done = end
+            continue
+        line = max(done, start)  # a token boundary
         if find("[", line, at) >= 0:  # a tag before it on its line may hold it: the reader's tokens from there
             token = search(text, line)
             while token is not None and token.end() <= at:
                 token = search(text, token.end())
-            if token is None or token.start() != at or token.lastindex not in (4, 5, 6):
+            if token is None or token.start() != at or token.lastindex not in (4, 5):
                 parts.append(text[done : at + 1])  # inside a tag (or a malformed one): not a comment
                 done = at + 1
                 continue
