@@ -242,6 +242,8 @@ def _rows_close_their_comments(text: str) -> bool:
 # (its 6) matters only where it holds one of these marks (a search for a mark is a search for one of two
 # characters; a "^" in the pattern would make it try every position)
 _COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*")
+# whole tags (no escapes) and blanks: the reader's tokens there are these tags, each ending where it does here
+_TAGS_ONLY = re.compile(r'(?:[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^"\\\n]*"[ \t]*\])+[ \t]*')
 
 
 def _blank(comment: str) -> str:
@@ -267,6 +269,7 @@ def _blank_comments(text: str) -> str | None:
     search = _TOKEN.search
     find = text.find
     comment = _COMMENT.search
+    tags_only = _TAGS_ONLY.fullmatch
     while (m := comment(text, done)) is not None:
         at, end = m.span()
         start = text.rfind("\n", 0, at) + 1
@@ -277,9 +280,9 @@ def _blank_comments(text: str) -> str | None:
             parts.append("x")
             done = end
             continue
-        line = max(done, start)  # a token boundary
-        if find("[", line, at) >= 0:  # a tag before it on its line may hold it: the reader's tokens from there
-            token = search(text, line)
+        line = done if done > start else start  # a token boundary
+        if find("[", line, at) >= 0 and tags_only(text, line, at) is None:  # a tag before it may hold it
+            token = search(text, line)  # the reader's tokens from the boundary tell
             while token is not None and token.end() <= at:
                 token = search(text, token.end())
             if token is None or token.start() != at or token.lastindex not in (4, 5):
