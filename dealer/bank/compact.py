@@ -41,6 +41,9 @@ def entry_tail(ts_json: str) -> str:
     return f'","ts":{ts_json}}}'
 
 
+_SOURCE = re.compile(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)?,(0|[1-9][0-9]*)?", re.ASCII)
+
+
 def is_compact(source: str) -> bool:
     """Whether a deals row's ``source`` is the compact ``"F,B,L"`` (not canonical JSON)."""
     return not source.startswith("{")
@@ -51,23 +54,13 @@ def compact_source(file_index: int, board: int | None, line: int | None) -> str:
     return f"{file_index:d},{'' if board is None else f'{board:d}'},{'' if line is None else f'{line:d}'}"
 
 
-def _number(text: str, what: str) -> int | None:
-    if text == "":
-        return None
-    if not text.isascii() or not text.isdigit() or (len(text) > 1 and text[0] == "0"):
-        raise BankError("compact source: {what} {text!r} is not a number", what=what, text=text)
-    return int(text)
-
-
 def parse_source(source: str) -> tuple[int, int | None, int | None]:
     """``(file position, board, line)`` of a compact ``source``; ``BankError`` unless it is exactly that form."""
-    parts = source.split(",")
-    if len(parts) != 3:
-        raise BankError("compact source {source!r} is not F,B,L", source=source)
-    position = _number(parts[0], "file position")
-    if position is None:
-        raise BankError("compact source {source!r} has no file position", source=source)
-    return position, _number(parts[1], "board"), _number(parts[2], "line")
+    parts = _SOURCE.fullmatch(source)
+    if parts is None:
+        raise BankError("compact source {source!r} is not F,B,L (decimal numbers, the first required)", source=source)
+    position, board, line = parts.groups()
+    return int(position), None if board is None else int(board), None if line is None else int(line)
 
 
 def src_json(batch: int, source: str) -> str:
@@ -93,9 +86,6 @@ def public_source(batch: int, source: str) -> JsonObject:
 def entry_body(index: int, ts_json: str, prev: str, commitment: bytes, deal_id: int, src: str) -> bytes:
     """A compact deal's ledger entry bytes (what ``Entry(index, "deal", ts, prev, data).encode()`` gives)."""
     return (ENTRY_HEAD % (commitment.hex(), deal_id, src, index) + prev + entry_tail(ts_json)).encode()
-
-
-_SOURCE = re.compile(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)?,(0|[1-9][0-9]*)?", re.ASCII)
 
 
 # Any: sqlite3/psycopg rows (deal_id, ledger_index, canonical, salt, source); typed as each value is read

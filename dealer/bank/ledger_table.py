@@ -111,8 +111,8 @@ class LedgerTable:
         first_deal = None if entry is None else entry.data.get("first_deal")
         if entry is None or not isinstance(first_deal, int) or entry.data.get("imported") != count:
             raise BankError(
-                "ledger entries {first} to {last} are missing (entry {closing} does not close a compact batch of "
-                "{count} deals)",
+                "ledger entries {first} to {last} are missing (entry {closing} does not close a compact batch; "
+                "entries missing: {count})",
                 first=first,
                 last=closing.idx - 1,
                 closing=closing.idx,
@@ -125,7 +125,8 @@ class LedgerTable:
         ).fetchall()
         if len(rows) != count:
             raise BankError(
-                "ledger entries {first} to {last} are missing: the deals table holds {have} of their {count} deals",
+                "ledger entries {first} to {last} are missing: deals of their batch in the deals table: {have}, "
+                "expected: {count}",
                 first=first,
                 last=closing.idx - 1,
                 have=len(rows),
