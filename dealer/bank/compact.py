@@ -88,9 +88,13 @@ def entry_body(index: int, ts_json: str, prev: str, commitment: bytes, deal_id: 
     return (ENTRY_HEAD % (commitment.hex(), deal_id, src, index) + prev + entry_tail(ts_json)).encode()
 
 
-# Any: sqlite3/psycopg rows (deal_id, ledger_index, canonical, salt, source); typed as each value is read
 def expand(
-    first_index: int, prev: str, ts_json: str, batch: int, rows: Sequence[Sequence[Any]]
+    first_index: int,
+    prev: str,
+    ts_json: str,
+    batch: int,
+    # Any: sqlite3/psycopg rows (deal_id, ledger_index, canonical, salt, source); typed as each value is read
+    rows: Sequence[Sequence[Any]],
 ) -> list[tuple[int, bytes, bytes]]:
     """The ledger entries ``(index, body, hash)`` of a compact batch's deals, ``rows`` in id order, the first at
     ``first_index`` after an entry hashing to ``prev``. ``BankError`` when a row is not where the run needs it."""
