@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from dealer.bank import bulk
 from dealer.bank.api import DealSource
 from dealer.bank.importer import import_files
-from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank.store import SqliteBank
 from dealer.core import Deal
 from dealer.draw.bundle import load_bundle, verify_bundle
 from dealer.draw.director import Director
@@ -136,12 +137,16 @@ _BENCH_REGULATION = regulation_from_dict(
 
 def _draw_at_scale(work: Path, n_deals: int) -> list[dict[str, Any]]:
     path = work / "big.sqlite"
-    source = DealSource("import", file="bench.pbn")
     t = time.perf_counter()
-    with SqliteBank(path) as bank:
+    with SqliteBank(path) as bank:  # as ``dealer bank import`` writes them: the compact form, in batches
+        held = 0
         for start in range(0, n_deals, 200_000):
-            chunk = _random_deals(min(200_000, n_deals - start), 10 + start)
-            bank.import_deals([ImportItem(d, source) for d in chunk], {"files": []})
+            chunk = [d.to_bytes() for d in _random_deals(min(200_000, n_deals - start), 10 + start)]
+            for k in range(0, len(chunk), 5000):
+                part = chunk[k : k + 5000]
+                sources = [bulk.source_text(0, None, None)] * len(part)
+                outcome = bulk.import_canonical(bank, part, sources, {"files": [{"file": "bench.pbn"}]}, None, held)
+                held = outcome.imported[-1][1] if outcome.imported else held
     build_s = time.perf_counter() - t
     with SqliteBank(path) as bank:
         bank.raw_connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,6 +1,6 @@
 """Import of real championship PBN files, side by side with endplay's PBN parser on the same files, same run.
 
-Corpus: every ``*.pbn`` under ``../shared/data/pbn`` (the bench is skipped cleanly when it is absent), in three
+Corpus: every ``*.pbn`` under ``../shared/data/pbn`` (the bench is skipped cleanly when it is absent), in five
 shapes, each measured on its own:
 
 - ``sample``: the files once (start-up of the command weighs most here: a tenth of a second of endplay's work
@@ -9,7 +9,10 @@ shapes, each measured on its own:
 - ``copies``: the files copied ``N`` times under other names: most records are duplicates, as in a real
   collection where every match's file repeats the boards of the others (the real workload);
 - ``redealt``: the same files with every deal replaced by one dealt with a seeded RNG (the same new deal for
-  both rooms of a board of a file), ``N`` times: most deals are new ones the bank must commit.
+  both rooms of a board of a file), ``N`` times: most deals are new ones the bank must commit;
+- ``varied``: archive-like files made from the sample's games by ``bench.corpus`` (commentary, auctions and play,
+  tag orders, encodings, BOMs, CRLF, several events a file, 1 to 500 boards), as real collections are;
+- ``varied-redealt``: the same with new deals (most of them new to the bank).
 
 For each, best of ``rounds`` with the two sides interleaved (load on the shared cores hits both alike):
 
@@ -63,6 +66,13 @@ def _endplay(datas: list[bytes]) -> tuple[float, int, int]:
         except Exception:  # endplay refuses some real files; the time spent on them still counts
             failed += 1
     return time.perf_counter() - start, boards, failed
+
+
+def _ascii(data: bytes) -> bytes:
+    """The file's tags as ASCII bytes whatever its encoding (UTF-16 after its mark; the others are ASCII-based)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16").encode("ascii", errors="replace")
+    return data
 
 
 def _ours_parse(datas: list[bytes]) -> tuple[float, int]:
@@ -128,6 +138,10 @@ def _redeal(data: bytes, rng: random.Random, table: dict[bytes, bytes]) -> bytes
 
 
 def _corpus(files: list[Path], tmp: Path, shape: str, copies: int) -> list[Path]:
+    if shape.startswith("varied"):  # archive-like files made from the sample (``bench.corpus``), ``copies`` of them
+        from .corpus import make_varied
+
+        return make_varied(files, tmp / shape, copies, redeal=shape.endswith("redealt"))
     out: list[Path] = []
     rng = random.Random(17)
     for k in range(copies):
@@ -146,7 +160,7 @@ def _measure(
     corpus: list[Path], tmp: Path, rounds: int, engines: tuple[str, ...], target: str | None
 ) -> list[dict[str, Any]]:
     datas = [p.read_bytes() for p in corpus]
-    deal_tags = sum(len(_DEAL_TAG.findall(d)) for d in datas)
+    deal_tags = sum(len(_DEAL_TAG.findall(_ascii(d))) for d in datas)
     best_ep = best_parse = best_start = float("inf")
     best: dict[str, float] = {}
     smallest = min(corpus, key=lambda p: p.stat().st_size)  # the command's fixed cost: one small file
@@ -275,14 +289,19 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         both = ("sqlite", "postgresql")
+        varied = 60 if quick else 600  # files of 1 to 500 boards: about 40,000 records in 600
         shapes = (
             ("sample", 1, ("sqlite",), None),
             ("copies", copies, both, ">= 10"),
             ("redealt", max(2, copies // 2), both, ">= 10"),
+            ("varied", varied, both, ">= 10"),
+            ("varied-redealt", varied, both, ">= 10"),
         )
         for shape, n, engines, target in shapes:
             corpus = _corpus(files, tmp, shape, n)
-            label = f"{shape}: {len(corpus)} files" + (f" ({n} x {len(files)})" if n > 1 else "")
+            label = f"{shape}: {len(corpus)} files" + (
+                f" ({n} x {len(files)})" if n > 1 and not shape.startswith("varied") else ""
+            )
             for row in _measure(corpus, tmp, rounds, engines, target):
                 rows.append({**row, "name": f"import.{shape}.{row['name']}", "note": f"{label}; {row['note']}"})
             if shape == "redealt":

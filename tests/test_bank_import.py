@@ -59,10 +59,12 @@ def test_duplicates_inside_and_across_files_and_bank_are_reported(bank: SqliteBa
     assert [(x.board, x.repeats, x.first_seen) for x in two.duplicates][1] == (3, 1, "bank")
     assert bank.get_deal(4).deal == c
     digest = hashlib.sha256(f2.read_bytes()).hexdigest()  # base name and SHA-256 only: no local path
+    # the deal's source references its batch's entry, which names the file (its second)
     assert bank.get_deal(4).source == {
-        "board": 2, "file": "two.lin", "file_sha256": digest, "kind": "import", "line": 2, "shown": 0
+        "batch": report.batch_index, "board": 2, "file_index": 1, "kind": "import", "line": 2, "shown": 0
     }  # fmt: skip
     batch = bank.entry(report.batch_index)
+    assert (batch.data["files"][1]["file"], batch.data["files"][1]["sha256"]) == ("two.lin", digest)
     assert batch.kind == "import" and batch.data["imported"] == 3
     # one deal was already in the bank; two repeat deals earlier in the same import (found before the bank)
     assert batch.data["duplicates"] == 1 and batch.data["repeated_within_import"] == 2
@@ -182,10 +184,12 @@ def test_the_command_reports_as_json_and_as_a_quiet_summary(bank_at: str, tmp_pa
     assert "a.pbn:" in again.stdout and "(bank)" in again.stdout and "more (--show 0 lists all)" not in again.stdout
 
 
-def test_the_bulk_import_writes_the_rows_import_deals_writes(engine: str, tmp_path: Path) -> None:  # noqa: F811
-    """The same deals and sources, at the same moment, by ``import_deals`` and by ``bulk.import_canonical``: every
-    column of every deal and ledger row is the same, but for the random salts and what hangs on them (the
-    commitment, and through it the entry's bytes and hash): each commitment is SHA-256 of its salt and deal."""
+def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(engine: str, tmp_path: Path) -> None:  # noqa: F811
+    """The same deals and sources, at the same moment, by ``import_deals`` (each entry stored in full, as the bank's
+    first format) and by ``bulk.import_canonical`` (the compact form): the same deals, ids, states and ledger
+    entries, but for the random salts and what hangs on them (the commitment, and through it the bytes and hashes)
+    and the deal entries' sources, which reference the batch's entry and the file's place in it; the compact deals
+    have no ledger row, and their rows no commitment, source JSON or time."""
     from contextlib import ExitStack
 
     from bank_engines import bank_target
@@ -196,12 +200,14 @@ def test_the_bulk_import_writes_the_rows_import_deals_writes(engine: str, tmp_pa
 
     deals = _deals(7, 11)
     sha = "ab" * 32
+    files = [{"file": f"m{k}.pbn", "sha256": sha} for k in range(2)]
     sources = [DealSource("import", file=f"/in/m{k % 2}.pbn", board=k + 1, line=10 * k + 3, file_sha256=sha)
                for k in range(len(deals))]  # fmt: skip
     held = deals[2]  # the bank holds one of them before: a duplicate both ways
+    ts = "2026-12-01T06:00:00.000000+00:00"
 
     def opened(target: str) -> SqliteBank:
-        clock = lambda: "2026-12-01T06:00:00.000000+00:00"  # noqa: E731
+        clock = lambda: ts  # noqa: E731
         if is_url(target):
             from dealer.bank.pg_store import PostgresBank
 
@@ -213,39 +219,53 @@ def test_the_bulk_import_writes_the_rows_import_deals_writes(engine: str, tmp_pa
         for bank in (a, b):
             stack.callback(bank.close)
             bank.commit_deal(held, station_source())
-        one = a.import_deals([ImportItem(d, s) for d, s in zip(deals, sources, strict=True)], {"files": []})
-        srcs = [bulk.source_json(f"m{k % 2}.pbn", sha, k + 1, 10 * k + 3) for k in range(len(deals))]
-        two = bulk.import_canonical(b, [d.to_bytes() for d in deals], srcs, {"files": []})
+        one = a.import_deals([ImportItem(d, s) for d, s in zip(deals, sources, strict=True)], {"files": files})
+        srcs = [bulk.source_text(k % 2, k + 1, 10 * k + 3) for k in range(len(deals))]
+        two = bulk.import_canonical(b, [d.to_bytes() for d in deals], srcs, {"files": files})
         assert (one.imported, one.duplicates, one.batch_index) == (two.imported, two.duplicates, two.batch_index)
+        assert a.meta()["schema"] == "1" and b.meta()["schema"] == "2"  # the first compact deal marks the format
 
-        def deal_rows(bank: SqliteBank) -> list[tuple[object, ...]]:
+        def raw(bank: SqliteBank, sql: str) -> list[list[Any]]:
             with bank._read() as db:
-                rows = db.execute(
-                    "SELECT deal_id, ledger_index, canonical, salt, commitment, source, dealing_order, created, state, "
-                    "session FROM deals ORDER BY deal_id"
-                ).fetchall()
-            out = []
-            for row in rows:
-                values = [bytes(v) if isinstance(v, memoryview) else v for v in row]
-                assert values[4] == hashlib.sha256(values[3] + values[2]).digest()  # commitment of salt and deal
-                out.append((*values[:3], *values[5:]))
-            return out
+                rows = db.execute(sql).fetchall()
+            return [[bytes(v) if isinstance(v, memoryview) else v for v in row] for row in rows]
 
-        def ledger_rows(bank: SqliteBank) -> list[tuple[object, ...]]:
+        deal_sql = "SELECT deal_id, ledger_index, canonical, salt, commitment, source, created FROM deals"
+        full, small = raw(a, deal_sql + " WHERE deal_id > 1 ORDER BY deal_id"), raw(b, deal_sql + " WHERE deal_id > 1")
+        assert [r[:3] for r in full] == [r[:3] for r in small] and len(small) == len(deals) - 1
+        assert all(r[4] == hashlib.sha256(r[3] + r[2]).digest() and r[6] == ts for r in full)
+        assert [(r[4], r[5], r[6]) for r in small] == [(b"", f"{k % 2},{k + 1},{10 * k + 3}", "") for k in
+                                                      (0, 1, 3, 4, 5, 6)]  # fmt: skip
+        stored = [r[0] for r in raw(b, "SELECT idx FROM ledger ORDER BY idx")]
+        assert stored == [0, 1, two.batch_index]  # genesis, the station's deal, the batch: no row per deal
+
+        row_of = {r[0]: r for r in small}
+
+        def entries(bank: SqliteBank) -> list[tuple[object, ...]]:
             out: list[tuple[object, ...]] = []
             for row in bank.entries():
+                assert row.hash == hashlib.sha256(row.body).digest()
                 entry = json.loads(bytes(row.body))
                 entry.pop("prev")
+                if entry["k"] == "deal" and entry["d"]["id"] > 1:
+                    if bank is b:  # the commitment of the stored salt and deal, the source of the batch
+                        _, _, canonical, salt, *_ = row_of[entry["d"]["id"]]
+                        assert entry["d"]["c"] == hashlib.sha256(salt + canonical).hexdigest()
+                        src = entry["d"]["src"]
+                        assert src.pop("batch") == two.batch_index
+                        k = deals.index(Deal.from_bytes(canonical))
+                        assert src.pop("file_index") == k % 2 and src == {"board": k + 1, "kind": "import",
+                                                                          "line": 10 * k + 3, "shown": 0}  # fmt: skip
+                    entry["d"].pop("src")
                 if entry["k"] == "deal":
-                    entry["d"].pop("c", None)  # the commitments: salted
+                    entry["d"].pop("c")  # the commitments: salted
                     entry["d"].pop("order", None)
                 if entry["k"] == "genesis":
                     entry["d"].pop("bank")  # each bank's own random id
                 out.append((row.idx, row.kind, entry))
             return out
 
-        assert deal_rows(a) == deal_rows(b) and len(deal_rows(a)) == len(deals)  # held: one of them
-        assert ledger_rows(a) == ledger_rows(b)
+        assert entries(a) == entries(b)
         assert verify_bank(a).ok and verify_bank(b).ok
 
 
@@ -295,7 +315,7 @@ def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
     from dealer.bank import bulk
 
     deals = [d.to_bytes() for d in _deals(9, 31)]
-    sources = [bulk.source_json("m.pbn", "cd" * 32, k + 1, 4 * k + 1) for k in range(len(deals))]
+    sources = [bulk.source_text(0, k + 1, 4 * k + 1) for k in range(len(deals))]
     prepared = bulk.salted(deals, sources)
     other = open_test_bank(bank_at, tmp_path / "other")
     seen: list[tuple[str, int, int]] = []  # (when, deals another connection sees, deals the outcome holds)
@@ -316,6 +336,7 @@ def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
         other.close()
     assert [deal_id for _, deal_id in outcome.imported] == list(range(1, len(deals) + 1))
     with bank._read() as db:
-        stored = db.execute("SELECT salt, commitment FROM deals ORDER BY deal_id").fetchall()
-    assert [(bytes(s), bytes(c)) for s, c in stored] == list(zip(prepared.salts, prepared.coms, strict=True))
+        stored = db.execute("SELECT salt FROM deals ORDER BY deal_id").fetchall()
+    assert [bytes(s) for (s,) in stored] == prepared.salts
+    assert [bytes.fromhex(e.commitment) for e in bank.deal_entries()] == prepared.coms
     assert verify_bank(bank).ok

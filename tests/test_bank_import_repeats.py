@@ -111,8 +111,9 @@ def _outcomes(bank: SqliteBank, files: list[Path], batch_size: int) -> tuple[lis
     report = import_parsed(bank, read_files(files), batch_size=batch_size)
     new = {}
     for deal_id in range(report.first_deal or 1, (report.last_deal or 0) + 1):
-        source = bank.get_deal(deal_id).source
-        new[(source["file"], source["line"])] = deal_id
+        source = bank.get_deal(deal_id).source  # it references its batch's entry, which names its file
+        file = bank.entry(source["batch"]).data["files"][source["file_index"]]["file"]
+        new[(file, source["line"])] = deal_id
     got: list[tuple[object, ...]] = []
     for f, (_, scanned) in zip(report.files, read_files(files), strict=True):
         dups = {(d.line, d.board): d for d in f.duplicates}

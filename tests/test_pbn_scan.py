@@ -13,15 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import deals
 
-from dealer.bank.api import DealSource
-from dealer.bank.bulk import deal_entry, source_json
+from dealer.bank import compact
+from dealer.bank.errors import BankError
 from dealer.bank.ledger import Entry, EntryKind, canonical_json
-from dealer.bank.store import source_public
 from dealer.core import Deal, Seat
 from dealer.formats.base import MAX_LINE_CHARS as LIMIT
 from dealer.formats.base import FormatError, may_hold_a_long_line
 from dealer.formats.pbn import PBN
-from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, canonical_of, scan
+from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, ScannedDeals, canonical_of, scan
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
 HALF = LIMIT // 2
@@ -48,6 +47,29 @@ def test_real_files_scan_as_the_full_reader_reads_them() -> None:
     assert len(files) > 50
     for path in files:
         _same_as_reader(path.read_bytes())
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
+def test_archive_like_files_scan_as_the_full_reader_reads_them_mostly_on_the_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's varied corpus (commentary, auctions and play, tag orders, encodings, BOMs, CRLF, several events
+    a file): every file as the strict reader reads it, and the reader's own token scan needed for few of them."""
+    from bench.corpus import make_varied
+    from dealer.formats import pbn_scan
+
+    slow: list[int] = []
+    by_games = pbn_scan._by_games
+
+    def counted(text: str, cache: DealCache) -> ScannedDeals:
+        slow.append(len(text))
+        return by_games(text, cache)
+
+    monkeypatch.setattr(pbn_scan, "_by_games", counted)
+    files = make_varied(_files(), tmp_path, 40, seed=5)
+    for path in files:
+        _same_as_reader(path.read_bytes())
+    assert len(slow) <= len(files) // 5, f"{len(slow)} of {len(files)} files took the reader's token scan"
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
@@ -85,23 +107,34 @@ def test_canonical_of_leaves_everything_unusual_to_the_reference_parser() -> Non
 
 
 @given(
-    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters="/\\"), max_size=12),
-    st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    st.integers(0, 10**4),
+    st.integers(0, 10**9),
     st.one_of(st.none(), st.integers(0, 10**20)),
     st.one_of(st.none(), st.integers(1, 10**7)),
     st.integers(0, 10**6),
     st.integers(1, 10**6),
+    st.binary(min_size=32, max_size=32),
 )
-def test_entry_bytes_are_the_ledger_entrys_canonical_bytes(
-    name: str, sha: str, board: int | None, line: int | None, index: int, deal_id: int
+def test_a_compact_deals_entry_bytes_are_the_ledger_entrys_canonical_bytes(
+    position: int, batch: int, board: int | None, line: int | None, index: int, deal_id: int, com: bytes
 ) -> None:
-    source = DealSource("import", file=f"/some/folder/{name}", board=board, line=line, file_sha256=sha)
-    src = source_json(name, sha, board, line)
-    assert src == canonical_json(source_public(source)).decode()
+    source = compact.compact_source(position, board, line)
+    assert compact.parse_source(source) == (position, board, line)
+    public: dict[str, object] = {"batch": batch, "file_index": position, "kind": "import", "shown": 0}
+    public.update({k: v for k, v in (("board", board), ("line", line)) if v is not None})
+    src = compact.src_json(batch, source)
+    assert src == canonical_json(public).decode()
+    assert compact.public_source(batch, source) == public
     ts = "2026-11-30T18:00:00.123456+00:00"
-    com, prev = "ab" * 32, "cd" * 32
-    expected = Entry(index, EntryKind.DEAL, ts, prev, {"c": com, "id": deal_id, "src": source_public(source)})
-    assert deal_entry(index, f'"{ts}"', prev, com, deal_id, src) == expected.encode()
+    prev = "cd" * 32
+    expected = Entry(index, EntryKind.DEAL, ts, prev, {"c": com.hex(), "id": deal_id, "src": public})
+    assert compact.entry_body(index, f'"{ts}"', prev, com, deal_id, src) == expected.encode()
+
+
+@pytest.mark.parametrize("text", ["", "1", "1,2", "1,2,3,4", ",2,3", "01,2,3", "1,-2,3", "1,2,x", "1,２,3", "{}"])
+def test_a_compact_source_in_any_other_form_is_refused(text: str) -> None:
+    with pytest.raises(BankError):
+        compact.parse_source(text)
 
 
 # -- generated files: every path of the reader, the scan's fast one and its fall-backs -----------------------
@@ -166,6 +199,19 @@ def _game(draw: st.DrawFn) -> list[str]:
                     'text [Board "4"] in a line',
                     '[Board "3"]',
                     "*",
+                    "{a comment over\ntwo lines}",
+                    '{a comment [Deal "N:- - - -"] with a tag in it}',
+                    "{an unclosed comment",
+                    '{c}[Board "5"]',
+                    '[Event "a{b"]',
+                    '[Site "a;b"]',
+                    '[Event "Deal of the day"] ; a board',
+                    "1C {alert: a deal} 1H ; a board",
+                    '%[Deal "N:- - - -"]',
+                    '[Table "2"]\n{rows\n[Deal "N:- - - -"]\nend}',
+                    '[Table "2"]\n{a comment\nof two lines}',
+                    '[ScoreTable "Pair;Score"]\n1 {top} 50\n2 ; 40',
+                    '[Table "3"]\n{a\n\nb}',
                 ]
             ),
             max_size=2,
@@ -182,7 +228,7 @@ def _game(draw: st.DrawFn) -> list[str]:
     st.sampled_from(["\n", "\r\n"]),
     st.booleans(),
 )
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=800, deadline=None)
 def test_generated_files_scan_as_the_full_reader_reads_them(
     games: list[list[str]], gaps: list[str], eol: str, header: bool
 ) -> None:

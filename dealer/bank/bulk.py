@@ -1,11 +1,11 @@
 """Bulk import of deals already in canonical form: one transaction per batch, rows sent as columns at once.
 
-``SqliteBank.import_deals`` takes ``ImportItem`` objects and asks the bank about each deal on its own; an import of
-thousands of files calls this instead, with the deals as canonical 13-byte forms and their sources as plain
-values. The rows written are exactly those ``import_deals`` writes (same ledger entry bytes, same columns; a test
-compares them column for column on both engines): the entry body is put together from the canonical JSON of
-each part, in the canonical key order, and a test checks it against ``Entry.encode`` byte for byte. On SQLite
-the rows go in with one ``executemany`` per table, on PostgreSQL with one binary ``COPY`` per table.
+``SqliteBank.import_deals`` takes ``ImportItem`` objects and asks the bank about each deal on its own, and writes
+each deal's ledger entry in full; an import of thousands of files calls this instead, with the deals as canonical
+13-byte forms and their sources as ``"F,B,L"`` texts (``source_text``), and writes them in the compact form
+(``compact``): a deal row each (cards, salt, source text), no ledger row; the batch's ``import`` entry closes the
+run, chained onto the hash of the last deal's entry, computed here as every reader rebuilds it. On SQLite the
+rows go in with one ``executemany``, on PostgreSQL with one binary ``COPY``.
 """
 
 from __future__ import annotations
@@ -13,25 +13,27 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from functools import lru_cache, partial
+from functools import partial
 from hashlib import sha256
 from itertools import repeat
 from typing import Any, NamedTuple
 
 from dealer.core.json_types import JsonObject
 
-from .ledger import EntryKind
+from . import compact
+from .compact import ENTRY_HEAD, entry_tail
+from .ledger import Entry, EntryKind
+from .ledger_table import ledger_row
 from .schema import Connection
 from .store import IN_BANK, ImportOutcome, SqliteBank
 
 SALT_SIZE = 16  # bytes of a deal's commitment salt, as the bank's own commits use
-# The columns an import writes: those bound a row, then the constants (a deal entry's kind, a new deal's state),
-# written into the SQL on SQLite (fewer values bound a row: 0.16 s against 0.19 s for 20,000 deals) and sent as
-# values in PostgreSQL's COPY, in its binary format, each column's type named (of 20,080 deals, the ledger's rows
-# went in in 0.055 s against 0.084 s as text, which spells every byte of an entry in hex for the server to
-# read back). A new deal's dealing order and session are left to their default, NULL.
+# The columns an import writes: those bound a row, then the constants (a new deal's state), written into the SQL
+# on SQLite (fewer values bound a row: 0.16 s against 0.19 s for 20,000 deals) and sent as values in
+# PostgreSQL's COPY, in its binary format, each column's type named (binary went in in two thirds of the time of
+# text, which spells every byte in hex for the server to read back). A new deal's dealing order and session are
+# left to their default, NULL; its commitment and time are empty (``compact``: recomputed when read).
 _WRITTEN: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "ledger": (("idx", "body", "hash"), ("kind",), (str(EntryKind.DEAL),)),
     "deals": (
         ("deal_id", "ledger_index", "canonical", "salt", "commitment", "source", "created"),
         ("state",),
@@ -39,7 +41,6 @@ _WRITTEN: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
     ),
 }
 _PG_TYPES = {
-    "ledger": ("int8", "bytea", "bytea", "text"),
     "deals": ("int8", "int8", "bytea", "bytea", "bytea", "text", "text", "text"),
 }
 _SQLITE_INSERT = {
@@ -54,30 +55,10 @@ _PG_COPY = {
 LOOKUP_CHUNK = 500  # deals asked about in one query (SQLite allows 32,766 parameters; PostgreSQL 65,535)
 
 
-def source_json(file_name: str, sha: str, board: int | None, line: int | None) -> str:
-    """``canonical_json(source_public(DealSource("import", file=…, board=…, line=…, file_sha256=…)))``."""
-    board_part = "" if board is None else f'"board":{board:d},'
-    line_part = "" if line is None else f'"line":{line:d},'
-    return f'{{{board_part}{_file_part(file_name, sha)}{line_part}"shown":0}}'
-
-
-@lru_cache(maxsize=4096)
-def _file_part(file_name: str, sha: str) -> str:
-    """The members every deal of one file shares (encoded once a file, not once a deal)."""
-    return f'"file":{json.dumps(file_name, ensure_ascii=True)},"file_sha256":{json.dumps(sha)},"kind":"import",'
-
-
-# the ledger entry of an imported deal up to its ``prev`` value: % (commitment hex, deal id, source JSON, index)
-_ENTRY_HEAD = '{"d":{"c":"%s","id":%d,"src":%s},"i":%d,"k":"deal","prev":"'
-
-
-def deal_entry(index: int, ts_json: str, prev: str, com_hex: str, deal_id: int, src: str) -> bytes:
-    """The ledger entry of one imported deal, as ``Entry(index, "deal", ts, prev, data).encode()`` gives it."""
-    return (_ENTRY_HEAD % (com_hex, deal_id, src, index) + prev + _entry_tail(ts_json)).encode()
-
-
-def _entry_tail(ts_json: str) -> str:
-    return f'","ts":{ts_json}}}'
+def source_text(file_index: int, board: int | None, line: int | None) -> str:
+    """A deal's ``source`` as the bulk import stores it (``compact.compact_source``): its file's position in the
+    batch's ``files``, its board and line."""
+    return compact.compact_source(file_index, board, line)
 
 
 def existing_ids(db: Connection, deals: Sequence[bytes]) -> dict[bytes, int]:
@@ -136,8 +117,9 @@ def import_canonical(
     while_deals: Callable[[], None] | None = None,
     prepared: Salted | None = None,
 ) -> ImportOutcome:
-    """Commit ``deals`` (distinct canonical forms) with their sources (``source_json``) in ONE transaction,
-    closed by an ``import`` entry describing the batch; those already in the bank are listed as duplicates.
+    """Commit ``deals`` (distinct canonical forms) with their sources (``source_text``: the position of the deal's
+    file in ``batch["files"]``, board, line) in ONE transaction, in the compact form (``compact``), closed by an
+    ``import`` entry describing the batch; those already in the bank are listed as duplicates.
     Any error rolls the whole batch back. ``prepared``: ``salted(deals, sources)``, made beforehand.
 
     ``only_ours_upto``: the caller knows the bank held no deal when its import began (0) or holds only the deals
@@ -146,9 +128,9 @@ def import_canonical(
     asked; otherwise it is (as it is without this).
 
     ``while_ledger(outcome)`` and ``while_deals()``: work to do while a PostgreSQL server writes the batch's
-    ledger rows, then its deals (the client would otherwise wait about as long as the server takes over them),
-    the outcome being what the batch commits if it commits (if it fails, the error stops the caller's import).
-    Each is called once, in the transaction; on SQLite after the rows are written."""
+    rows (the client would otherwise wait about as long as the server takes over them), the outcome being what
+    the batch commits if it commits (if it fails, the error stops the caller's import). Each is called once, in
+    the transaction, in that order; on SQLite after the rows are written."""
     outcome = ImportOutcome()
     with bank._tx() as db:
         last, prev = bank._head(db)
@@ -170,25 +152,25 @@ def import_canonical(
         count = len(fresh)
         ids = range(next_id, next_id + count)
         indices = range(last + 1, last + 1 + count)
-        tail = _entry_tail(ts_json)
-        bodies: list[bytes] = []
-        digests: list[bytes] = []
-        for head in map(_ENTRY_HEAD.__mod__, zip(map(bytes.hex, coms), ids, srcs, indices, strict=True)):
-            body = (head + prev + tail).encode()
-            digest = sha256(body).digest()
-            bodies.append(body)
-            digests.append(digest)
-            prev = digest.hex()
+        batch_index = last + 1 + count  # the import entry closing the batch: its deals' sources reference it
+        tail = entry_tail(ts_json)
+        src_of = partial(compact.src_json, batch_index)
+        for head in map(ENTRY_HEAD.__mod__, zip(map(bytes.hex, coms), ids, map(src_of, srcs), indices, strict=True)):
+            prev = sha256((head + prev + tail).encode()).hexdigest()  # compact entries: hashed, never stored
         outcome.imported.extend(zip(fresh, ids, strict=True))
         next_id += count
-        ledger_sent = None if while_ledger is None else partial(while_ledger, outcome)
+        works = [w for w in (None if while_ledger is None else partial(while_ledger, outcome), while_deals) if w]
+
+        def meanwhile() -> None:
+            for work in works:
+                work()
+
         if count:
-            _insert(db, "ledger", (indices, bodies, digests), ledger_sent)
-            _insert(db, "deals", (ids, indices, canonicals, salts, coms, srcs, [ts] * count), while_deals)
+            blank_coms, blank_created = [compact.EMPTY_COMMITMENT] * count, [compact.EMPTY_CREATED] * count
+            _insert(db, "deals", (ids, indices, canonicals, salts, blank_coms, srcs, blank_created), meanwhile)
+            db.execute("UPDATE meta SET value=? WHERE key='schema' AND value='1'", (str(compact.FORMAT),))
         else:
-            for work in (ledger_sent, while_deals):
-                if work is not None:
-                    work()
+            meanwhile()
         summary = {
             **batch,
             "imported": count,
@@ -196,7 +178,8 @@ def import_canonical(
             "first_deal": first_id if count else None,
             "last_deal": next_id - 1 if count else None,
         }
-        outcome.batch_index = bank._append(db, EntryKind.IMPORT, summary).index
+        bank._ledger.insert(db, [ledger_row(Entry(batch_index, EntryKind.IMPORT, ts, prev, summary))])
+        outcome.batch_index = batch_index
     if progress is not None:
         progress(len(deals))
     return outcome

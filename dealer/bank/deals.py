@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 
+from . import compact
 from .api import CommittedDeal, DealSource
 from .errors import BankError, DuplicateDealError
 from .ledger import Entry, EntryKind, canonical_json, commitment
@@ -71,16 +72,27 @@ class StoredDeal:
 
     @classmethod
     # Any: a sqlite3/psycopg row's column values, typed here field by field as they are unpacked
-    def of(cls, row: Sequence[Any]) -> StoredDeal:
-        """From a row in ``DealRow``'s column order (a ``DealRow``, or a database row of ``select_sql``)."""
+    def of(cls, row: Sequence[Any], batch: tuple[int, str] | None = None) -> StoredDeal:
+        """From a row in ``DealRow``'s column order (a ``DealRow``, or a database row of ``select_sql``).
+
+        A compact deal's row (``compact``) needs ``batch``: the index and time of the ``import`` entry closing its
+        batch (``DealsTable`` finds them); its commitment is recomputed, its public source rebuilt."""
         deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
+        canonical, salt = bytes(canonical), bytes(salt)
+        if compact.is_compact(source):
+            if batch is None:
+                raise BankError("deal {deal_id} is a compact deal: its batch is needed", deal_id=deal_id)
+            public = compact.public_source(batch[0], source)
+            com, created = commitment(salt, canonical), batch[1]
+        else:
+            public = json.loads(source)
         return cls(
             deal_id,
             ledger_index,
-            Deal.from_bytes(bytes(canonical)),
-            bytes(salt),
+            Deal.from_bytes(canonical),
+            salt,
             bytes(com),
-            json.loads(source),
+            public,
             None if order is None else bytes(order),
             created,
             _STATES.get(state) or DealState(state),  # a dict look-up: Enum's own call is slow for a whole bank
@@ -228,7 +240,7 @@ class DealsTable:
         row = db.execute(select_sql("deals", "deal_id=?"), (deal_id,)).fetchone()
         if row is None:
             raise BankError("deal {deal_id} is not in the bank", deal_id=deal_id)
-        return StoredDeal.of(row)
+        return self.stored(db, [row])[0]
 
     def get_many(self, db: Connection, deal_ids: Sequence[int]) -> dict[int, StoredDeal]:
         found: dict[int, StoredDeal] = {}
@@ -236,10 +248,32 @@ class DealsTable:
         for k in range(0, len(ids), BATCH):
             batch = ids[k : k + BATCH]
             marks = ",".join("?" * len(batch))
-            for row in db.execute(select_sql("deals", f"deal_id IN ({marks})"), batch).fetchall():
-                deal = StoredDeal.of(row)
+            rows = db.execute(select_sql("deals", f"deal_id IN ({marks})"), batch).fetchall()
+            for deal in self.stored(db, sorted(rows, key=lambda r: int(r[0]))):
                 found[deal.deal_id] = deal
         return found
+
+    # Any: sqlite3/psycopg rows in ``DealRow``'s column order
+    def stored(self, db: Connection, rows: Sequence[Sequence[Any]]) -> list[StoredDeal]:
+        """The rows as ``StoredDeal``s, a compact deal's with its batch (the ``import`` entry after it in the
+        ledger, read once for the rows of one batch: ``rows`` in id order)."""
+        out: list[StoredDeal] = []
+        span: tuple[int, int, tuple[int, str]] | None = None  # ledger indices [low, batch) and the batch
+        for row in rows:
+            ledger_index, source = int(row[1]), row[5]
+            batch = None
+            if compact.is_compact(source):
+                if span is None or not span[0] <= ledger_index < span[1]:
+                    closing = db.execute(
+                        "SELECT idx, body FROM ledger WHERE idx > ? ORDER BY idx LIMIT 1", (ledger_index,)
+                    ).fetchone()
+                    if closing is None:
+                        raise BankError("deal {deal_id}: no import entry closes its batch", deal_id=row[0])
+                    entry = Entry.decode(bytes(closing[1]))
+                    span = (ledger_index, int(closing[0]), (entry.index, entry.ts))
+                batch = span[2]
+            out.append(StoredDeal.of(row, batch))
+        return out
 
     def page(self, db: Connection, after: int) -> list[DealRow]:
         """Up to ``PAGE`` rows with ids above ``after``, as stored (``verify_bank`` checks them raw)."""

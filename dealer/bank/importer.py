@@ -26,7 +26,7 @@ from pathlib import Path
 from dealer.formats.pbn_scan import ScannedDeals
 
 from . import bulk
-from .bulk import source_json
+from .bulk import source_text
 from .deals import ImportOutcome
 from .file_reading import Duplicate, FileReport, SkippedFile, read_files
 from .store import SqliteBank, base_name
@@ -137,7 +137,9 @@ def write_batches(
     chunks = [unique[start : start + batch_size] for start in range(0, len(unique), batch_size)]
 
     def prepare(chunk: list[int]) -> bulk.Salted:
-        sources = [source_json(*names[owner[p]], boards[p], lines[p]) for p in chunk]
+        # a deal's source names its file by its position in the batch's "files" (listed in order of appearance)
+        position = {k: n for n, k in enumerate(dict.fromkeys(owner[p] for p in chunk))}
+        sources = [source_text(position[owner[p]], boards[p], lines[p]) for p in chunk]
         return bulk.salted([plan.deals[p] for p in chunk], sources)
 
     done: list[Batch] = []

@@ -2,16 +2,22 @@
 
 Every method takes the connection to use: inside a write transaction the table reads the head under the
 transaction (so several processes chain onto one head), outside it reads under the bank's lock.
+
+The entries of compact deals (``compact``: a bulk import's deals, bank format 2) have no row here: a run of
+missing indices is closed by the batch's ``import`` entry, and every reader below rebuilds those entries, bytes
+and hashes, from the deals' rows, so that to its callers the ledger is whole.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from hashlib import sha256
 from typing import NamedTuple
 
 from dealer.core.json_types import JsonObject
 
+from . import compact
 from .errors import BankError
 from .ledger import GENESIS_PREV, DealEntry, Entry, EntryKind
 from .merkle import leaf_hash
@@ -40,6 +46,7 @@ class LedgerTable:
 
     def __init__(self) -> None:
         self._leaves: list[bytes] = []  # Merkle leaf hashes of entries 0, 1, …: entries never change once written
+        self._run: tuple[LedgerRow, list[LedgerRow]] | None = None  # the last compact run rebuilt, by its closing row
 
     # -- writing (inside a transaction) -------------------------------------------------------------------
     def head(self, db: Connection) -> tuple[int, str]:
@@ -62,12 +69,73 @@ class LedgerTable:
 
     # -- reading ------------------------------------------------------------------------------------------
     def page(self, db: Connection, start: int, end: int) -> list[LedgerRow]:
-        """Up to ``PAGE`` raw rows from index ``start`` (before ``end``), in order."""
+        """The rows from index ``start`` (before ``end``), in order: up to ``PAGE`` stored rows, and the compact
+        deals' entries among and after them (rebuilt) up to the next stored row."""
+        stored = [
+            LedgerRow(*r)
+            for r in db.execute(
+                "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx LIMIT ?",
+                (start, end, PAGE),
+            ).fetchall()
+        ]
+        out: list[LedgerRow] = []
+        at = start
+        for row in stored:
+            if row.idx > at:
+                out.extend(r for r in self._compact_run(db, row) if at <= r.idx)
+            out.append(row)
+            at = row.idx + 1
+        if len(stored) < PAGE and at < end:  # the page may end inside a compact run: its closing row is further on
+            following = self._next_stored(db, at)
+            if following is not None and following.idx > at:
+                out.extend(r for r in self._compact_run(db, following) if at <= r.idx < end)
+        return out
+
+    def _next_stored(self, db: Connection, index: int) -> LedgerRow | None:
+        row = db.execute("SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? ORDER BY idx LIMIT 1", (index,))
+        found = row.fetchone()
+        return None if found is None else LedgerRow(*found)
+
+    def _compact_run(self, db: Connection, closing: LedgerRow) -> list[LedgerRow]:
+        """The rebuilt entries of the compact deals just before the stored row ``closing`` (their ``import``
+        entry): from the stored row before them, whose hash the first one chains onto."""
+        if self._run is not None and self._run[0] == closing:
+            return self._run[1]
+        before = db.execute(
+            "SELECT idx, hash FROM ledger WHERE idx < ? ORDER BY idx DESC LIMIT 1", (closing.idx,)
+        ).fetchone()
+        first = 0 if before is None else int(before[0]) + 1
+        prev = GENESIS_PREV if before is None else bytes(before[1]).hex()
+        count = closing.idx - first
+        entry = Entry.decode(bytes(closing.body)) if closing.kind == EntryKind.IMPORT else None
+        first_deal = None if entry is None else entry.data.get("first_deal")
+        if entry is None or not isinstance(first_deal, int) or entry.data.get("imported") != count:
+            raise BankError(
+                "ledger entries {first} to {last} are missing (entry {closing} does not close a compact batch; "
+                "entries missing: {count})",
+                first=first,
+                last=closing.idx - 1,
+                closing=closing.idx,
+                count=count,
+            )
         rows = db.execute(
-            "SELECT idx, kind, body, hash FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx LIMIT ?",
-            (start, end, PAGE),
+            "SELECT deal_id, ledger_index, canonical, salt, source FROM deals "
+            "WHERE deal_id >= ? AND deal_id < ? ORDER BY deal_id",
+            (first_deal, first_deal + count),
         ).fetchall()
-        return [LedgerRow(*r) for r in rows]
+        if len(rows) != count:
+            raise BankError(
+                "ledger entries {first} to {last} are missing: deals of their batch in the deals table: {have}, "
+                "expected: {count}",
+                first=first,
+                last=closing.idx - 1,
+                have=len(rows),
+                count=count,
+            )
+        built = compact.expand(first, prev, json.dumps(entry.ts), closing.idx, rows)
+        run = [LedgerRow(index, EntryKind.DEAL, body, digest) for index, body, digest in built]
+        self._run = (closing, run)
+        return run
 
     def bodies(self, db: Connection, indices: Sequence[int]) -> dict[int, bytes]:
         out: dict[int, bytes] = {}
@@ -76,19 +144,39 @@ class LedgerTable:
             batch = wanted[k : k + BATCH]
             marks = ",".join("?" * len(batch))
             out.update(db.execute(f"SELECT idx, body FROM ledger WHERE idx IN ({marks})", batch).fetchall())
-        return out
+        for index in sorted(set(wanted) - set(out)):  # compact deals' entries, a run at a time
+            if index in out:
+                continue
+            closing = self._next_stored(db, index)
+            if closing is None or index < 0:
+                continue
+            out.update((r.idx, r.body) for r in self._compact_run(db, closing))
+        return {index: out[index] for index in wanted if index in out}
 
     def entry(self, db: Connection, index: int) -> Entry:
-        row = db.execute("SELECT body FROM ledger WHERE idx=?", (index,)).fetchone()
-        if row is None:
+        body = self.bodies(db, [index]).get(index)
+        if body is None:
             raise BankError("ledger entry {index} does not exist", index=index)
-        return Entry.decode(bytes(row[0]))
+        return Entry.decode(bytes(body))
 
     def of_kind(self, db: Connection, kind: str, start: int = 0) -> list[Entry]:
+        if kind == EntryKind.DEAL:  # compact deals' entries are rebuilt in order with the stored ones
+            found: list[Entry] = []
+            end = self.head(db)[0] + 1
+            while start < end:
+                rows = self.page(db, start, end)
+                if not rows:
+                    break
+                found.extend(Entry.decode(bytes(r.body)) for r in rows if r.kind == kind)
+                start = rows[-1].idx + 1
+            return found
         rows = db.execute("SELECT body FROM ledger WHERE kind=? AND idx >= ? ORDER BY idx", (kind, start)).fetchall()
         return [Entry.decode(bytes(r[0])) for r in rows]
 
     def latest_of_kind(self, db: Connection, kind: str) -> Entry | None:
+        if kind == EntryKind.DEAL:
+            row = db.execute("SELECT MAX(ledger_index) FROM deals").fetchone()
+            return None if row is None or row[0] is None else self.entry(db, int(row[0]))
         row = db.execute("SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (kind,)).fetchone()
         return None if row is None else Entry.decode(bytes(row[0]))
 
@@ -99,9 +187,15 @@ class LedgerTable:
     def leaves(self, db: Connection, size: int) -> list[bytes]:
         """Merkle leaf hashes of entries 0..size-1 (only the entries not yet cached are read)."""
         have = len(self._leaves)
-        if have < size:
-            rows = db.execute("SELECT body FROM ledger WHERE idx >= ? AND idx < ? ORDER BY idx", (have, size))
-            self._leaves.extend(leaf_hash(bytes(r[0])) for r in rows.fetchall())
+        while have < size:
+            rows = self.page(db, have, size)
+            for row in rows:
+                if row.idx != len(self._leaves):
+                    break
+                self._leaves.append(leaf_hash(bytes(row.body)))
+            if len(self._leaves) == have:
+                break
+            have = len(self._leaves)
         if len(self._leaves) < size:
             raise BankError("the ledger has {have} entries, not {size}", have=len(self._leaves), size=size)
         return self._leaves[:size]

@@ -439,7 +439,15 @@ class SqliteBank:
             after = rows[-1].deal_id
 
     def iter_deals(self) -> Iterator[StoredDeal]:
-        return (StoredDeal.of(row) for row in self.deal_rows())
+        after = 0
+        while True:
+            with self._read() as db:
+                rows = self._deals.page(db, after)
+                deals = self._deals.stored(db, rows)
+            if not rows:
+                return
+            yield from deals
+            after = rows[-1].deal_id
 
     def find_deal(self, deal: Deal) -> int | None:
         with self._read() as db:

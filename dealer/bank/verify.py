@@ -26,6 +26,7 @@ from typing import Protocol
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 
+from . import compact
 from .anchors import MAX_SINCE_BYTES, MIN_HEAD_DIGITS, AnchorError, Head, Since
 from .deals import DealRow, DealState
 from .draws import DrawRow
@@ -49,6 +50,7 @@ __all__ = [
     "verify_file",
 ]
 
+FORMATS = ("1", str(compact.FORMAT))  # bank formats (``meta.schema``): 2 may hold compact deals
 DRAW_KINDS = (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL, EntryKind.DRAW_VOID)
 
 
@@ -151,6 +153,8 @@ def verify_bank(
         _verify(bank, draws, counts, progress, at, head, since)
     except _Bad as exc:
         problem = str(exc)
+    except BankError as exc:  # the ledger cannot be rebuilt where compact deals should be
+        problem = f"{at[0]}: {exc}"
     except sqlite3.Error as exc:  # a malformed page, text that is not UTF-8, a missing table or column
         problem = f"{at[0]}: the database is damaged there ({_sqlite_problem(exc)})"
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError, OverflowError) as exc:
@@ -171,8 +175,9 @@ def _verify(
 ) -> None:
     meta = bank.meta()
     bank_id = meta.get("bank_id")
-    if meta.get("schema") != "1" or set(meta) != {"bank_id", "schema"}:
+    if meta.get("schema") not in FORMATS or set(meta) != {"bank_id", "schema"}:
         raise _Bad(f"meta table: unexpected contents {sorted(meta)} / schema {meta.get('schema')!r}")
+    may_be_compact = meta.get("schema") != "1"
 
     # 1. the ledger: contiguous indices, canonical bytes, hash column, chain, seals
     at[0] = "the ledger table"
@@ -186,6 +191,7 @@ def _verify(
     last_deal = 0
     head_at: int | None = None  # where the recorded head is
     seal_entries: dict[str, int] = {}  # signature of a seal -> its ledger index
+    batch: list[Entry] = []  # the compact deals' entries read since the last import entry (their batch's)
     for expected, (idx, kind, body, digest) in enumerate(bank.entries()):
         where = f"ledger entry {idx}"
         at[0] = f"ledger entry {expected} (or the page after entry {expected - 1})"
@@ -202,7 +208,12 @@ def _verify(
         if sha256(body).digest() != digest:
             raise _Bad(f"{where}: stored hash {digest.hex()} is not SHA-256 of its bytes")
         if entry.prev != prev:
-            raise _Bad(f"{where}: chain broken: prev {entry.prev} but entry {idx - 1} hashes to {prev}")
+            rebuilt = ""
+            if batch and kind == EntryKind.IMPORT:  # its deals' entries are rebuilt from their rows: one changed
+                first_id, last_id = batch[0].data.get("id"), batch[-1].data.get("id")
+                rebuilt = (f": the compact deals {first_id}…{last_id} of its batch are not those it chained onto "
+                           f"(a deal's cards, salt or source changed)")  # fmt: skip
+            raise _Bad(f"{where}: chain broken: prev {entry.prev} but entry {idx - 1} hashes to {prev}{rebuilt}")
         prev = digest.hex()
         if head is not None and head_at is None and prev.startswith(head.prefix):
             if head.size is not None and head.size != idx + 1:
@@ -211,6 +222,15 @@ def _verify(
         data = entry.data
         if idx == 0 and (kind != EntryKind.GENESIS or data.get("bank") != bank_id):
             raise _Bad(f"{where}: the first entry must be the genesis of bank {bank_id}")
+        if batch and (kind != EntryKind.DEAL or not _in_batch(entry)):
+            _check_batch(batch, entry)
+            batch = []
+        if kind == EntryKind.DEAL and _in_batch(entry):
+            if not may_be_compact:
+                raise _Bad(f"{where}: a compact deal's entry in a bank of format 1")
+            if batch and entry.data["src"]["batch"] != batch[0].data["src"]["batch"]:
+                raise _Bad(f"{where}: names batch {entry.data['src']['batch']}, the deals before it another")
+            batch.append(entry)
         if kind == EntryKind.DEAL:
             deal_id = data.get("id")
             if deal_id != last_deal + 1:
@@ -233,6 +253,8 @@ def _verify(
         if progress is not None and idx % 10000 == 0:
             progress(idx, total)
 
+    if batch:
+        raise _Bad(f"ledger entry {batch[-1].index}: the batch of its compact deals is not closed by an import entry")
     if progress is not None:
         progress(counts["entries"], total)
     if head is not None and head_at is None:
@@ -306,6 +328,28 @@ def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str
     return pub
 
 
+def _in_batch(entry: Entry) -> bool:
+    """Whether a deal's entry is of the compact form (its source references its batch's import entry)."""
+    src = entry.data.get("src")
+    return isinstance(src, dict) and "batch" in src
+
+
+def _check_batch(batch: list[Entry], closing: Entry) -> None:
+    """The compact deals' entries ``batch`` are closed by ``closing``: the import entry they reference, right after
+    them, that counts them, names their ids and has their time."""
+    where = f"ledger entry {closing.index}"
+    first, last = batch[0], batch[-1]
+    if first.data["src"]["batch"] != closing.index or closing.kind != EntryKind.IMPORT:
+        raise _Bad(f"{where}: the compact deals before it name batch {first.data['src']['batch']}, not this entry")
+    data = closing.data
+    ids = (first.data.get("id"), last.data.get("id"), len(batch))
+    if (data.get("first_deal"), data.get("last_deal"), data.get("imported")) != ids:
+        raise _Bad(f"{where}: the import says deals {data.get('first_deal')}…{data.get('last_deal')} "
+                   f"({data.get('imported')}), its compact deals are {ids[0]}…{ids[1]} ({ids[2]})")  # fmt: skip
+    if any(e.ts != closing.ts for e in batch):
+        raise _Bad(f"{where}: its compact deals do not have its time {closing.ts!r}")
+
+
 def _check_deal_row(row: DealRow, entry: Entry | None) -> None:
     deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
     where = f"deal {deal_id}"
@@ -319,6 +363,11 @@ def _check_deal_row(row: DealRow, entry: Entry | None) -> None:
         Deal.from_bytes(canonical)
     except ValueError as exc:
         raise _Bad(f"{where}: canonical bytes are not a deal ({exc})") from exc
+    if isinstance(source, str) and compact.is_compact(source):
+        _check_compact_row(row, entry)
+        return
+    if _in_batch(entry):
+        raise _Bad(f"{where}: ledger entry {entry.index} is a compact deal's, the row is not")
     if commitment(salt, canonical) != com or com.hex() != entry.data.get("c"):
         raise _Bad(f"{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {entry.index}")
     if source != canonical_json(entry.data.get("src")).decode():
@@ -331,7 +380,33 @@ def _check_deal_row(row: DealRow, entry: Entry | None) -> None:
         raise _Bad(f"{where}: dealing order does not match its hash in ledger entry {entry.index}")
     if created != entry.ts:
         raise _Bad(f"{where}: created {created!r}, ledger entry {entry.index} says {entry.ts!r}")
+    _check_state(where, state, session)
+
+
+def _check_state(where: str, state: object, session: object) -> None:
     if state not in tuple(DealState):
         raise _Bad(f"{where}: unknown state {state!r}")
     if session is not None and not isinstance(session, str):
         raise _Bad(f"{where}: session {session!r} is not a label")
+
+
+def _check_compact_row(row: DealRow, entry: Entry) -> None:
+    """A compact deal's row against its entry: the entry is rebuilt from the row when read (``compact``), so what
+    binds the row is the hash chain, checked above; here, that the row is all of the compact form."""
+    deal_id, _, canonical, salt, com, source, order, created, state, session = row
+    where = f"deal {deal_id}"
+    if not _in_batch(entry):
+        raise _Bad(f"{where}: the row is a compact deal's, ledger entry {entry.index} is not")
+    if com != compact.EMPTY_COMMITMENT or created != compact.EMPTY_CREATED or order is not None:
+        raise _Bad(f"{where}: a compact deal's row holds a commitment, time or dealing order")
+    batch = entry.data["src"]["batch"]
+    try:
+        src = compact.src_json(batch, source)
+        compact.parse_source(source)
+    except (BankError, ValueError) as exc:
+        raise _Bad(f"{where}: compact source {source!r} damaged") from exc
+    if commitment(salt, canonical).hex() != entry.data.get("c"):
+        raise _Bad(f"{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {entry.index}")
+    if src != canonical_json(entry.data.get("src")).decode():
+        raise _Bad(f"{where}: source {source!r} differs from ledger entry {entry.index}")
+    _check_state(where, state, session)

@@ -25,7 +25,7 @@ from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
 
 from .base import _LONG_LINE, MAX_LINE_CHARS, ReadProblem, may_hold_a_long_line
-from .pbn import _BLANK, _TAG, _board_number, decode_text, games, parse_deal_value
+from .pbn import _BLANK, _SECTION, _TAG, _TOKEN, _board_number, decode_text, games, parse_deal_value
 
 # an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
 _BLANK_CRLF = re.compile(r"\r\n[ \t]*\r\n")
@@ -194,20 +194,108 @@ def _number(text: str) -> int | None:
         return number
 
 
-def _plain(text: str) -> tuple[int, int] | None:
-    """Whether the block-by-block fast path may read ``text``: no comments or escapes, every ``[`` at the start
-    of a line, CR only in CRLF. Then how often "board" and "deal" occur in any case: ``scan`` checks that each
-    is one of its ``[Board "``, ``[Deal "`` and ``[Dealer "`` tags (once a block each, well formed), so the
-    text holds no other (malformed, misspelt, spaced, repeated) tag the reader would see. Each check is one
-    pass of a C string search (the cost of this path is the number of passes over the text)."""
-    if "{" in text or ";" in text or "\\" in text:
-        return None
+def _plain(text: str, commented: bool = False) -> bool:
+    """Whether the block-by-block fast path may read ``text``: no comments (unless ``commented``: they were
+    blanked, ``_blank_comments``, and a ``{`` or ``;`` left is inside a tag) or escapes, every ``[`` at the
+    start of a line, CR only in CRLF. Each check is one pass of a C search (the cost of this path is the number
+    of passes over the text); ``_accounted`` is the last."""
+    if "\\" in text or (not commented and ("{" in text or ";" in text)):
+        return False
     if text.count("[") != text.count("\n[") + text.startswith("["):  # a "[" inside a line
-        return None
-    if "\r" in text and text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too
-        return None
+        return False
+    return not ("\r" in text and text.count("\r") != text.count("\r\n"))  # a lone CR ends a line too
+
+
+def _accounted(text: str, found: int) -> bool:
+    """Whether the ``found`` ``[Board "``, ``[Deal "`` and ``[Dealer "`` tags (once a block each, well formed) are
+    every tag whose name holds "board" or "deal" in any case, so that the text holds no other (malformed,
+    misspelt, spaced, repeated) tag the reader would see: at once when the words occur only that often in the
+    whole text, else by counting those tags (at a line's start, where ``_plain`` has every ``[``)."""
     lower = text.lower()
-    return lower.count("board"), lower.count("deal")
+    if lower.count("board") + lower.count("deal") == found:
+        return True
+    return len(_NAMED.findall(text)) == found
+
+
+# a tag (at a line's start) whose name holds "board" or "deal" in any case: what the fast path must account for
+_NAMED = re.compile(r"^\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE)
+# a ``…Table`` tag and the rows after it, which the reader takes as its value (comment marks and all)
+_TABLE = re.compile(  # from the name's end: a search for a word, not an attempt at every "["
+    r'Table[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\]' f"({_SECTION.pattern})", re.MULTILINE
+)
+
+
+def _rows_close_their_comments(text: str) -> bool:
+    """Whether every comment that starts in a ``…Table`` tag's rows ends in them. The reader reads those rows
+    raw, not as tokens; blanking the comments the tokens find there changes no tag, empty line or line only
+    when none runs past the rows (the rows start where a token ends, so their tokens are the text's)."""
+    for m in _TABLE.finditer(text):  # anywhere (a tag inside a line leaves the fast path anyway)
+        rows = m.group(1)
+        if rows and "{" in rows:
+            for token in _TOKEN.finditer(rows):
+                if token.lastindex == 4 and not token.group(4).endswith("}"):
+                    return False
+    return True
+
+
+# a comment as the reader's tokens are (``pbn._TOKEN``'s 4 and 5), where nothing before it holds it; a "%" line
+# (its 6) matters only where it holds one of these marks (a search for a mark is a search for one of two
+# characters; a "^" in the pattern would make it try every position)
+_COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*")
+# whole tags (no escapes) and blanks: the reader's tokens there are these tags, each ending where it does here
+_TAGS_ONLY = re.compile(r'(?:[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^"\\\n]*"[ \t]*\])+[ \t]*')
+
+
+def _blank(comment: str) -> str:
+    """A comment as the fast path sees it: a line of ``x`` for each of its lines (the same lines, no empty line,
+    no tag, no word)."""
+    return "x" if "\n" not in comment else "\n".join(["x"] * (comment.count("\n") + 1))
+
+
+def _blank_comments(text: str) -> str | None:
+    """``text`` (newlines normalised as the reader does) with its comments blanked (``_blank``) where the reader's
+    tokens (``pbn._TOKEN``) find them: the same tags on the same lines, in the same blocks. None when a comment
+    starting in a ``…Table`` tag's rows runs past them (``_rows_close_their_comments``): the reader decides then.
+
+    Only the places where a comment may start are looked at, not every token: a line starts at a token's
+    boundary (only comments span lines, and those are skipped whole), so the reader's tokens from the start of
+    a mark's line tell whether the mark starts a comment or is inside a tag."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "Table" in text and not _rows_close_their_comments(text):
+        return None
+    parts: list[str] = []
+    done = 0  # the text before this is copied (or blanked)
+    search = _TOKEN.search
+    find = text.find
+    comment = _COMMENT.search
+    tags_only = _TAGS_ONLY.fullmatch
+    while (m := comment(text, done)) is not None:
+        at, end = m.span()
+        start = text.rfind("\n", 0, at) + 1
+        if start >= done and text.startswith("%", start):  # a "%" line: the reader's comment up to its end
+            end = find("\n", at)
+            end = len(text) if end < 0 else end
+            parts.append(text[done:start])
+            parts.append("x")
+            done = end
+            continue
+        line = done if done > start else start  # a token boundary
+        if find("[", line, at) >= 0 and tags_only(text, line, at) is None:  # a tag before it may hold it
+            token = search(text, line)  # the reader's tokens from the boundary tell
+            while token is not None and token.end() <= at:
+                token = search(text, token.end())
+            if token is None or token.start() != at or token.lastindex not in (4, 5):
+                parts.append(text[done : at + 1])  # inside a tag (or a malformed one): not a comment
+                done = at + 1
+                continue
+        parts.append(text[done:at])
+        parts.append(_blank(m.group()))
+        done = end
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -> ScannedDeals:
@@ -221,9 +309,21 @@ def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -
 
 def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
     """``scan`` on the decoded text (any text ``_scan_bytes`` leaves to it)."""
-    counts = _plain(text)
-    if counts is None:
+    plain = text
+    commented = "{" in text or ";" in text
+    if commented:
+        blanked = _blank_comments(text)
+        if blanked is None:
+            return _by_games(text, cache)
+        plain = blanked
+    if not _plain(plain, commented):
         return _by_games(text, cache)
+    found = _scan_plain(plain, cache)
+    return _by_games(text, cache) if found is None else found
+
+
+def _scan_plain(text: str, cache: DealCache) -> ScannedDeals | None:
+    """The blocks of a plain text (``_plain``); None where the reader must decide."""
     out = ScannedDeals()
     lines, boards, deals, problems = out.lines, out.boards, out.deals, out.problems
     known = cache.known
@@ -232,7 +332,7 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
     prev_deal: str | None = None
     first_tag = _TAG.search
     crlf = "\r" in text
-    n_boards = n_deals = 0  # "board" and "deal" found as the tags they should be
+    n_boards = n_deals = 0  # tags naming a board or deal found as the tags they should be
     # blocks between empty lines (which may hold blanks): one regular expression split, as the bytes path's
     blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
     for chunk in blocks:
@@ -242,7 +342,7 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
         if e >= 0:  # well formed (closed on its line), or the reader reports it as a malformed Deal tag
             q = chunk.find('"', e + 9)
             if not chunk.startswith('"]', q) or chunk.find("\n", e, q) >= 0:
-                return _by_games(text, cache)
+                return None
             n_deals += 1
         if b >= 0 or d >= 0:
             first = first_tag(chunk)  # a game starts at its first well-formed tag (there is one: Board or Deal)
@@ -252,7 +352,7 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
             if b >= 0:
                 q = chunk.find('"', b + 8)
                 if not chunk.startswith('"]', q) or chunk.find("\n", b, q) >= 0:
-                    return _by_games(text, cache)
+                    return None
                 n_boards += 1
                 board_text = chunk[b + 8 : q]
                 if board_text == "#" and prev_board is not None:
@@ -264,7 +364,7 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
             else:
                 q = chunk.find('"', d + 7)
                 if not chunk.startswith('"]', q) or chunk.find("\n", d, q) >= 0:
-                    return _by_games(text, cache)
+                    return None
                 n_deals += 1
                 value = chunk[d + 7 : q]
                 if value == "#" and prev_deal is not None:
@@ -280,8 +380,8 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
                     boards.append(board)
                     deals.append(canonical)
         line += chunk.count("\n") + 2
-    if (n_boards, n_deals) != counts:  # a tag the reader sees otherwise (or two games in a block): it decides
-        return _by_games(text, cache)
+    if not _accounted(text, n_boards + n_deals):  # a tag the reader sees otherwise (or two games in a block)
+        return None
     return out
 
 

@@ -1,0 +1,284 @@
+"""The compact form of imported deals (bank format 2, ``dealer.bank.compact``): a deal costs at most 200 bytes all in,
+``verify_bank`` and the draw's bundle prove what they proved of the full form, and the banks of the first format
+(the old code's fixture, the full form written beside compact deals) open and verify as they did.
+
+Expected values come from outside the code under test: hashlib over the stored salt and cards, the canonical JSON
+written out by hand, docs/bundle.md's checks through ``draw_support``'s independent derivation, the file sizes the
+engines report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import sqlite3
+from hashlib import sha256
+from pathlib import Path
+
+import pytest
+from bank_engines import bank_target, engine  # noqa: F401 (fixtures)
+from bank_support import random_deal, station_source
+from draw_support import derive, full_draw, regulation
+from test_bank_format import ANCHOR, FIXTURE
+from test_bank_store import _tamper_values
+
+from dealer.bank.api import DealSource
+from dealer.bank.engines import open_bank_at
+from dealer.bank.importer import import_files, import_parsed, read_files
+from dealer.bank.store import ImportItem, SqliteBank
+from dealer.core import Deal
+from dealer.draw.bundle import load_bundle, verify_bundle
+from dealer.draw.director import Director
+from dealer.draw.verify import verify_bank
+from dealer.formats.base import BoardRecord
+from dealer.formats.pbn import PBN
+
+SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
+LOG2_DEALS = math.log2(math.factorial(52) // math.factorial(13) ** 4)  # 95.4 bits: what a deal is worth
+
+
+def _files(folder: Path, deals: list[Deal], per_file: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for start in range(0, len(deals), per_file):
+        path = folder / f"f{start // per_file:04d}.pbn"
+        path.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals[start : start + per_file])]))
+        out.append(path)
+    return out
+
+
+def _deals(n: int, seed: int) -> list[Deal]:
+    rng = random.Random(seed)
+    return [random_deal(rng) for _ in range(n)]
+
+
+def _mixed_bank(path: Path) -> SqliteBank:
+    """Deals of both forms: the full form (a station's commits, ``import_deals``) around two compact imports of
+    several batches each, sealed, with a draw over all of them revealed and a second drawn."""
+    bank = SqliteBank(path)
+    deals = _deals(60, 5)
+    for d in deals[:4]:
+        bank.commit_deal(d, station_source())
+    bank.import_deals([ImportItem(d, DealSource("import", file="old.pbn", board=k)) for k, d in enumerate(deals[4:10])],
+                      {"files": []})  # fmt: skip
+    import_parsed(bank, read_files(_files(path.parent / "a", deals[10:30], 6)), batch_size=7)
+    bank.void_deal("misdeal", "T2")
+    bank.commit_deal(deals[30], station_source())
+    import_parsed(bank, read_files(_files(path.parent / "b", deals[31:60], 8)), batch_size=11)
+    director = Director(bank)
+    director.seal()
+    reg = regulation(boards=3, sessions=1, spare=3, share=10)
+    full_draw(director, "one", reg)
+    full_draw(director, "two", reg, replacement=True, reveal=False)
+    return bank
+
+
+def _sqlite_bytes_per_deal(path: Path, files: list[Path]) -> tuple[float, int]:
+    with SqliteBank(path) as bank:
+        report = import_files(bank, files)
+        bank.seal()
+        assert verify_bank(bank).ok
+        bank.raw_connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path.stat().st_size / report.imported, report.imported
+
+
+def test_an_imported_deal_costs_at_most_200_bytes_all_in_on_sqlite(tmp_path: Path) -> None:
+    per_deal, n = _sqlite_bytes_per_deal(tmp_path / "bank.sqlite", _files(tmp_path / "in", _deals(3000, 1), 32))
+    assert n == 3000 and LOG2_DEALS / 8 < per_deal <= 200  # the whole file: tables, indexes, seal, free pages
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is absent")
+def test_the_shared_sample_costs_at_most_200_bytes_a_deal_on_sqlite(tmp_path: Path) -> None:
+    files = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn")
+    per_deal, n = _sqlite_bytes_per_deal(tmp_path / "bank.sqlite", files)
+    assert n > 500 and per_deal <= 200  # the full form: 805 bytes a deal (issue 33)
+
+
+def test_an_imported_deal_costs_at_most_200_bytes_all_in_on_postgresql(tmp_path: Path) -> None:
+    """All in: every table's heap, TOAST, indexes and maps, as the server counts them, for a bank of 10,000 deals
+    (an empty bank's relations take about 150 kB, so a small bank costs more a deal)."""
+    with bank_target("postgresql", tmp_path) as url:
+        bank = open_bank_at(url, tmp_path / "keys")
+        try:
+            report = import_files(bank, _files(tmp_path / "in", _deals(10000, 2), 32))
+            bank.seal()
+            with bank._read() as db:
+                (size,) = db.execute(
+                    "SELECT SUM(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n "
+                    "ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'"
+                ).fetchone()
+            assert verify_bank(bank).ok
+        finally:
+            bank.close()
+    assert report.imported == 10000 and int(size) / 10000 <= 200
+
+
+def test_compact_deals_rebuild_the_entries_the_ledger_chains_and_seals(engine: str, tmp_path: Path) -> None:  # noqa: F811
+    """Each compact deal's entry is the canonical JSON of its commitment (hashlib over the stored salt and cards),
+    id and a source naming its batch's import entry and the file's place in it; entry i+1's prev is entry i's
+    SHA-256; the import entry closes the run, counting it."""
+    deals = _deals(25, 3)
+    with bank_target(engine, tmp_path) as target:
+        bank = open_bank_at(target, tmp_path / "keys")
+        try:
+            bank.commit_deal(deals[0], station_source())
+            report = import_parsed(bank, read_files(_files(tmp_path / "in", deals[1:], 5)), batch_size=10)
+            rows = list(bank.entries())
+            with bank._read() as db:
+                stored = {int(r[0]) for r in db.execute("SELECT idx FROM ledger").fetchall()}
+                cards = {int(r[0]): (bytes(r[1]), bytes(r[2]), r[3]) for r in
+                         db.execute("SELECT deal_id, canonical, salt, source FROM deals").fetchall()}  # fmt: skip
+            assert [r.idx for r in rows] == list(range(len(rows))) and len(rows) == 2 + 24 + 3
+            assert stored == {0, 1, *report.batch_indices}  # genesis, the station's deal, the three imports
+            prev = "0" * 64
+            batch_files = {i: bank.entry(i).data["files"] for i in report.batch_indices}
+            for row in rows:
+                assert row.hash == sha256(row.body).digest()
+                entry = json.loads(row.body)
+                assert entry["prev"] == prev and entry["i"] == row.idx
+                prev = row.hash.hex()
+                if row.idx in stored:
+                    continue
+                deal_id = entry["d"]["id"]
+                canonical, salt, source = cards[deal_id]
+                batch = min(i for i in report.batch_indices if i > row.idx)
+                position, board, line = (int(x) for x in source.split(","))
+                assert batch_files[batch][position]["file"] == f"f{(deal_id - 2) // 5:04d}.pbn"
+                want = (
+                    f'{{"d":{{"c":"{sha256(salt + canonical).hexdigest()}","id":{deal_id},"src":{{"batch":{batch},'
+                    f'"board":{board},"file_index":{position},"kind":"import","line":{line},"shown":0}}}},'
+                    f'"i":{row.idx},"k":"deal","prev":"{entry["prev"]}","ts":"{bank.entry(batch).ts}"}}'
+                )
+                assert row.body == want.encode()
+            assert [e.deal_id for e in bank.deal_entries()] == list(range(1, 26))
+            assert bank.get_deal(7).commitment == sha256(cards[7][1] + cards[7][0]).digest()
+            assert bank.get_deal(7).created == bank.entry(report.batch_indices[0]).ts
+            seal = bank.seal()
+            assert verify_bank(bank).ok and seal.size == len(rows)
+        finally:
+            bank.close()
+
+
+def test_a_draw_of_compact_deals_gives_a_bundle_anyone_can_check(tmp_path: Path) -> None:
+    with SqliteBank(tmp_path / "bank.sqlite") as bank:
+        import_parsed(bank, read_files(_files(tmp_path / "in", _deals(60, 6), 8)), batch_size=13)
+        assert bank.meta()["schema"] == "2"
+        director = Director(bank)
+        director.seal()
+        bundle = full_draw(director, "one", regulation(boards=6, sessions=1, share=10))
+        assert verify_bank(bank).ok
+    checks = verify_bundle(load_bundle(json.dumps(bundle).encode()))
+    assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+    assert [(o["position"], o["deal_id"]) for o in bundle["drawn"]] == derive(bundle, set())  # docs/bundle.md
+    for opening in bundle["drawn"]:  # each opening checked with hashlib, as docs/bundle.md §3 says
+        entry = json.loads(opening["entry"])
+        assert entry["d"]["c"] == sha256(bytes.fromhex(opening["salt"]) + bytes.fromhex(opening["deal"])).hexdigest()
+        assert entry["k"] == "deal" and "batch" in entry["d"]["src"]  # a compact deal's entry, rebuilt
+    assert len(bundle["drawn"]) == 6
+
+
+def test_every_changed_byte_of_a_bank_with_compact_deals_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "bank.sqlite"
+    _mixed_bank(path).close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA synchronous=OFF")  # the tampering itself need not be durable
+    compact_ids = [r[0] for r in db.execute("SELECT deal_id FROM deals WHERE source NOT LIKE '{%' ORDER BY deal_id")]
+    assert len(compact_ids) == 49
+    tried = 0
+    for table, key in (("deals", "deal_id"), ("ledger", "idx"), ("meta", "key")):
+        columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        if table == "deals":  # compact rows: the first and last of a batch, one inside, the first and last of all
+            keys: list[object] = [compact_ids[0], 15, 16, 17, 32, compact_ids[-1]]
+        elif table == "ledger":  # the rows around a compact run: the one before it and its import entry
+            keys = [r[0] for r in db.execute("SELECT idx FROM ledger WHERE kind IN ('import', 'void') ORDER BY idx")]
+        else:
+            keys = ["schema"]
+        for k in keys:
+            values = db.execute(f"SELECT {', '.join(columns)} FROM {table} WHERE {key}=?", (k,)).fetchone()
+            for column, value in zip(columns, values, strict=True):
+                for changed in _tamper_values(value):
+                    try:
+                        db.execute(f"UPDATE {table} SET {column}=? WHERE {key}=?", (changed, k))
+                    except sqlite3.IntegrityError:
+                        continue
+                    db.commit()
+                    with SqliteBank(path, read_only=True) as b:
+                        report = verify_bank(b)
+                    back = changed if column == key else k
+                    db.execute(f"UPDATE {table} SET {column}=? WHERE {key}=?", (value, back))
+                    db.commit()
+                    assert not report.ok, f"{table}.{column} of {k} changed to {changed!r}: not found"
+                    tried += 1
+    assert tried > 150
+    with SqliteBank(path, read_only=True) as b:
+        assert verify_bank(b).ok
+
+
+@pytest.mark.parametrize(
+    ("change", "found"),
+    [
+        ("DELETE FROM deals WHERE deal_id = 20", "missing"),
+        ("DELETE FROM ledger WHERE idx = (SELECT MIN(idx) FROM ledger WHERE kind = 'import' AND idx > 20)", "missing"),
+        ("INSERT INTO ledger SELECT idx + 1, kind, body, hash FROM ledger WHERE idx = 11", "missing"),
+        ("UPDATE meta SET value = '1' WHERE key = 'schema'", "format 1"),
+        ("UPDATE deals SET source = '0,1,2' WHERE deal_id = 5", "deal 5"),  # a full-form row made compact
+        ("UPDATE deals SET source = '9,1,2' WHERE deal_id = 20", "chain broken"),
+    ],
+)
+def test_a_removed_moved_or_relabelled_compact_deal_is_found(tmp_path: Path, change: str, found: str) -> None:
+    path = tmp_path / "bank.sqlite"
+    _mixed_bank(path).close()
+    db = sqlite3.connect(path)
+    db.execute(change)
+    db.commit()
+    db.close()
+    with SqliteBank(path, read_only=True) as b:
+        report = verify_bank(b)
+    assert not report.ok and found in (report.problem or ""), report.problem
+
+
+def test_the_old_codes_bank_takes_compact_deals_and_keeps_what_it_proved(tmp_path: Path) -> None:
+    """The fixture made by the code of 2026-11-30 (full form, format 1) reads as it did, takes an import in the
+    compact form (and becomes format 2), and its first 79 entries keep their bytes: its noted head still holds."""
+    shutil.copy(FIXTURE / "bank-ed25519.pem", tmp_path / "bank-ed25519.pem")
+    (tmp_path / "bank-ed25519.pem").chmod(0o600)
+    path = tmp_path / "bank.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((FIXTURE / "bank.sql").read_text(encoding="utf-8"))
+    db.close()
+    with SqliteBank(path, read_only=True) as bank:
+        before = [tuple(r) for r in bank.entries()]
+        old_head = bank.ledger_head()
+        old_deal = bank.get_deal(61)
+    with SqliteBank(path, key_dir=tmp_path) as bank:
+        report = import_files(bank, _files(tmp_path / "in", _deals(30, 9), 10))
+        assert report.imported == 30 and bank.meta()["schema"] == "2"
+        assert [tuple(r) for r in bank.entries(0, 79)] == before and bank.get_deal(61) == old_deal
+        bank.seal()
+        result = verify_bank(bank)
+        assert result.ok and (result.entries, result.deals) == (79 + 30 + 1 + 1, 91), result.problem
+        assert bank.anchor()[0] == 111 and old_head == ANCHOR[1] and len(before) == ANCHOR[0]
+
+
+def test_a_compact_bank_migrates_between_engines_byte_for_byte(tmp_path: Path) -> None:
+    from bank_engines import pg_database
+
+    from dealer.bank.migrate import migrate_bank
+
+    bank = _mixed_bank(tmp_path / "a" / "bank.sqlite")
+    try:
+        with pg_database() as url:
+            migrate_bank(bank, url)
+            pg = open_bank_at(url, tmp_path / "a", create=False)
+            try:
+                assert verify_bank(pg).ok
+                assert list(pg.entries()) == list(bank.entries())
+                migrate_bank(pg, tmp_path / "back.sqlite")
+            finally:
+                pg.close()
+        with SqliteBank(tmp_path / "back.sqlite", key_dir=tmp_path / "a") as back:
+            assert verify_bank(back).ok and back.anchor() == bank.anchor()
+    finally:
+        bank.close()
