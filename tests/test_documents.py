@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from bank_support import fill
+from custody_support import unlocked
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.store import SqliteBank
@@ -82,7 +83,7 @@ def reg() -> Regulation:
 
 @pytest.fixture
 def bank(tmp_path: Path) -> SqliteBank:
-    b = SqliteBank(tmp_path / "bank.sqlite")
+    b = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
     fill(b, 80)
     for reason in ("duplicate_card", "jam", "duplicate_card"):
         b.void_deal(reason, "T1")

@@ -49,7 +49,14 @@ __all__ = [
     "verify_file",
 ]
 
-DRAW_KINDS = (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL, EntryKind.DRAW_VOID)
+DRAW_KINDS = (
+    EntryKind.DRAW_COMMIT,
+    EntryKind.DRAW_PUBLISHED,
+    EntryKind.PUBLIC_VALUE,
+    EntryKind.DRAW,
+    EntryKind.REVEAL,
+    EntryKind.DRAW_VOID,
+)
 
 
 @dataclass(frozen=True, slots=True)

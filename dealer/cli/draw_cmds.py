@@ -15,7 +15,7 @@ from rich.console import Console
 
 from .i18n import error, os_reason, t
 from .machine import print_json, print_line
-from .options import BankOption, KeysOption, open_bank
+from .options import BankOption, KeysOption, PassphraseOption, open_bank, open_unlocked
 from .root import app, fail
 
 if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the other commands need none of it)
@@ -66,6 +66,7 @@ def prepare_cmd(
     regulation: Path | None = RegulationOption,
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
     from dealer.draw.director import Director
@@ -81,7 +82,7 @@ def prepare_cmd(
     else:
         spec = dice_spec(witness, rolls, faces)
     reg = load_regulation(regulation)
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         published = Director(b).prepare(label, spec, reg, replacement=replacement, override=override)
     print_json(published)
 
@@ -124,24 +125,34 @@ def void_cmd(
     reason: str = typer.Option(..., "--reason", help="Why the prepared draw is abandoned (public, in the ledger)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
 ) -> None:
     """Void a prepared draw that has not run: a public ledger entry with the reason and its K."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         data = Director(b).void(label, reason)
     print_json(data)
 
 
 @draw_app.command("run")
-def run_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
-    """Run the draw (director only: prints the drawn deals; keep them secret until play)."""
+def run_cmd(
+    label: str = typer.Argument(...),
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
+) -> None:
+    """Run the draw before the hall: prints how many deals were drawn, never which (they stay sealed under the
+    chief judge's key; `draw show` opens them)."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         drawn = Director(b).run(label)
-    _print_drawn(drawn)
-    out.print(t("{n} deals drawn for {label!r}", n=len(drawn), label=label), markup=False)
+    out.print(
+        t("{n} deals drawn for {label!r}: sealed until the reveal (dealer draw show opens them)", n=len(drawn),
+          label=label),
+        markup=False,
+    )  # fmt: skip
 
 
 @draw_app.command("show")
@@ -152,11 +163,13 @@ def show_cmd(
     ),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
 ) -> None:
-    """Show the drawn deals of a draw (director only); --out writes them for `dealer export`."""
+    """Show the drawn deals of a draw (the chief judge's passphrase opens them); --out writes them for `dealer
+    export`."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         drawn = Director(b).drawn_deals(label)
     _print_drawn(drawn)
     if output is not None:
@@ -189,11 +202,16 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
 
 
 @draw_app.command("reveal")
-def reveal_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
+def reveal_cmd(
+    label: str = typer.Argument(...),
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
+) -> None:
     """After play: publish K and the drawn deal ids."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         data = Director(b).reveal(label)
     print_json(data)
 
