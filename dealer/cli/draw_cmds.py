@@ -240,9 +240,14 @@ def verify_cmd(
     bundle_path: Path = typer.Argument(..., metavar="BUNDLE", help="The bundle JSON file to check."),
     earlier: list[Path] = typer.Argument(None, metavar="[EARLIER]...", help="Bundles of the earlier draws."),
     chain: Path | None = typer.Option(None, "--chain", help="A folder of bundles of the bank's earlier draws."),
+    commitment: str | None = typer.Option(
+        None,
+        "--commitment",
+        help="The commitment's SHA-256 as the hall showed it and the draw protocol printed it (16 to 64 hex digits).",
+    ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
-    from dealer.draw.bundle import verify_bundle
+    from dealer.draw.bundle import anchor_check, verify_bundle
 
     bundle = _read_bundle(bundle_path)
     paths = list(earlier or [])
@@ -252,6 +257,8 @@ def verify_cmd(
         paths += sorted(p for p in chain.glob("*.json") if p.resolve() != bundle_path.resolve())
     pool = [_read_bundle(p) for p in paths]
     checks = verify_bundle(bundle, pool)
+    if commitment is not None and checks and checks[-1].ok:
+        checks.append(anchor_check(bundle, commitment))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
         word = t("passed") if check.ok else t("FAILED")
         print_line(f"{word} {_check_name(check.name)}: {error(check.text)}")
@@ -276,6 +283,8 @@ def _check_name(name: str) -> str:
         "seal signature": t("seal signature"),
         "commitment signature": t("commitment signature"),
         "commitment names the seal": t("commitment names the seal"),
+        "seal is possible": t("seal is possible"),
+        "commitment as printed": t("commitment as printed"),
         "chain": t("chain"),
         "public value": t("public value"),
         "void": t("void draw"),

@@ -715,3 +715,28 @@ def _inclusion(d: JsonObject, size: int, root: bytes) -> Phrase | None:
             "the audit path does not lead from ledger entry {index} to the sealed root", index=d["ledger_index"]
         )
     return None
+
+
+def anchor_check(bundle: JsonObject, noted: str) -> Check:
+    """The bundle's commitment is the one the officials noted (its SHA-256, or the first 16+ hex digits of it, as
+    the hall showed it and the draw protocol printed it): a draw re-prepared, re-sealed or re-signed afterwards has
+    another commitment, whatever else in it verifies."""
+    text = noted.strip().lower()
+    digest = commitment_hash(bundle["commitment"])
+    if not 16 <= len(text) <= 64 or any(c not in "0123456789abcdef" for c in text):
+        return Check(
+            "commitment as printed",
+            False,
+            Phrase("{noted!r} is not a SHA-256 as noted (16 to 64 hex digits)", noted=_short(noted)),
+        )
+    return _fail_or(
+        digest.startswith(text),
+        "commitment as printed",
+        Phrase("the commitment's SHA-256 {digest} is the one noted", digest=digest),
+        Phrase(
+            "the commitment's SHA-256 is {digest}, not the {noted} noted in the hall and the protocol: this is not the "
+            "draw that was shown",
+            digest=digest,
+            noted=text,
+        ),
+    )

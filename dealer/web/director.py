@@ -147,15 +147,8 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
     def over_private_channel(request: Request) -> None:
         if not private_channel(request):
-            raise HTTPException(
-                403,
-                error_detail(
-                    Phrase(
-                        "the passphrase is taken only on this laptop (127.0.0.1) or over HTTPS, "
-                        + "never over the hall's network"
-                    )
-                ),
-            )
+            text = Phrase("the passphrase is taken only on this laptop or over HTTPS, not over the hall's network")
+            raise HTTPException(403, error_detail(text))
 
     def throttled() -> None:
         wait = custody.throttle.wait(time.monotonic())
