@@ -207,6 +207,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         custody.touch(time.monotonic())
         return await act(custody_view)
 
+    @app.post("/api/director/hall/clear", status_code=204, dependencies=write)
+    async def director_clear_hall() -> Response:
+        """The chief judge's command: the hall and remote displays forget every deal's cards and bank number."""
+        service.streams.publish({"type": "cleared", "station": None})
+        return Response(status_code=204)
+
     @app.post("/api/director/custody/lock", response_model=CustodyView, dependencies=write)
     async def director_lock() -> CustodyView:
         await run(bank.lock)

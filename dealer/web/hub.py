@@ -131,6 +131,9 @@ class PublicHub:
         self.last_id += 1
         self.state.apply(msg)
         data = _encode(self.last_id, msg)
+        if msg["type"] == "cleared":  # a client resuming from before it gets the (cleared) snapshot, no old cards
+            self.forget_history()
+            self._first_id = self.last_id
         self._history.append(data)
         if len(self._history) > 2 * self.history_size:
             drop = len(self._history) - self.history_size
