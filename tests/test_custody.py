@@ -214,3 +214,41 @@ def test_the_custody_record_holds_no_secret_and_opens_only_with_its_passphrase()
     with pytest.raises(CustodyError):
         Keyring.generate().open(sealed, b"draw-secret\x00bank\x00S1")
     assert sha256(sealed).digest() != sha256(b"K" * 32).digest()
+
+
+def test_a_deal_played_from_bank_a_is_never_drawn_from_bank_b(tmp_path: Path) -> None:
+    """#27 item 6 (Law 15): the register of played deals links banks. A's revealed draw registers its deals; B,
+    which holds them too, draws nothing until they are gone; `draw verify --register` refuses a bundle with a deal
+    played before it; hand records of earlier events are added from their files."""
+    from dealer.bank.register import PlayedRegister
+    from dealer.formats import BoardRecord, load_all
+    from dealer.formats.pbn import PBN
+
+    register = PlayedRegister(tmp_path / "played.sqlite")
+    bank_a = make_bank(tmp_path / "a.sqlite", 30, seed=7)
+    director_a = Director(bank_a, register)
+    director_a.seal()
+    bundle_a = full_draw(director_a, "A1", regulation(boards=3))
+    played = {bytes.fromhex(d["deal"]) for d in bundle_a["drawn"]}
+    assert register.played(played) == played and register.count() == 3
+    bank_b = make_bank(tmp_path / "b.sqlite", 30, seed=7)  # the same 30 deals, imported into another bank
+    director_b = Director(bank_b, register)
+    director_b.seal()
+    with pytest.raises(DrawError, match="already played in the competition"):
+        director_b.prepare("B1", DICE, regulation(boards=3))
+    # drawn anyway (no register given): the bundle verifies alone, and is refused with the register
+    bundle_b = full_draw(Director(bank_b), "B1", regulation(boards=3))
+    (tmp_path / "b1.json").write_text(json.dumps(bundle_b))
+    (tmp_path / "a1.json").write_text(json.dumps(bundle_a))
+    load_all()
+    records = [BoardRecord(d.deal, k) for k, d in enumerate(bank_b.iter_deals(), start=1)]
+    (tmp_path / "earlier-event.pbn").write_bytes(PBN.write(records))
+    register.close()
+    r = dealer(tmp_path, "register", "add", "a1.json", "earlier-event.pbn", "--register", "other.sqlite")
+    assert r.returncode == 0 and "holds 30 played deals" in r.stdout, r.stdout + r.stderr
+    r = dealer(tmp_path, "draw", "verify", "b1.json", "--register", "other.sqlite")
+    assert r.returncode == 1 and "were played before this draw" in r.stderr, r.stdout + r.stderr
+    r = dealer(tmp_path, "draw", "verify", "a1.json", "--register", "played.sqlite")
+    assert r.returncode == 0 and "none of its deals was played before" in r.stdout, r.stdout + r.stderr
+    bank_a.close()
+    bank_b.close()

@@ -15,11 +15,20 @@ from rich.console import Console
 
 from .i18n import error, os_reason, t
 from .machine import print_json, print_line
-from .options import BankOption, KeysOption, PassphraseOption, open_bank, open_unlocked
+from .options import (
+    BankOption,
+    KeysOption,
+    PassphraseOption,
+    RegisterOption,
+    open_bank,
+    open_unlocked,
+    register_path,
+)
 from .root import app, fail
 
 if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the other commands need none of it)
     from dealer.core.json_types import JsonObject
+    from dealer.draw.bundle import Check
     from dealer.draw.director import DrawnDeal
 
 out = Console(highlight=False, markup=False)
@@ -67,6 +76,7 @@ def prepare_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
+    register: Path | None = RegisterOption,
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
     from dealer.draw.director import Director
@@ -82,8 +92,10 @@ def prepare_cmd(
     else:
         spec = dice_spec(witness, rolls, faces)
     reg = load_regulation(regulation)
-    with open_unlocked(bank, keys, passphrase) as b:
-        published = Director(b).prepare(label, spec, reg, replacement=replacement, override=override)
+    from dealer.bank.register import PlayedRegister
+
+    with open_unlocked(bank, keys, passphrase) as b, PlayedRegister(register_path(bank, register)) as played:
+        published = Director(b, played).prepare(label, spec, reg, replacement=replacement, override=override)
     print_json(published)
 
 
@@ -207,12 +219,14 @@ def reveal_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
+    register: Path | None = RegisterOption,
 ) -> None:
-    """After play: publish K and the drawn deal ids."""
+    """After play: publish K and the drawn deal ids; the deals go into the register of played deals."""
+    from dealer.bank.register import PlayedRegister
     from dealer.draw.director import Director
 
-    with open_unlocked(bank, keys, passphrase) as b:
-        data = Director(b).reveal(label)
+    with open_unlocked(bank, keys, passphrase) as b, PlayedRegister(register_path(bank, register)) as played:
+        data = Director(b, played).reveal(label)
     print_json(data)
 
 
@@ -245,6 +259,9 @@ def verify_cmd(
         "--commitment",
         help="The commitment's SHA-256 as the hall showed it and the draw protocol printed it (16 to 64 hex digits).",
     ),
+    register: Path | None = typer.Option(
+        None, "--register", help="A register of played deals: no drawn deal may have been played before this draw."
+    ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
     from dealer.draw.bundle import anchor_check, verify_bundle
@@ -259,6 +276,8 @@ def verify_cmd(
     checks = verify_bundle(bundle, pool)
     if commitment is not None and checks and checks[-1].ok:
         checks.append(anchor_check(bundle, commitment))
+    if register is not None and checks and checks[-1].ok:
+        checks.append(_register_check(bundle, register))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
         word = t("passed") if check.ok else t("FAILED")
         print_line(f"{word} {_check_name(check.name)}: {error(check.text)}")
@@ -275,6 +294,26 @@ def verify_cmd(
     print_line(t("{path}: all {n} checks passed: {what}", path=bundle_path, n=len(checks), what=what))
 
 
+def _register_check(bundle: JsonObject, path: Path) -> Check:
+    """No drawn deal of ``bundle`` was registered as played by anything but this very draw (Law 15)."""
+    from dealer.bank.register import PlayedRegister
+    from dealer.core.errors import Phrase
+    from dealer.draw.bundle import Check, register_source
+
+    if not path.is_file():
+        raise fail(t("{path}: no register of played deals there", path=path))
+    own = register_source(bundle)
+    with PlayedRegister(path) as played:
+        before = [
+            d["deal_id"] for d in bundle["drawn"] if played.source_of(bytes.fromhex(d["deal"])) not in (None, own)
+        ]
+        size = played.count()
+    if before:
+        return Check("register", False, Phrase("deals {ids} were played before this draw (register {path})",
+                                               ids=", ".join(map(str, before)), path=path))  # fmt: skip
+    return Check("register", True, Phrase("none of its deals was played before (register of {n} deals)", n=size))
+
+
 def _check_name(name: str) -> str:
     """A bundle check's name in the command line's language (its details, mostly hashes, stay as written)."""
     names = {
@@ -285,6 +324,7 @@ def _check_name(name: str) -> str:
         "commitment names the seal": t("commitment names the seal"),
         "seal is possible": t("seal is possible"),
         "commitment as printed": t("commitment as printed"),
+        "register": t("register of played deals"),
         "chain": t("chain"),
         "public value": t("public value"),
         "void": t("void draw"),

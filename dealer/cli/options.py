@@ -70,3 +70,17 @@ def open_unlocked(bank: Path, keys: Path | None, passphrase: Path | None) -> Sql
         b.close()
         raise
     return b
+
+
+RegisterOption = typer.Option(
+    None,
+    "--register",
+    help="The register of played deals of the competition (default: played.sqlite beside the bank file).",
+)
+
+
+def register_path(bank: Path, register: Path | None) -> Path:
+    """The register given, else ``played.sqlite`` beside a bank file (a PostgreSQL bank: ./var/played.sqlite)."""
+    if register is not None:
+        return register
+    return Path("var") / "played.sqlite" if str(bank).startswith("postgresql") else bank.parent / "played.sqlite"

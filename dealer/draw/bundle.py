@@ -740,3 +740,8 @@ def anchor_check(bundle: JsonObject, noted: str) -> Check:
             noted=text,
         ),
     )
+
+
+def register_source(bundle: JsonObject) -> str:
+    """How the register of played deals names the draw of ``bundle`` (``Director.reveal`` writes it)."""
+    return f"bank {bundle['commitment']['bank']}, draw {bundle['commitment']['label']}"

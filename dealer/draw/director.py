@@ -16,12 +16,13 @@ from typing import TypedDict
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
+from dealer.bank.register import PlayedRegister
 from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
 from dealer.core import Seat
 from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
-from .bundle import BUNDLE_FORMAT
+from .bundle import BUNDLE_FORMAT, register_source
 from .protocol import (
     COMMIT_FORMAT,
     ELIGIBLE_RULE,
@@ -91,8 +92,11 @@ class ChainOf:
 
 
 class Director:
-    def __init__(self, bank: BankRepository) -> None:
+    def __init__(self, bank: BankRepository, register: PlayedRegister | None = None) -> None:
+        """``register``: the played deals of the competition (Law 15): a bank holding one draws nothing, and every
+        revealed draw's deals are added to it."""
         self.bank = bank
+        self.register = register
 
     # -- public ------------------------------------------------------------------------------------
     def status(self) -> JsonObject:
@@ -220,6 +224,7 @@ class Director:
                 sealed=sealed,
                 least=MIN_PERCENT,
             )
+        self._check_register(sealed)
         keyring = bank.keyring  # the chief judge's: K is sealed under it at once, and the commitment signed
         secret = secrets.token_bytes(SECRET_SIZE)
         doc = {
@@ -358,7 +363,27 @@ class Director:
         secret, drawn = self._secret(rec), self._drawn(rec)
         data = {"drawn": drawn, "label": label, "secret": secret.hex()}
         self.bank.draw_reveal(label, secret, drawn, data)
+        if self.register is not None:  # played from now on, in every bank of the competition
+            deals = self.bank.get_deals(drawn)
+            source = register_source({"commitment": {"bank": self.bank.bank_id, "label": label}})
+            self.register.add((d.deal.to_bytes() for d in deals), source, self.bank.now())
         return data
+
+    def _check_register(self, sealed: int) -> None:
+        """Refuse to draw from a bank whose sealed deals include one already played in the competition."""
+        if self.register is None:
+            return
+        rows = [r for r in self.bank.deal_rows() if r.deal_id <= sealed and r.state == "bank"]
+        played = self.register.played(bytes(r.canonical) for r in rows)
+        if played:
+            ids = [r.deal_id for r in rows if bytes(r.canonical) in played]
+            raise DrawError(
+                "the sealed bank holds {n} deals already played in the competition (deals {ids}; register {path}): "
+                "a deal is never played twice (Law 15); form a bank without them",
+                n=len(ids),
+                ids=", ".join(map(str, ids[:10])),
+                path=self.register.path,
+            )
 
     def bundle(self, label: str) -> JsonObject:
         """The verification bundle (docs/bundle.md); only after the reveal, or of a voided draw."""

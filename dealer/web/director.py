@@ -70,7 +70,10 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     bank = service.bank.bank
     if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
         return
-    director = Director(bank)
+    from dealer.bank.register import PlayedRegister
+
+    # the competition's played deals (Law 15): checked at every prepare, filled at every reveal
+    director = Director(bank, PlayedRegister(service.config.var_dir / "played.sqlite"))
     run = service.bank.call
     custody: CustodySession = service.custody
     read = [Depends(role_check(service.secrets, "director", state_changing=False))]
