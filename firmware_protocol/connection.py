@@ -23,6 +23,7 @@ from .link import (
     Judge,
     Link,
     LinkEvent,
+    OutOfSequence,
 )
 from .link import Refused as LinkRefused
 from .messages import Boot, BootReason, Heartbeat, Hello, HelloReply, Message, NakReason
@@ -110,6 +111,14 @@ class ConnectionLost:
 
 
 @dataclass(frozen=True, slots=True)
+class PeerMisbehaved:
+    """Host: the device broke a rule the connection checks (its sequence numbers, §5.2). The session is closed
+    (the deal in progress is void); the caller reports it and opens a new session with HELLO."""
+
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class FrameDropped:
     error: FrameError
 
@@ -123,6 +132,7 @@ Event = (
     | PeerRestarted
     | HelloReceived
     | ConnectionLost
+    | PeerMisbehaved
     | FrameDropped
 )
 
@@ -175,7 +185,7 @@ class HostConnection(_Base):
         self.min_version = min_version
         self.max_version = max_version
         self.heartbeat = heartbeat
-        self.link = Link(ack_timeout=ack_timeout, retry_limit=retry_limit)
+        self.link = Link(ack_timeout=ack_timeout, retry_limit=retry_limit, check_sequence=True)
         self.state = HostState.CLOSED
         self.version = 0
         self.heartbeats = 0
@@ -243,6 +253,16 @@ class HostConnection(_Base):
             self._common(ev, out)
             self.state = HostState.CLOSED
             out.append(PeerRestarted("the device lost its session (restarted without notice)"))
+            return
+        if isinstance(ev, OutOfSequence):
+            if self.state is HostState.OPEN:
+                self.state = HostState.CLOSED
+                self.link.drop_queue()
+                if ev.reused:
+                    what = f"reused sequence number {ev.seq} for a new {ev.message.TYPE.name}"
+                else:
+                    what = f"sent {ev.message.TYPE.name} with sequence number {ev.seq}"
+                out.append(PeerMisbehaved(f"the device {what}; the next number was {ev.expected} (PROTOCOL.md §5.2)"))
             return
         if self._common(ev, out):
             return

@@ -91,13 +91,25 @@ class GaveUp:
 
 
 @dataclass(frozen=True, slots=True)
+class OutOfSequence:
+    """A reliable frame whose ``seq`` is neither the next one nor a true duplicate (the same number on a
+    different message): a sender that broke PROTOCOL.md §5.2. Neither answered nor delivered; reported only by
+    a link made with ``check_sequence`` (the host's: it never trusts the device's numbering)."""
+
+    message: Message
+    seq: int
+    expected: int
+    reused: bool  # the last number again, on a different message
+
+
+@dataclass(frozen=True, slots=True)
 class Corrupt:
     """A frame was dropped (noise, bad CRC, unknown type …)."""
 
     error: FrameError
 
 
-LinkEvent = Delivered | Acked | Refused | GaveUp | Corrupt
+LinkEvent = Delivered | Acked | Refused | GaveUp | Corrupt | OutOfSequence
 
 # judge(message) -> None to accept, or (reason, detail) to NAK it.
 Judge = Callable[[Message], "tuple[NakReason, str] | None"]
@@ -119,11 +131,13 @@ class Link:
         retry_limit: int = DEFAULT_RETRY_LIMIT,
         judge: Judge | None = None,
         device: bool = False,
+        check_sequence: bool = False,
     ) -> None:
         self.ack_timeout = ack_timeout
         self.retry_limit = retry_limit
         self.judge = judge
         self.device = device
+        self.check_sequence = check_sequence
         self.decoder = Decoder(_TABLE.versions_supported)
         self.duplicates = 0
         self.retransmissions = 0
@@ -136,6 +150,7 @@ class Link:
         self._tx_seq = 0
         self._rx_last: int | None = None
         self._rx_answer: bytes | None = None
+        self._rx_message: Message | None = None  # the message remembered with _rx_last (None: NAKed undecoded)
 
     @property
     def version(self) -> int:
@@ -207,6 +222,7 @@ class Link:
         """Forget the peer's numbering: the next reliable frame is never a duplicate (PROTOCOL.md §5.3)."""
         self._rx_last = None
         self._rx_answer = None
+        self._rx_message = None
 
     def _frame(self, message: Message, seq: int) -> bytes:
         version = 1 if message.TYPE in FROZEN_TYPES else self._version
@@ -242,6 +258,7 @@ class Link:
                 if ev.reason in TRUSTED_HEADER and ev.msg_type is not None and ev.msg_type < FIRST_UNANSWERED_TYPE:
                     assert ev.seq is not None
                     self._answer(ev.seq, Nak(ev.seq, ev.msg_type, int(NAK_FOR_DROP[ev.reason]), ev.detail))
+                    self._rx_message = None
                 continue
             self.last_heard = now
             self._on_message(ev, now, events)
@@ -281,9 +298,16 @@ class Link:
             # A new session: everything queued is void; HELLO is never treated as a duplicate.
             self.reset()
         elif ev.seq == self._rx_last and self._rx_answer is not None:
+            if self.check_sequence and self._rx_message is not None and msg != self._rx_message:
+                events.append(OutOfSequence(msg, ev.seq, (ev.seq + 1) & 0xFF, reused=True))
+                return
             self.duplicates += 1
             self._out += self._rx_answer
             return
+        elif self.check_sequence and self._rx_last is not None and ev.seq != (self._rx_last + 1) & 0xFF:
+            events.append(OutOfSequence(msg, ev.seq, (self._rx_last + 1) & 0xFF, reused=False))
+            return
+        self._rx_message = msg
         verdict = self.judge(msg) if self.judge is not None else None
         if verdict is None:
             self._answer(ev.seq, Ack(ev.seq))

@@ -71,6 +71,8 @@ class Table:
     busy_retry_limit: int
     max_text: int
     min_send_queue: int
+    reply_timeout_ms: int
+    report_timeout_ms: int
     messages: tuple[MessageSpec, ...]
     by_type: dict[int, MessageSpec]
     by_name: dict[str, MessageSpec]
@@ -132,6 +134,8 @@ def load_table() -> Table:
         busy_retry_limit=int(raw["busy_retry_limit"]),
         max_text=int(raw["max_text"]),
         min_send_queue=int(raw["min_send_queue"]),
+        reply_timeout_ms=int(raw["reply_timeout_ms"]),
+        report_timeout_ms=int(raw["report_timeout_ms"]),
         messages=messages,
         by_type=by_type,
         by_name={m.name: m for m in messages},

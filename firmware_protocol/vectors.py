@@ -120,7 +120,41 @@ def _error_streams() -> list[tuple[str, bytes]]:
         ("card index 60 out of range", encode_raw(1, 0x91, 9, bytes.fromhex("01000000") + bytes([3, 60, 2, 250]))),
         ("pocket 4 out of range", encode_raw(1, 0x91, 9, bytes.fromhex("01000000") + bytes([3, 12, 4, 250]))),
         ("empty frames (back-to-back delimiters) are idle fill", DELIMITER * 3 + good),
+        # the error cases the text names (§1, §3, §5.1); expected events derived by hand in test_protocol_vectors
+        ("text: invalid UTF-8 (0xC3 0x28)", _fault_text(b"\xc3\x28")),
+        ("text: overlong UTF-8 (0xC0 0xAF for '/')", _fault_text(b"\xc0\xaf")),
+        ("text: a UTF-16 surrogate (0xED 0xA0 0x80)", _fault_text(b"\xed\xa0\x80")),
+        ("text: above U+10FFFF (0xF4 0x90 0x80 0x80)", _fault_text(b"\xf4\x90\x80\x80")),
+        ("text: 121 bytes, one over max_text", _fault_text(b"a" * 121)),
+        ("text: exactly 120 bytes (60 two-byte code points) is fine", _fault_text("é".encode() * 60)),
+        (
+            "NAK detail of 121 bytes (unanswered type, still bad_field)",
+            encode_raw(1, 0xF1, 0, b"\x04\x10\x05" + b"n" * 121),
+        ),
+        ("str16: a 0x00 followed by a non-0x00 byte", _device_info(b"SN\x00X".ljust(16, b"\x00"))),
+        ("str16: a byte outside 0x20..0x7E (0x7F)", _device_info(b"SN\x7f".ljust(16, b"\x00"))),
+        ("str16: all 16 bytes printable, no padding, is fine", _device_info(b"0123456789ABCDEF")),
+        ("position 52 out of range", encode_raw(1, 0x91, 9, bytes.fromhex("01000000") + bytes([52, 12, 2, 250]))),
+        ("position 0xFF (none) decodes", encode_raw(1, 0x91, 9, bytes.fromhex("01000000") + bytes([0xFF, 12, 2, 250]))),
+        ("FAULT shorter than its fixed fields", encode_raw(1, 0x94, 3, bytes.fromhex("01000000010203"))),
+        ("maximum-length frame: 240-byte payload, 248 decoded, 249 encoded (unknown type 0x55)", _longest(240)),
+        ("249/250 boundary: 241-byte payload encodes to 250 bytes: oversize, then a frame", _longest(241) + good),
     ]
+
+
+def _fault_text(text: bytes) -> bytes:
+    """FAULT(deal 1, JAM, position 20, no card, no pocket) with ``text`` as its detail, bytes as given."""
+    return encode_raw(1, 0x94, 11, bytes.fromhex("01000000") + bytes([1, 20, 0xFF, 0xFF]) + text)
+
+
+def _device_info(serial: bytes) -> bytes:
+    return encode_raw(1, 0x82, 1, bytes([7, 4, 1, 2, 3]) + serial + b"OpenDealer".ljust(16, b"\x00"))
+
+
+def _longest(payload: int) -> bytes:
+    """A frame of type 0x55 with ``payload`` bytes 0x01..: COBS adds exactly one byte (no run of 254)."""
+    body = bytes([1, 0x55, 1, payload & 0xFF]) + bytes((i % 255) + 1 for i in range(payload))
+    return bytes(cobs.encode(body + struct.pack("<I", zlib.crc32(body)))) + DELIMITER
 
 
 def _events_json(stream: bytes) -> list[dict[str, Any]]:

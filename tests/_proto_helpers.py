@@ -53,6 +53,7 @@ class MachineOptions(TypedDict, total=False):
     cable_outage: float
     ack_timeout: float
     retry_limit: int
+    session_timeout: float
 
 
 class DriverOptions(TypedDict, total=False):
@@ -63,6 +64,8 @@ class DriverOptions(TypedDict, total=False):
     handshake_timeout: float
     ack_timeout: float
     retry_limit: int
+    reply_timeout: float
+    report_timeout: float
 
 
 MEDIA: dict[str, Kind] = {"pty": "pty", "usb": "usb", "tcp": "tcp"}

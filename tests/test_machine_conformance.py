@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from _c_support import SANITIZE, build, example_device, sanitizers_work, write_decks
+from _proto_helpers import MachineOptions
 
 from drivers.conformance import run_conformance
 from drivers.simulator import SimulatorThread, VirtualMachine, parse_faults
@@ -29,7 +30,7 @@ def test_the_simulator_conforms_and_the_report_is_written(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stdout + done.stderr
     report = (tmp_path / "report.txt").read_text(encoding="utf-8")
     assert report == done.stdout
-    assert "result: CONFORMS — 10 of 10 checks passed" in report
+    assert "result: CONFORMS — 15 of 15 checks passed" in report
     assert "PASS  board" in report and "PASS  lost_host" in report
     for name in (
         "handshake",
@@ -38,9 +39,14 @@ def test_the_simulator_conforms_and_the_report_is_written(tmp_path: Path) -> Non
         "duplicates",
         "retransmission",
         "noise",
+        "answer_timer",
+        "precedence",
+        "wrap",
         "deal",
+        "flow_control",
         "board",
         "lost_host",
+        "resumption",
     ):
         assert f"PASS  {name}" in report
 
@@ -77,6 +83,42 @@ def test_a_broken_device_fails_naming_its_deviation(
     bad = [r for r in report.results if not r.ok]
     assert bad[0].name == failed, report.render()
     assert message in bad[0].detail, report.render()
+    assert "DOES NOT CONFORM" in report.render()
+
+
+# A maker's broken devices (issue 30): each a variant of the simulated machine dealing at a realistic pace (20 ms
+# a card), each caught by the check that enforces the section it breaks, with that section named.
+PACE_20MS = 52 * 0.020
+MAKERS: list[tuple[str, str, MachineOptions, str, str]] = [
+    ("acks before the CRC check", "ack_bad_crc", {}, "noise", "must not be answered (§5.1 steps 1-5c); got ACK"),
+    ("sequence stuck at 255", "seq_stuck", {}, "wrap", "reuses sequence number 255 of the message before it"),
+    ("a repeated position", "repeated_position", {}, "deal", "position 9; expected deal 901 position 10 (§8)"),
+    ("a 53rd card at position 52", "position_52", {}, "deal", "position 52 is not in 0..51 or 0xFF; bytes"),
+    ("a card after the deal end", "card_after_end", {}, "deal", "nothing more about it may come: 52 cards a deal"),
+    ("no flow control, cards lost", "drops_when_busy", {}, "flow_control", "never came (position"),
+    ("ACK/NAK 400 ms late", "late_answer", {}, "answer_timer", "the answer is due within 50 ms of the frame (§5.4)"),
+    ("BAD_FIELD before BAD_STATE", "bad_field_first", {}, "precedence", "§5.1: step 12 before 14 requires NAK"),
+    ("never NAKs BUSY", "no_busy", {}, "flow_control", "(no room for it is NAK BUSY, §5.5) within 1 s; got nothing"),
+    ("answer data before the ACK", "data_before_ack", {}, "handshake", "arrived before the ACK of HELLO (seq 0)"),
+    ("resumes a cut deal", "resumes", {}, "resumption", "nothing of deal 906 may come after a new session"),
+    ("retransmits after 50 ms", "", {"ack_timeout": 0.05}, "retransmission", "the retransmission timer is 200 ms"),
+    ("drops the session after 3 s", "", {"session_timeout": 3.0}, "lost_host", "after 4.4 s of host silence"),
+]
+
+
+@pytest.mark.parametrize(("quirk", "options", "failed", "message"), [m[1:] for m in MAKERS], ids=[m[0] for m in MAKERS])
+def test_a_makers_broken_device_is_caught_at_its_own_pace_naming_the_section(
+    quirk: str, options: MachineOptions, failed: str, message: str
+) -> None:
+    at_pace = MachineOptions(pace=PACE_20MS)
+    at_pace.update(options)
+    machine = VirtualMachine(faults=parse_faults(quirk), **at_pace)
+    with SimulatorThread(machine, "pty") as sim:
+        report = asyncio.run(run_conformance(open_transport(sim.url), sim.url, {"handshake", failed}))
+    bad = [r for r in report.results if not r.ok]
+    assert [r.name for r in bad] == [failed], report.render()
+    assert message in bad[0].detail, report.render()
+    assert "§" in bad[0].detail
     assert "DOES NOT CONFORM" in report.render()
 
 
@@ -129,3 +171,16 @@ def test_the_verdict_line_agrees_with_the_count(passed: int, total: int, ru: str
     ]
     assert ru in report.render(lambda p: error_text(p, "ru"))
     assert en in report.render()
+
+
+def test_a_reader_only_scanner_with_no_pockets_conforms_to_its_profile() -> None:
+    """§8.1: a card scanner (READER only, 0 pockets) passes; START_DEAL and MAKE_BOARD get NOT_CAPABLE."""
+    from firmware_protocol.messages import Capability
+
+    machine = VirtualMachine(pace=0, capabilities=Capability.READER, pockets=0)
+    with SimulatorThread(machine, "pty") as sim:
+        report = asyncio.run(
+            run_conformance(open_transport(sim.url), sim.url, {"handshake", "deal", "board", "flow_control"})
+        )
+    assert report.ok, report.render()
+    assert "NOT_CAPABLE" in report.render()

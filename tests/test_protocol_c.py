@@ -244,3 +244,37 @@ def test_c_and_python_decoders_agree_on_damaged_random_streams(harness: Path) ->
     kinds = {e.split()[0] if e.startswith("ok") else e for line in want for e in line.split(";") if e}
     assert {"ok", "error bad_crc", "error bad_field", "error bad_payload", "error unsupported_version"} <= kinds
     assert ask(harness, [f"stream {s.hex()}" for s in streams]) == want
+
+
+def test_c_sends_a_fault_with_the_120_bytes_of_text_the_text_allows(harness: Path) -> None:
+    """PROTOCOL.md §1: FAULT text up to 120 bytes. The C library keeps the part beyond a queue slot in one shared
+    tail: a second long message waits (-1) until the first is answered; 121 bytes is refused (-3). The frame is
+    the Python codec's (a second implementation)."""
+    from firmware_protocol.codec import encode
+    from firmware_protocol.messages import Fault
+
+    fault = Fault(1, 1, 20, None, None, "é" * 60)  # 120 bytes of UTF-8
+    payload = encode_payload(fault).hex()
+    (line,) = ask(harness, [f"send {0x94} {payload}"])
+    assert line == f"0 -1 {encode(fault, 1).hex()} 0"
+    (over,) = ask(harness, [f"send {0x94} {payload}61"])
+    assert over == "-3 -3  -3"
+
+
+def test_a_cpp_caller_links_against_the_c_library(out_dir: Path) -> None:
+    """odp.h has extern "C" guards: Arduino and ESP-IDF firmware is C++."""
+    cxx = shutil.which("g++") or shutil.which("clang++")
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cxx is None or cc is None:
+        pytest.skip("no C++ compiler")
+    obj = out_dir / "odp_for_cpp.o"
+    subprocess.run([cc, "-std=c99", "-c", str(C_DIR / "odp.c"), "-o", str(obj)], check=True, timeout=300)
+    main = out_dir / "main.cpp"
+    main.write_text(
+        '#include "odp.h"\n'
+        'int main() { const uint8_t s[] = "123456789"; return odp_crc32(s, 9) == 0xCBF43926u ? 0 : 1; }\n',
+        encoding="utf-8",
+    )
+    binary = out_dir / "cpp_caller"
+    subprocess.run([cxx, f"-I{C_DIR}", str(main), str(obj), "-o", str(binary)], check=True, timeout=300)
+    assert subprocess.run([str(binary)], check=False, timeout=60).returncode == 0

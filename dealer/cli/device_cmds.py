@@ -95,25 +95,45 @@ def machine_deal(
 
     from dealer.core.events import DealEnded, DeviceFault, Disconnected
 
+    def said(ev: DeviceFault | Disconnected) -> str:
+        return f"{ev.kind.value}: {ev.detail}" if isinstance(ev, DeviceFault) else ev.reason
+
     async def main() -> int:
         drv = _driver(target)
         await drv.connect()
+        # the driver ends every operation (a fault when the device falls silent); this is only a last guard
+        patience = drv.report_timeout + drv.handshake_timeout
         failures = 0
         try:
             for _ in range(count):
                 deal_id = await drv.start_deal()
                 while True:
-                    ev = await drv.next_event(120)
+                    try:
+                        ev = await drv.next_event(patience)
+                    except TimeoutError:
+                        failures += 1
+                        typer.echo(
+                            t(
+                                "deal {deal_id}: void: no word from the device for {seconds} s",
+                                deal_id=deal_id,
+                                seconds=round(patience),
+                            )
+                        )
+                        return failures
                     if isinstance(ev, DealEnded) and ev.deal_id == deal_id:
                         assert ev.record is not None
                         typer.echo(
                             t("deal {deal_id}: {pbn}", deal_id=deal_id, pbn=Deal.from_bytes(ev.record).to_pbn(Seat.N))
                         )
                         break
+                    if isinstance(ev, DeviceFault) and ev.deal_id is not None and ev.deal_id != deal_id:
+                        failures += 1  # about a deal printed before: the device reported more after its end
+                        typer.echo(t("deal {deal_id}: void: {event}", deal_id=ev.deal_id, event=said(ev)))
+                        continue
                     if isinstance(ev, DeviceFault | Disconnected):
                         failures += 1
-                        typer.echo(t("deal {deal_id}: void: {event}", deal_id=deal_id, event=ev))
-                        if isinstance(ev, DeviceFault):
+                        typer.echo(t("deal {deal_id}: void: {event}", deal_id=deal_id, event=said(ev)))
+                        if isinstance(ev, DeviceFault) and await drv.wait_connected(drv.handshake_timeout):
                             await drv.reset()
                         break
         finally:
@@ -134,7 +154,7 @@ def machine_conformance(
     only: str = typer.Option("", "--only", help="Comma-separated checks to run (default: all)."),
     report: str = typer.Option("", "--report", help="Also write the report to this file."),
 ) -> None:
-    """Check a device against the open protocol (PROTOCOL.md 1.1); print a report; exit 1 on any deviation."""
+    """Check a device against the open protocol (PROTOCOL.md 1.2); print a report; exit 1 on any deviation."""
     import asyncio
 
     from drivers.conformance import CHECKS, run_conformance

@@ -38,6 +38,10 @@ class Operation:
     target: Deal | None = None  # the board's deal: every card must go into its seat
     check: DealCheck = field(init=False)
     outcome: asyncio.Future[DeviceFault | DealEnded] | None = None
+    # the host's watch on a quiet device (monotonic time of the last report, what it was, DEAL_START seen)
+    last_report: float = 0.0
+    last_what: str = ""
+    started: bool = False
 
     def __post_init__(self) -> None:
         self.check = DealCheck(self.target)
@@ -60,8 +64,11 @@ def card_void(op: Operation, verdict: Verdict) -> Void | None:
     match verdict.problem:
         case Problem.UNREADABLE:
             return None
-        case Problem.GAP | Problem.REPEATED:
+        case Problem.GAP:
             return Void(FaultKind.MISSING_CARD, f"card positions jump from {verdict.number} to {p}", p)
+        case Problem.REPEATED:
+            detail = f"position {p} reported again (the next was {verdict.number}) (PROTOCOL.md §8)"
+            return Void(FaultKind.PROTOCOL, detail, p, card, pocket)
         case Problem.NO_POCKET:
             return Void(FaultKind.PROTOCOL, f"card at position {p} reported without a pocket", p, card)
         case Problem.DUPLICATE:

@@ -23,13 +23,16 @@ from dealer.core.events import (
     FaultKind,
     Reconnected,
 )
+from firmware_protocol.codec import FIRST_UNANSWERED_TYPE, TRUSTED_HEADER, FrameError
 from firmware_protocol.connection import (
     Answered,
     ConnectionLost,
     Event,
+    FrameDropped,
     HostConnection,
     HostState,
     MessageReceived,
+    PeerMisbehaved,
     PeerRestarted,
     Refused,
     SessionOpened,
@@ -49,6 +52,7 @@ from firmware_protocol.messages import (
     GetStatus,
     MakeBoard,
     Message,
+    MsgType,
     NakReason,
     Reset,
     StartDeal,
@@ -58,7 +62,7 @@ from firmware_protocol.table import load_table
 
 from ..device import BoardMachine, BoardResult, CommandRefused, DeviceError, LinkLost, MachineInfo
 from ..transport import Transport, TransportClosed
-from .cards import Operation
+from .cards import Operation, Void
 from .io import Pump
 from .operations import DriverStats, Operations
 from .requests import Pending
@@ -70,6 +74,8 @@ HOST_MAX_VERSION = 1
 _TABLE = load_table()
 BUSY_RETRY = _TABLE.busy_retry_ms / 1000
 BUSY_RETRY_LIMIT = _TABLE.busy_retry_limit
+REPLY_TIMEOUT = _TABLE.reply_timeout_ms / 1000
+REPORT_TIMEOUT = _TABLE.report_timeout_ms / 1000
 
 
 class MachineDriver:
@@ -85,6 +91,8 @@ class MachineDriver:
         heartbeat: float = 1.0,
         reconnect_delay: float = 0.2,
         handshake_timeout: float = 5.0,
+        reply_timeout: float = REPLY_TIMEOUT,
+        report_timeout: float = REPORT_TIMEOUT,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._factory = transport_factory
@@ -93,6 +101,10 @@ class MachineDriver:
         self.heartbeat = heartbeat
         self.reconnect_delay = reconnect_delay
         self.handshake_timeout = handshake_timeout
+        self.reply_timeout = reply_timeout  # an answer's data after its ACK (DEVICE_INFO, STATUS, DEAL_START)
+        # ... plus the data's own retransmissions, which a noisy line may need (PROTOCOL.md §5.7)
+        self.reply_patience = reply_timeout + ack_timeout * retry_limit
+        self.report_timeout = report_timeout  # between two reports of an operation (cards, its end)
         self._now = wall_clock
         self._mono = time.monotonic
         self.conn = HostConnection(
@@ -115,7 +127,8 @@ class MachineDriver:
         self._lost_deal: int | None = None
         self._handshaking = False
         self._closed = False
-        self._session_ok = False
+        self._ready = asyncio.Event()  # set while a session is open (self._session_ok)
+        self._last_message = 0.0  # monotonic time of the device's last reliable message (the reply timer)
 
     # -- public API ------------------------------------------------------------------------------------
     @property
@@ -130,6 +143,25 @@ class MachineDriver:
     @property
     def connected(self) -> bool:
         return self._session_ok
+
+    @property
+    def _session_ok(self) -> bool:
+        return self._ready.is_set()
+
+    @_session_ok.setter
+    def _session_ok(self, value: bool) -> None:
+        if value:
+            self._ready.set()
+        else:
+            self._ready.clear()
+
+    async def wait_connected(self, timeout: float) -> bool:
+        """Wait until a session is open (after a reconnection or a new session the driver opened itself);
+        False if none is within ``timeout`` seconds."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self._ready.wait()
+        return self._ready.is_set()
 
     async def connect(self) -> MachineInfo:
         """Open the transport and the session. Raises DeviceError if the device cannot be reached."""
@@ -171,6 +203,8 @@ class MachineDriver:
         except DeviceError:
             self._ops.forget(op)
             raise
+        op.last_report = max(op.last_report, self._mono())  # DEAL_START is due from the ACK on
+        self._spawn(self._watch(op))
         return op.deal_id
 
     async def make_board(self, board_number: int, deal: Deal, copy: int) -> BoardResult:
@@ -184,6 +218,8 @@ class MachineDriver:
         except DeviceError:
             self._ops.forget(op)
             raise
+        op.last_report = max(op.last_report, self._mono())  # DEAL_START is due from the ACK on
+        self._spawn(self._watch(op))
         assert op.outcome is not None
         outcome = await op.outcome
         if isinstance(outcome, DealEnded):
@@ -318,6 +354,25 @@ class MachineDriver:
         fut.cancel()
         raise LinkLost("{reason}", reason=self._lost_reason)
 
+    async def _wait_reply(self, fut: asyncio.Future[R]) -> R:
+        """The data of a request: the device may not fall silent for ``reply_timeout`` before it (PROTOCOL.md
+        §5.7: the timer restarts at every message of the device, so data queued behind a deal's cards is not late;
+        ACKs do not count, the heartbeat's would keep a device that never answers alive)."""
+        waiting = asyncio.ensure_future(self._wait_or_lost(fut))
+        since = self._mono()  # the ACK has just come
+        try:
+            while True:
+                since = max(since, self._last_message)
+                done, _ = await asyncio.wait({waiting}, timeout=max(0.0, since + self.reply_patience - self._mono()))
+                if done:
+                    return waiting.result()
+                if self._last_message <= since:
+                    raise TimeoutError
+        finally:
+            waiting.cancel()
+            if not fut.done():
+                fut.cancel()  # a late answer is not handed to a request that gave up
+
     @overload
     async def _command(self, msg: Message, reply: None = None, during_handshake: bool = False) -> None: ...
 
@@ -348,9 +403,17 @@ class MachineDriver:
                 if reply_future is not None:
                     reply_future.cancel()
                 raise
-            if reply_future is None:
+            if reply is None or reply_future is None:
                 return None
-            return await self._wait_or_lost(reply_future)
+            try:
+                return await self._wait_reply(reply_future)
+            except TimeoutError:
+                raise DeviceError(
+                    "the device ACKed {command} but sent no {reply} within {seconds} s (PROTOCOL.md §5.7)",
+                    command=msg.TYPE.name,
+                    reply=reply.TYPE.name,
+                    seconds=round(self.reply_patience, 2),
+                ) from None
         raise AssertionError("unreachable")
 
     # -- handling the device's messages ------------------------------------------------------------------
@@ -370,7 +433,10 @@ class MachineDriver:
                 self._pending.session_done(None, DeviceError("{reason}", reason=ev.detail))
             elif isinstance(ev, PeerRestarted) and self._session_ok and not self._handshaking:
                 self._device_restarted(ev.detail)
-            # FrameDropped: counted by the link's decoder; the sender retransmits
+            elif isinstance(ev, PeerMisbehaved):
+                self._device_misbehaved(ev.detail)
+            elif isinstance(ev, FrameDropped):
+                self._on_dropped(ev.error)
 
     def _on_refused(self, ev: Refused) -> None:
         try:
@@ -380,6 +446,13 @@ class MachineDriver:
         self._pending.refused(ev.seq, CommandRefused(ev.message.TYPE.name, reason, ev.detail))
 
     def _on_message(self, msg: Message) -> None:
+        self._last_message = self._mono()
+        op = self._ops.current
+        reports = DealStart | CardRead | DealEnd | BoardDone | Fault
+        if op is not None and isinstance(msg, reports) and msg.deal_id == op.deal_id:
+            op.last_report = self._mono()
+            op.last_what = msg.TYPE.name if not isinstance(msg, CardRead) else f"CARD_READ {msg.position}"
+            op.started = True
         if self._pending.deliver(msg):
             return
         if isinstance(msg, CardRead):
@@ -390,6 +463,44 @@ class MachineDriver:
             self._ops.end(msg)
         elif isinstance(msg, Fault):
             self._ops.fault(msg)
+
+    def _on_dropped(self, error: FrameError) -> None:
+        """A device message with a good CRC that broke the layout or a field's range (§5.1 steps 5d-5h): the
+        link NAKed it, so the device will not send it again. A card report lost that way voids the deal."""
+        if error.reason not in TRUSTED_HEADER or error.msg_type is None or error.msg_type >= FIRST_UNANSWERED_TYPE:
+            return  # noise: the device retransmits
+        try:
+            name = MsgType(error.msg_type).name
+        except ValueError:
+            name = f"type 0x{error.msg_type:02x}"
+        exc = DeviceError(
+            "the device sent a malformed {message} ({reason}: {detail}) (PROTOCOL.md §5.1)",
+            message=name,
+            reason=error.reason.value,
+            detail=error.detail,
+        )
+        if self._pending.malformed(error.msg_type, exc):
+            return  # the request waiting for it fails with the reason
+        op = self._ops.current
+        if op is None:
+            return
+        detail = (
+            f"the device sent a malformed {name} (seq {error.seq}, {error.reason.value}: {error.detail}) during "
+            f"deal {op.deal_id} (PROTOCOL.md §5.1)"
+        )
+        self._ops.void(op, Void(FaultKind.PROTOCOL, detail))
+
+    def _device_misbehaved(self, detail: str) -> None:
+        """The device broke its sequence numbering: nothing it sends can be trusted to be new or repeated. The
+        operation in progress is void (a PROTOCOL fault on the stream); a new session restarts the numbering."""
+        self.stats.faults += 1
+        op = self._ops.current
+        self._emit(DeviceFault(FaultKind.PROTOCOL, detail, self._now(), op.deal_id if op is not None else None))
+        self._ops.void_current(FaultKind.PROTOCOL, detail, emit=False)
+        self._session_ok = False
+        self._pending.fail(DeviceError("{reason}", reason=detail))
+        if not self._handshaking:  # a handshake in progress fails with the reason itself
+            self._spawn(self._rehandshake())
 
     def _device_restarted(self, detail: str) -> None:
         self._ops.restarted(detail)
@@ -407,7 +518,29 @@ class MachineDriver:
     def _begin(self, board: int | None = None, copy: int | None = None, target: Deal | None = None) -> Operation:
         if not self._session_ok:
             raise LinkLost("not connected ({reason})", reason=self._lost_reason or Phrase("no session"))
-        return self._ops.begin(board, copy, target)
+        op = self._ops.begin(board, copy, target)
+        op.last_report = self._mono()
+        return op
+
+    async def _watch(self, op: Operation) -> None:
+        """A device that goes quiet in the middle of an operation voids it (PROTOCOL.md §5.7, the timers):
+        DEAL_START is due ``reply_patience`` after the command's ACK, every further report ``report_timeout``
+        after the one before. Ends with the operation."""
+        assert op.outcome is not None
+        while not op.outcome.done():
+            limit = self.report_timeout if op.started else self.reply_patience
+            left = op.last_report + limit - self._mono()
+            if left <= 0:
+                if self._ops.current is op:
+                    if op.started:
+                        what = f"no report of deal {op.deal_id} for {limit:g} s after {op.last_what}"
+                    else:
+                        what = f"no DEAL_START for deal {op.deal_id} within {limit:g} s of the command's ACK"
+                    self._ops.void(op, Void(FaultKind.PROTOCOL, f"the device fell silent: {what} (PROTOCOL.md §5.7)"))
+                return
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(left):
+                    await asyncio.shield(op.outcome)
 
     def _stop_machine(self) -> None:
         """ABORT to the machine after the driver voided an operation (if the session is open)."""

@@ -40,6 +40,7 @@ class Operations:
         self._stop_machine = stop_machine
         self.stats = stats
         self.current: Operation | None = None
+        self.last_ended: int | None = None  # the deal that ended well last, until another begins
         self._next_id = 1
 
     def begin(self, board: int | None = None, copy: int | None = None, target: Deal | None = None) -> Operation:
@@ -89,13 +90,31 @@ class Operations:
     def started(self, msg: DealStart) -> None:
         if self.current is not None and msg.deal_id == self.current.deal_id:
             self._emit(DealStarted(msg.deal_id, self._now()))
-        else:
+        elif not self.unknown_deal(msg):
             self.stats.stale += 1
+
+    def unknown_deal(self, msg: DealStart | CardRead | DealEnd | BoardDone) -> bool:
+        """A report naming a deal the host never started (ids are given in increasing order: a lower one is an
+        earlier deal's leftover, stale) voids the operation in progress; True if it did."""
+        op = self.current
+        if op is None or (msg.deal_id is not None and msg.deal_id < op.deal_id):
+            return False
+        named = "none" if msg.deal_id is None else str(msg.deal_id)
+        detail = (
+            f"{msg.TYPE.name} names deal {named}, which the host never started, during deal {op.deal_id} "
+            "(PROTOCOL.md §8)"
+        )
+        self.void(op, Void(FaultKind.PROTOCOL, detail))
+        return True
 
     def card(self, msg: CardRead) -> None:
         op = self.current
-        if op is None or msg.deal_id != op.deal_id or msg.position is None or msg.position < op.check.next_position:
-            self.stats.stale += 1
+        if op is None or msg.deal_id != op.deal_id:
+            if not self.unknown_deal(msg):
+                self.after_end(msg, msg.deal_id)
+            return
+        if msg.position is None:  # 0xFF is a legal position value, but no card's: the device never tells it
+            self.void(op, Void(FaultKind.PROTOCOL, "CARD_READ without a position (0xFF) (PROTOCOL.md §8)", None))
             return
         ts = self._now()
         verdict = op.check.card(msg.position, msg.card, msg.pocket)
@@ -111,10 +130,37 @@ class Operations:
         self.stats.cards += 1
         self._emit(CardSeen(op.deal_id, msg.position, Card(msg.card), Seat(msg.pocket), msg.confidence / 255, ts))
 
+    def after_end(self, msg: CardRead | DealEnd | BoardDone, deal_id: int | None) -> None:
+        """A report for no operation in progress: stale (an operation the host voided or never began), or, for
+        the deal that has just ended well, a device reporting more than one whole deal: that is a fault."""
+        if deal_id is None or deal_id != self.last_ended:
+            self.stats.stale += 1
+            return
+        self.last_ended = None  # one fault per deal
+        self.stats.faults += 1
+        if isinstance(msg, CardRead):
+            detail = f"CARD_READ position {msg.position} after the end of deal {deal_id} (a 53rd card) (PROTOCOL.md §8)"
+            card, pocket = msg.card, msg.pocket
+        else:
+            detail = f"{msg.TYPE.name} again after the end of deal {deal_id} (PROTOCOL.md §8)"
+            card = pocket = None
+        self._emit(
+            DeviceFault(
+                FaultKind.EXTRA_CARD if isinstance(msg, CardRead) else FaultKind.PROTOCOL,
+                detail,
+                self._now(),
+                deal_id,
+                None,
+                None if card is None else Card(card),
+                None if pocket is None else Seat(pocket),
+            )
+        )
+
     def end(self, msg: DealEnd | BoardDone) -> None:
         op = self.current
         if op is None or msg.deal_id != op.deal_id:
-            self.stats.stale += 1
+            if not self.unknown_deal(msg):
+                self.after_end(msg, msg.deal_id)
             return
         verdict = op.check.end(bytes(msg.record), msg.cards)
         if verdict is not None:
@@ -122,6 +168,7 @@ class Operations:
             return
         ended = DealEnded(op.deal_id, self._now(), bytes(msg.record))
         self.current = None
+        self.last_ended = op.deal_id
         self._emit(ended)
         if op.outcome is not None and not op.outcome.done():
             op.outcome.set_result(ended)

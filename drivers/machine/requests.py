@@ -69,6 +69,17 @@ class Pending:
                 return True
         return False
 
+    def malformed(self, msg_type: int, exc: DeviceError) -> bool:
+        """The device's answer of type ``msg_type`` came malformed (and was NAKed): the first request waiting
+        for that type fails with ``exc``; False if none was."""
+        for i, (kind, fut) in enumerate(self._waiters):
+            if int(kind.TYPE) == msg_type and not fut.done():
+                del self._waiters[i]
+                fut.set_exception(exc)
+                fut.exception()
+                return True
+        return False
+
     def fail(self, exc: DeviceError) -> None:
         """Every request in flight fails with ``exc`` (the link went, a new session began)."""
         for fut in self._acks.values():

@@ -8,7 +8,9 @@ CLI syntax (``--faults``), comma separated:
   ``noise~0.01``     line noise: each frame is corrupted with probability 0.01 (both directions)
   ``garbage~5``      line noise: on average 5 junk frames inserted per real frame the machine sends
   ``no_nak``         a protocol deviation (the firmware bugs ``dealer machine conformance`` must catch):
-                     ``crc_big_endian``, ``no_duplicate_detection``, ``no_nak``, ``wrong_version``
+                     ``crc_big_endian``, ``no_duplicate_detection``, ``no_nak``, ``wrong_version``; and reports
+                     the host must refuse: ``seq_stuck``, ``repeated_position``, ``position_52``,
+                     ``card_after_end``, ``stalls``
 """
 
 from __future__ import annotations
@@ -43,6 +45,22 @@ class ProtocolQuirk(Enum):
     NO_DUPLICATE_DETECTION = "no_duplicate_detection"  # a retransmitted command is acted on again
     NO_NAK = "no_nak"  # refused frames are dropped silently instead of NAKed
     WRONG_VERSION = "wrong_version"  # HELLO_REPLY picks version 2 whatever the host speaks
+    # devices that report what no deal can hold (the host must void the deal, naming why)
+    SEQ_STUCK = "seq_stuck"  # sequence numbers stick at 255 instead of wrapping to 0 (until the next HELLO)
+    REPEATED_POSITION = "repeated_position"  # the 11th card is reported with the 10th card's position
+    POSITION_52 = "position_52"  # a 53rd CARD_READ, at position 52, before DEAL_END
+    CARD_AFTER_END = "card_after_end"  # a CARD_READ (position 51 again) after DEAL_END
+    STALLS = "stalls"  # the mechanism stops after 20 cards and says nothing more (the link stays alive)
+    # deviations of the link the conformance tester must catch (issue 30's broken devices)
+    ACK_BAD_CRC = "ack_bad_crc"  # a frame with a bad CRC is ACKed (the seq taken from its untrusted header)
+    LATE_ANSWER = "late_answer"  # everything the device sends leaves 400 ms late (ACK/NAK after 50 ms, §5.4)
+    BAD_FIELD_FIRST = "bad_field_first"  # START_DEAL with deal_id none gets BAD_FIELD even while dealing
+    DATA_BEFORE_ACK = "data_before_ack"  # a request's data (DEVICE_INFO, STATUS, DEAL_START) goes before its ACK
+    DROPS_WHEN_BUSY = "drops_when_busy"  # no queue, no pause: a CARD_READ while one is in flight is lost
+    BAD_SERIAL = "bad_serial"  # DEVICE_INFO's serial has a 0x00 before a printable byte (a bad str16)
+    WRONG_DEAL_ID = "wrong_deal_id"  # the 6th CARD_READ names the next deal id, not the one dealt
+    RESUMES = "resumes"  # a deal cut by a lost session goes on after the next HELLO
+    NO_BUSY = "no_busy"  # its queue is the deal's while dealing: GET_STATUS is ACKed, its STATUS lost (no BUSY)
 
 
 class FaultSpecError(DealerError, ValueError):

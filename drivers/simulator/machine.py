@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from cobs import cobs
 
 from firmware_protocol.cards import pack_seats, unpack_seats
-from firmware_protocol.codec import CRC, crc32
+from firmware_protocol.codec import CRC, FIRST_UNANSWERED_TYPE, crc32
 from firmware_protocol.connection import (
     SESSION_TIMEOUT,
     Answered,
@@ -34,6 +34,7 @@ from firmware_protocol.connection import (
 from firmware_protocol.link import DEFAULT_ACK_TIMEOUT, DEFAULT_RETRY_LIMIT, Link
 from firmware_protocol.messages import (
     Abort,
+    Ack,
     BoardDone,
     BootReason,
     Capability,
@@ -68,14 +69,46 @@ DEVICE_MAX_VERSION = 1
 _ACCEPTS = load_table().states
 
 
-def apply_quirks(data: bytes, quirks: set[ProtocolQuirk]) -> bytes:
+_MARK_52 = 1  # the confidence of the CARD_READ apply_quirks turns into position 52
+
+
+class _SeqStuck:
+    """The sequence-number wrap bug: once 255 went out, every new reliable frame carries 255 again, until a
+    HELLO_REPLY (seq 0) restarts the count."""
+
+    def __init__(self) -> None:
+        self.stuck = False
+
+    def rewrite(self, raw: bytearray) -> None:
+        if raw[1] == MsgType.HELLO_REPLY:
+            self.stuck = False
+        elif raw[1] < FIRST_UNANSWERED_TYPE:
+            if self.stuck:
+                raw[2] = 0xFF
+            self.stuck = self.stuck or raw[2] == 0xFF
+
+
+def apply_quirks(data: bytes, quirks: set[ProtocolQuirk], seq: _SeqStuck | None = None) -> bytes:
     """Rewrite outgoing frames the way a buggy firmware would send them."""
     out = bytearray()
+    acks = bytearray()
     for part in data.split(b"\x00")[:-1]:
         if not part:
             out += b"\x00"
             continue
         raw = bytearray(cobs.decode(part))
+        if ProtocolQuirk.DATA_BEFORE_ACK in quirks and raw[1] == MsgType.ACK:
+            acks += part + b"\x00"
+            continue
+        if seq is not None and ProtocolQuirk.SEQ_STUCK in quirks:
+            seq.rewrite(raw)
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
+        if ProtocolQuirk.POSITION_52 in quirks and raw[1] == MsgType.CARD_READ and raw[11] == _MARK_52:
+            raw[8] = 52  # position: the encoder refuses 52, as it should
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
+        if ProtocolQuirk.BAD_SERIAL in quirks and raw[1] == MsgType.DEVICE_INFO:
+            raw[4 + 5 + 2] = 0  # serial "SI\0-000001": a str16 the receiver must refuse (§1)
+            raw[-4:] = CRC.pack(crc32(bytes(raw[:-4])))
         if ProtocolQuirk.NO_NAK in quirks and raw[1] == MsgType.NAK:
             continue
         if ProtocolQuirk.WRONG_VERSION in quirks and raw[1] == MsgType.HELLO_REPLY:
@@ -84,7 +117,18 @@ def apply_quirks(data: bytes, quirks: set[ProtocolQuirk]) -> bytes:
         if ProtocolQuirk.CRC_BIG_ENDIAN in quirks:
             raw[-4:] = raw[-4:][::-1]
         out += cobs.encode(bytes(raw)) + b"\x00"
-    return bytes(out)
+    return bytes(out + acks)
+
+
+def acks_bad_crc(data: bytes) -> list[int]:
+    """The seqs a firmware that answers before checking the CRC would ACK in ``data`` (whole frames only)."""
+    seqs = []
+    for part in data.split(b"\x00")[:-1]:
+        with contextlib.suppress(cobs.DecodeError):
+            raw = cobs.decode(part)
+            if len(raw) >= 8 and raw[1] < FIRST_UNANSWERED_TYPE and CRC.unpack(raw[-4:])[0] != crc32(raw[:-4]):
+                seqs.append(raw[2])
+    return seqs
 
 
 def csprng_shuffle(cards: Sequence[int]) -> list[int]:
@@ -130,6 +174,7 @@ class VirtualMachine:
         serial: str = "SIM-000001",
         model: str = "OpenDealer Sim",
         capabilities: int = Capability.READER | Capability.SHUFFLER | Capability.DUPLICATOR,
+        pockets: int = 4,  # 0 for a card scanner (READER only, PROTOCOL.md §8.1)
         ack_timeout: float = DEFAULT_ACK_TIMEOUT,
         retry_limit: int = DEFAULT_RETRY_LIMIT,
         power_outage: float = 0.5,
@@ -146,6 +191,7 @@ class VirtualMachine:
         self.serial = serial
         self.model = model
         self.capabilities = capabilities
+        self.pockets = pockets
         self.power_outage = power_outage
         self.cable_outage = cable_outage
         self.clock = clock
@@ -174,6 +220,7 @@ class VirtualMachine:
         self._wake: asyncio.Event | None = None
         self._answered: asyncio.Event | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._seq_quirk = _SeqStuck()
 
     # -- wiring ----------------------------------------------------------------------------------------
     def attach(self, write: Callable[[bytes], None]) -> None:
@@ -195,18 +242,29 @@ class VirtualMachine:
             return
         if ProtocolQuirk.NO_DUPLICATE_DETECTION in self.faults.quirks:
             self.conn.link.forget_rx()  # the bug: every frame looks new
-        events = self.conn.receive(self.noise_in.apply(data), self.clock())
+        data = self.noise_in.apply(data)
+        if ProtocolQuirk.ACK_BAD_CRC in self.faults.quirks:
+            for seq in acks_bad_crc(data):
+                self.conn.link.send_unreliable(Ack(seq))
+        events = self.conn.receive(data, self.clock())
         self._handle(events)
         self.flush()
 
     def flush(self, wake: bool = True) -> None:
         data = self.conn.data_to_send()
         if data and self.faults.quirks:
-            data = apply_quirks(data, self.faults.quirks)
+            data = apply_quirks(data, self.faults.quirks, self._seq_quirk)
         if data and self._wire is not None and self.powered:
-            self._wire(self.noise_out.apply(data))
+            if ProtocolQuirk.LATE_ANSWER in self.faults.quirks:
+                asyncio.get_running_loop().call_later(0.4, self._late_write, self.noise_out.apply(data))
+            else:
+                self._wire(self.noise_out.apply(data))
         if wake and self._wake is not None:
             self._wake.set()  # the retransmission deadline may have changed
+
+    def _late_write(self, data: bytes) -> None:
+        if self._wire is not None and self.powered:
+            self._wire(data)
 
     async def run(self) -> None:
         """The firmware main loop: boot, then serve retransmission timers until cancelled."""
@@ -235,6 +293,8 @@ class VirtualMachine:
     def _judge(self, msg: Message) -> tuple[NakReason, str] | None:
         """Commands in a session (the connection handles HELLO and NO_SESSION)."""
         name = msg.TYPE.name
+        if ProtocolQuirk.BAD_FIELD_FIRST in self.faults.quirks and isinstance(msg, StartDeal) and msg.deal_id is None:
+            return NakReason.BAD_FIELD, "deal_id must not be 0xFFFFFFFF"
         if name not in _ACCEPTS[self.state.name]:
             return NakReason.BAD_STATE, f"{name} is not accepted in state {self.state.name}"
         if isinstance(msg, StartDeal):
@@ -256,13 +316,15 @@ class VirtualMachine:
             if isinstance(ev, MessageReceived):
                 self._on_message(ev.message)
             elif isinstance(ev, HelloReceived):
-                self._stop_operation("hello")
+                if ProtocolQuirk.RESUMES not in self.faults.quirks:
+                    self._stop_operation("hello")
             elif isinstance(ev, Answered | Refused):
                 if self._answered is not None:
                     self._answered.set()
             elif isinstance(ev, ConnectionLost):
                 # The host is gone: the connection dropped the session; the deal in progress is void.
-                self._stop_operation("host lost")
+                if ProtocolQuirk.RESUMES not in self.faults.quirks:
+                    self._stop_operation("host lost")
                 if self._answered is not None:
                     self._answered.set()
 
@@ -272,9 +334,11 @@ class VirtualMachine:
     def _on_message(self, msg: Message) -> None:
         if isinstance(msg, GetInfo):
             self._send(
-                DeviceInfo(self.capabilities, 4, 1, 0, 0, self.serial[:16], self.model[:16]),
+                DeviceInfo(self.capabilities, self.pockets, 1, 0, 0, self.serial[:16], self.model[:16]),
             )
         elif isinstance(msg, GetStatus):
+            if ProtocolQuirk.NO_BUSY in self.faults.quirks and self.state is State.DEALING:
+                return  # ACKed by the connection already; no room while dealing, and no BUSY either: STATUS lost
             deal_id = self._current.deal_id if self._current is not None and self._op is not None else None
             self._send(Status(int(self.state), deal_id, self._cards_done, self.fault_code))
         elif isinstance(msg, StartDeal):
@@ -363,10 +427,28 @@ class VirtualMachine:
                     continue
             truth.dealt.append((card, pocket))
             self._cards_done += 1
-            self._send(CardRead(deal_id, reported, report, pocket, rng.randrange(230, 256)))
+            quirks = self.faults.quirks
+            if ProtocolQuirk.STALLS in quirks and i == 20:
+                await asyncio.Event().wait()  # stuck for good: only ABORT, RESET or HELLO cancels it
+            told = reported - 1 if ProtocolQuirk.REPEATED_POSITION in quirks and i == 10 else reported
+            if ProtocolQuirk.WRONG_DEAL_ID in quirks and i == 5:
+                self._send(CardRead(deal_id + 1, told, report, pocket, 255))
+                reported += 1
+                self.flush()
+                await self._drain()
+                continue
+            if ProtocolQuirk.DROPS_WHEN_BUSY in quirks:
+                if self.link.pending == 0:  # a one-message buffer: a card while it is full is lost
+                    self._send(CardRead(deal_id, told, report, pocket, rng.randrange(230, 256)))
+                reported += 1
+                self.flush()
+                continue
+            self._send(CardRead(deal_id, told, report, pocket, rng.randrange(230, 256)))
             reported += 1
             self.flush()
             await self._drain()
+        if ProtocolQuirk.POSITION_52 in self.faults.quirks:
+            self._send(CardRead(deal_id, 51, order[0], 0, _MARK_52))
         seats = [0] * 52
         for card, pocket in truth.dealt:
             seats[card] = pocket
@@ -377,6 +459,8 @@ class VirtualMachine:
             self._send(DealEnd(deal_id, fed, record))
         else:
             self._send(BoardDone(deal_id, board, copy, fed, record))
+        if ProtocolQuirk.CARD_AFTER_END in self.faults.quirks:
+            self._send(CardRead(deal_id, 51, order[0], 0, 255))
         truth.completed = True
         self.completed += 1
         self.state = State.IDLE

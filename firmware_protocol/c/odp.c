@@ -290,19 +290,45 @@ static void transmit(odp_dev_t *dev, uint8_t version, uint8_t type, uint8_t seq,
     if (n) dev->cfg.write(dev->cfg.ctx, dev->scratch, n);
 }
 
+/* Send the message at the head of the queue (first send or retransmission). */
+static void transmit_head(odp_dev_t *dev) {
+    const odp_msg_t *m = &dev->queue[dev->q_head];
+    uint8_t version = frozen(m->type) ? 1u : dev->version;
+#if ODP_TX_PAYLOAD < ODP_LONG_PAYLOAD
+    if (m->len > ODP_TX_PAYLOAD) {
+        uint8_t whole[ODP_LONG_PAYLOAD];
+        memcpy(whole, m->payload, ODP_TX_PAYLOAD);
+        memcpy(whole + ODP_TX_PAYLOAD, dev->long_tail, (size_t)(m->len - ODP_TX_PAYLOAD));
+        transmit(dev, version, m->type, dev->inflight_seq, whole, m->len);
+        return;
+    }
+#endif
+    transmit(dev, version, m->type, dev->inflight_seq, m->payload, m->len);
+}
+
 static void pump(odp_dev_t *dev, uint32_t now_ms) {
-    const odp_msg_t *m;
     if (dev->inflight || dev->q_count == 0) return;
-    m = &dev->queue[dev->q_head];
     dev->inflight = 1;
     dev->inflight_seq = dev->tx_seq;
     dev->tx_seq = (uint8_t)(dev->tx_seq + 1u);
     dev->attempts = 1;
     dev->sent_at = now_ms;
-    transmit(dev, frozen(m->type) ? 1u : dev->version, m->type, dev->inflight_seq, m->payload, m->len);
+    transmit_head(dev);
+}
+
+/* The head of the queue was answered: drop it (and free the long tail if it held it). */
+static void dequeue(odp_dev_t *dev) {
+#if ODP_TX_PAYLOAD < ODP_LONG_PAYLOAD
+    if (dev->queue[dev->q_head].len > ODP_TX_PAYLOAD) dev->long_queued = 0;
+#endif
+    dev->q_head = (uint8_t)((dev->q_head + 1u) % ODP_TX_QUEUE);
+    dev->q_count--;
 }
 
 static void drop_queue(odp_dev_t *dev) {
+#if ODP_TX_PAYLOAD < ODP_LONG_PAYLOAD
+    dev->long_queued = 0;
+#endif
     dev->q_head = 0;
     dev->q_count = 0;
     dev->inflight = 0;
@@ -310,9 +336,22 @@ static void drop_queue(odp_dev_t *dev) {
 
 static int enqueue(odp_dev_t *dev, uint8_t type, const uint8_t *payload, uint8_t len, uint32_t now_ms) {
     odp_msg_t *m;
-    if (len > ODP_TX_PAYLOAD) return -3;
+    if (len > ODP_LONG_PAYLOAD) return -3;
     if (dev->q_count >= ODP_TX_QUEUE) return -1;
     m = &dev->queue[(dev->q_head + dev->q_count) % ODP_TX_QUEUE];
+#if ODP_TX_PAYLOAD < ODP_LONG_PAYLOAD
+    if (len > ODP_TX_PAYLOAD) {
+        if (dev->long_queued) return -1;
+        dev->long_queued = 1;
+        memcpy(dev->long_tail, payload + ODP_TX_PAYLOAD, (size_t)(len - ODP_TX_PAYLOAD));
+        memcpy(m->payload, payload, ODP_TX_PAYLOAD);
+        m->type = type;
+        m->len = len;
+        dev->q_count++;
+        pump(dev, now_ms);
+        return 0;
+    }
+#endif
     m->type = type;
     m->len = len;
     if (len) memcpy(m->payload, payload, len);
@@ -425,8 +464,7 @@ void odp_dev_rx_byte(odp_dev_t *dev, uint8_t byte, uint32_t now_ms) {
     if (f.type == ODP_ACK || f.type == ODP_NAK) {                      /* step 6 */
         if (dev->inflight && f.payload[0] == dev->inflight_seq) {
             dev->inflight = 0;
-            dev->q_head = (uint8_t)((dev->q_head + 1u) % ODP_TX_QUEUE);
-            dev->q_count--;
+            dequeue(dev);
             emit(dev, ODP_EV_ANSWERED);
             pump(dev, now_ms);
         }
@@ -458,11 +496,10 @@ void odp_dev_poll(odp_dev_t *dev, uint32_t now_ms) {
             if (dev->session) lose(dev);
             else drop_queue(dev);
         } else {
-            const odp_msg_t *m = &dev->queue[dev->q_head];
             dev->attempts++;
             dev->sent_at = now_ms;
             dev->retransmissions++;
-            transmit(dev, frozen(m->type) ? 1u : dev->version, m->type, dev->inflight_seq, m->payload, m->len);
+            transmit_head(dev);
         }
     }
     if (dev->session && dev->heard && (uint32_t)(now_ms - dev->last_heard) >= ODP_SESSION_TIMEOUT_MS) lose(dev);

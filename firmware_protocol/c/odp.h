@@ -1,6 +1,6 @@
 /*
  * odp — reference C99 library for the device side of the open dealing-machine protocol
- * (firmware_protocol/PROTOCOL.md, version 1, text revision 1.1).
+ * (firmware_protocol/PROTOCOL.md, version 1, text revision 1.2).
  *
  * No malloc, no libc beyond <stdint.h>, <stddef.h> and <string.h>; all state lives in one odp_dev_t the
  * firmware allocates statically. Bytes are received one at a time (call odp_dev_rx_byte from the UART
@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" { /* callable from C++ firmware (Arduino, ESP-IDF) */
+#endif
 
 /* ---- limits (PROTOCOL.md §1) ------------------------------------------------------------------------ */
 #define ODP_VERSION 1u
@@ -31,10 +35,13 @@
 #ifndef ODP_TX_QUEUE
 #define ODP_TX_QUEUE 8u
 #endif
-/* Largest payload a queued device message may have: DEVICE_INFO is 37, FAULT 8 + its text. */
+/* Payload bytes a queue slot holds: DEVICE_INFO is 37, BOARD_DONE 21. A longer message (a FAULT with up to the
+ * 120 bytes of text PROTOCOL.md allows: 8 + 120) keeps the rest in one shared tail, so one long message at a
+ * time is queued (odp_dev_send says -1 while the tail is taken). */
 #ifndef ODP_TX_PAYLOAD
 #define ODP_TX_PAYLOAD 48u
 #endif
+#define ODP_LONG_PAYLOAD (8u + ODP_MAX_TEXT)
 /* Longest NAK detail the device sends (the remembered answer is kept encoded). */
 #ifndef ODP_NAK_TEXT
 #define ODP_NAK_TEXT 24u
@@ -138,6 +145,10 @@ struct odp_dev {
     /* sending: a ring of queued messages; the head is in flight when inflight is set */
     odp_msg_t queue[ODP_TX_QUEUE];
     uint8_t q_head, q_count, inflight, attempts, tx_seq, inflight_seq;
+#if ODP_TX_PAYLOAD < ODP_LONG_PAYLOAD
+    uint8_t long_tail[ODP_LONG_PAYLOAD - ODP_TX_PAYLOAD]; /* the rest of the one long message queued */
+    uint8_t long_queued;
+#endif
     uint32_t sent_at;
     /* receiving: the duplicate memory */
     uint8_t rx_have, rx_last, answer_len;
@@ -156,7 +167,7 @@ void odp_dev_rx_byte(odp_dev_t *dev, uint8_t byte, uint32_t now_ms);
 /* Call every few ms: retransmission, lost host, inter-byte timeout. */
 void odp_dev_poll(odp_dev_t *dev, uint32_t now_ms);
 /* Queue a reliable message for the host. 0 ok, -1 queue full (try again after ODP_EV_ANSWERED),
- * -2 no session (dropped), -3 payload too large. */
+ * -2 no session (dropped), -3 payload too large (over 8 + ODP_MAX_TEXT). */
 int odp_dev_send(odp_dev_t *dev, uint8_t type, const uint8_t *payload, uint8_t len, uint32_t now_ms);
 uint8_t odp_dev_queue_free(const odp_dev_t *dev);
 
@@ -168,5 +179,9 @@ uint32_t odp_get_u32(const uint8_t *p);
 /* the pocket of card 0..51 in a 13-byte deal record, and setting it */
 uint8_t odp_record_get(const uint8_t *record, uint8_t card);
 void odp_record_set(uint8_t *record, uint8_t card, uint8_t pocket);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

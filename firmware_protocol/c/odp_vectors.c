@@ -1,5 +1,8 @@
 /* Host-side test driver of the odp library: reads commands on stdin, prints results (tests/test_protocol_c.py).
- *   crc HEX | cobs HEX | uncobs HEX | frame VERSION TYPE SEQ HEX | stream HEX | table
+ *   crc HEX | cobs HEX | uncobs HEX | frame VERSION TYPE SEQ HEX | stream HEX | table | send TYPE HEX
+ * "send" opens a session on a device connection, queues the message twice behind HELLO_REPLY and prints the two
+ * return codes, then ACKs HELLO_REPLY and prints the frame that goes out (the first copy), then ACKs that and
+ * prints what a third send returns: "RC1 RC2 FRAME RC3".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,53 @@ static size_t unhex(const char *s, uint8_t *out, size_t cap) {
 static void hex(const uint8_t *p, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) printf("%02x", p[i]);
+}
+
+static uint8_t out_buf[4096];
+static size_t out_len;
+
+static void capture(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx;
+    if (out_len + len <= sizeof out_buf) {
+        memcpy(out_buf + out_len, data, len);
+        out_len += len;
+    }
+}
+
+static void feed(odp_dev_t *dev, const uint8_t *frame, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) odp_dev_rx_byte(dev, frame[i], 0);
+}
+
+static void send_long(unsigned type, const uint8_t *payload, size_t n) {
+    static odp_dev_t dev;
+    odp_config_t cfg;
+    uint8_t frame[300], body[3];
+    size_t m;
+    int rc1, rc2, rc3;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.min_version = 1;
+    cfg.max_version = 1;
+    cfg.write = capture;
+    odp_dev_init(&dev, &cfg);
+    odp_dev_boot(&dev, 0, 0);
+    body[0] = 1;
+    body[1] = 1;
+    m = odp_frame_encode(1, ODP_HELLO, 0, body, 2, frame, sizeof frame);
+    feed(&dev, frame, m);
+    rc1 = odp_dev_send(&dev, (uint8_t)type, payload, (uint8_t)n, 0);
+    rc2 = odp_dev_send(&dev, (uint8_t)type, payload, (uint8_t)n, 0);
+    out_len = 0;
+    body[0] = 0; /* ACK HELLO_REPLY (seq 0) */
+    m = odp_frame_encode(1, ODP_ACK, 0, body, 1, frame, sizeof frame);
+    feed(&dev, frame, m);
+    printf("%d %d ", rc1, rc2);
+    hex(out_buf, out_len);
+    body[0] = 1; /* ACK the message (seq 1) */
+    m = odp_frame_encode(1, ODP_ACK, 0, body, 1, frame, sizeof frame);
+    feed(&dev, frame, m);
+    rc3 = odp_dev_send(&dev, (uint8_t)type, payload, (uint8_t)n, 0);
+    printf(" %d\n", rc3);
 }
 
 int main(void) {
@@ -80,6 +130,12 @@ int main(void) {
                     printf("error %s", odp_error_name(e));
             }
             printf("\n");
+        } else if (strcmp(line, "send") == 0) {
+            unsigned t;
+            char payload[600] = "";
+            if (sscanf(arg, "%u %599s", &t, payload) < 1) return 2;
+            n = unhex(payload, in, sizeof in);
+            send_long(t, in, n);
         } else if (strcmp(line, "table") == 0) {
             unsigned t;
             for (t = 0; t < 256; t++) {
