@@ -107,6 +107,7 @@ class PublicHub:
         self.sinks: list[Callable[[Message], None]] = []
         # A relay: a client whose Last-Event-ID is ahead of this hub waits for it instead of taking a snapshot.
         self.wait_ahead = False
+        self._cleared_at = 0  # id of the latest "cleared": a client resuming from before it gets the snapshot
 
     # -- publishing ----------------------------------------------------------------------------------------
     def publish(self, msg: Message) -> None:
@@ -132,8 +133,7 @@ class PublicHub:
         self.state.apply(msg)
         data = _encode(self.last_id, msg)
         if msg["type"] == "cleared":  # a client resuming from before it gets the (cleared) snapshot, no old cards
-            self.forget_history()
-            self._first_id = self.last_id
+            self._cleared_at = self.last_id
         self._history.append(data)
         if len(self._history) > 2 * self.history_size:
             drop = len(self._history) - self.history_size
@@ -221,7 +221,7 @@ class PublicHub:
         cursor = self.last_id
         if last_event_id is not None and last_event_id > self.last_id and self.wait_ahead:
             replay, cursor = b"", last_event_id  # this relay is behind the one the client came from
-        elif last_event_id is not None and last_event_id <= self.last_id:
+        elif last_event_id is not None and self._cleared_at <= last_event_id <= self.last_id:
             replay = self._since(last_event_id)
         if replay is None:
             replay = self.snapshot_bytes()
