@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import websockets
 from _web_server import free_port
+from custody_support import TEST_PASSPHRASE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,6 +76,7 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
         d = {"Authorization": f"Bearer {director}"}
         wait_until(lambda: httpx.get(f"{base}/api/director/status", headers=d).json()["deals"] >= 30, 120)
         for path, body in [
+            ("/api/director/custody/setup", {"passphrase": TEST_PASSPHRASE}),  # the chief judge, on the console
             ("/api/director/seal", {}),
             ("/api/director/draws", {"label": "R1", "named": "Lotto 1600, 10 numbers", "numbers": 10, "max": 90}),
             ("/api/director/draws/R1/publish", {}),
@@ -99,7 +101,7 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
     banner = [line for line in stdout.splitlines() if judge in line or director in line]
     assert [("judge?token=" in b) or ("director?token=" in b) for b in banner] == [True, True], banner
     rest = "\n".join(line for line in stdout.splitlines() if line not in banner) + "\n" + stderr
-    for secret in (judge, director, *wrong, bytes(k).hex()):
+    for secret in (judge, director, *wrong, bytes(k).hex(), TEST_PASSPHRASE):
         assert secret not in rest, f"a secret leaked into the log: {secret[:6]}…"
 
 
