@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import httpx
 import websockets
 from _waiting import wait_progress_async
+from custody_support import TEST_PASSPHRASE, passphrase_file
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,9 +49,11 @@ def env() -> dict[str, str]:
 
 
 def dealer_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``dealer ARGS`` as a separate process (as a director would at a terminal)."""
+    """Run ``dealer ARGS`` as a separate process (as a director would at a terminal; the chief judge's passphrase
+    in a file of theirs, for the steps that need the key)."""
+    e = {**env(), "DEALER_PASSPHRASE_FILE": str(passphrase_file(cwd))}
     return subprocess.run(
-        [sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "dealer", *args], cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -168,6 +171,17 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"dealer serve did not answer:\n{self.log.read_text()[-4000:]}")
             time.sleep(0.05)
+        self.sign_in()
+
+    def sign_in(self) -> None:
+        """The chief judge on the director's console: sets the custody up on the first start, unlocks the key on
+        every start after (a restarted service holds no key)."""
+        state = httpx.get(self.base + "/api/director/custody", headers=director_headers(), timeout=30).json()["state"]
+        if state == "unlocked":
+            return
+        path = "/api/director/custody/setup" if state == "none" else "/api/director/custody/unlock"
+        r = httpx.post(self.base + path, headers=director_headers(), json={"passphrase": TEST_PASSPHRASE}, timeout=60)
+        assert r.status_code == 200 and r.json()["state"] == "unlocked", r.text
 
     def kill(self) -> None:
         """SIGKILL: no clean-up at all, as a power cut of the process."""

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from custody_support import TEST_KEYRING, write_custody
 
+from dealer.bank.store import SqliteBank
 from dealer.regulation import Regulation, regulation_from_dict
 from dealer.web.app import create_app
 from dealer.web.config import ServiceConfig, config_from_dict
@@ -72,8 +74,16 @@ def press_start(running: Running, *names: str) -> None:
 
 
 @contextmanager
-def running_service(config: ServiceConfig, reg: Regulation, autostart: bool = True) -> Iterator[Running]:
+def running_service(
+    config: ServiceConfig, reg: Regulation, autostart: bool = True, custody: bool = True
+) -> Iterator[Running]:
+    """``custody``: the chief judge's custody set up (the test key and passphrase) and unlocked, as after sign-in."""
     service = Service(config, reg, autostart=autostart)
+    bank = service.bank.bank
+    if custody and isinstance(bank, SqliteBank):
+        write_custody(bank.key_dir)
+        bank.unlock(TEST_KEYRING)
+        service.custody.touch(time.monotonic())
     app = create_app(service)
     # the socket is bound here and handed to uvicorn: no other process (a parallel test worker, another run on
     # the machine) can take the port between choosing it and listening on it, as it could with free_port()

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from custody_support import unlocked
 
 from dealer.bank.store import SqliteBank
 
@@ -72,7 +73,7 @@ def engine_of(bank: SqliteBank) -> str:
 def open_test_bank(target: str, tmp_path: Path) -> SqliteBank:
     from dealer.bank.engines import open_bank_at
 
-    return open_bank_at(target, tmp_path / "var")
+    return unlocked(open_bank_at(target, tmp_path / "var"))
 
 
 @pytest.fixture(params=ENGINES)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bank_support import random_deal, station_source
+from custody_support import unlocked
 
 from dealer.bank.merkle import audit_path, tree_levels
 from dealer.bank.store import ImportItem, SqliteBank
@@ -32,10 +33,10 @@ def regulation(boards: int, sessions: int = 1, spare: int = 0, share: float = 10
 
 
 def make_bank(path: Path | str, deals: int, seed: int = 7, key_dir: Path | None = None) -> SqliteBank:
-    """A bank of ``deals`` random deals at ``path``: a SQLite file or a postgresql:// URL."""
+    """A bank of ``deals`` random deals at ``path``: a SQLite file or a postgresql:// URL; the test key unlocked."""
     from dealer.bank.engines import open_bank_at
 
-    bank = open_bank_at(path, key_dir)
+    bank = unlocked(open_bank_at(path, key_dir))
     rng = random.Random(seed)
     bank.import_deals([ImportItem(random_deal(rng), station_source()) for _ in range(deals)], {"files": []})
     return bank

@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 from bank_support import fill, random_deal, station_source
+from custody_support import cli_env, unlocked, write_custody
 from draw_support import full_draw, regulation
 
-from dealer.bank import keys
 from dealer.bank.ledger import Entry, commitment
 from dealer.bank.store import SqliteBank
+from dealer.custody import Keyring
 from dealer.draw.director import Director
 from dealer.draw.verify import AnchorError, Head, Since, verify_file
 
@@ -33,13 +34,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **cli_env(cwd)}
     return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
 def noted(path: Path) -> Head:
     """The head as an official notes it from the hall display: SIZE:first 16 hex digits."""
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         size, head = bank.anchor()
     return Head.parse(f"{size}:{head[:16]}")
 
@@ -59,7 +60,8 @@ def rechain(db: sqlite3.Connection, start: int) -> None:
 @pytest.fixture
 def sealed(tmp_path: Path) -> Path:
     path = tmp_path / "bank.sqlite"
-    with SqliteBank(path) as bank:
+    write_custody(tmp_path)
+    with unlocked(SqliteBank(path)) as bank:
         fill(bank, 20, seed=1)
         bank.seal()
         for k in range(10):  # unsealed deals and voids after the seal
@@ -112,12 +114,13 @@ REG = regulation(boards=3, share=10)  # 3 deals from a bank of 30
 
 
 def _draw(bank: SqliteBank, label: str, value: str) -> list[int]:
-    full_draw(Director(bank), label, REG, value=value, reveal=False)
-    return list(bank.get_draw(label).drawn or ())
+    director = Director(bank)
+    full_draw(director, label, REG, value=value, reveal=False)
+    return [d.deal.deal_id for d in director.drawn_deals(label)]
 
 
 def test_an_erased_and_rerun_draw_is_found_with_the_head_and_with_the_bundle(sealed: Path, tmp_path: Path) -> None:
-    with SqliteBank(sealed) as bank:
+    with unlocked(SqliteBank(sealed)) as bank:
         bank.seal()
         first = _draw(bank, "S1", "12345612/65432165")
         latest = bank.latest_seal()
@@ -133,7 +136,7 @@ def test_an_erased_and_rerun_draw_is_found_with_the_head_and_with_the_bundle(sea
         db.execute("DELETE FROM ledger WHERE idx >= ?", (commit_index,))
         db.execute("DELETE FROM draws")
         db.execute("UPDATE deals SET state='bank', session=NULL")
-    with SqliteBank(sealed) as bank:  # and run it again with a new K
+    with unlocked(SqliteBank(sealed)) as bank:  # and run it again with a new K
         second = _draw(bank, "S1", "12345612/65432165")
         Director(bank).reveal("S1")
     assert second != first
@@ -181,7 +184,7 @@ def test_hostile_since_files_are_refused_with_a_reason(tmp_path: Path) -> None:
 # -- item 3: every kind of damage is a finding --------------------------------------------------------------------
 def _bank_file(tmp_path: Path) -> bytes:
     path = tmp_path / "src" / "bank.sqlite"
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         fill(bank, 30, seed=5)
         bank.seal()
         _draw(bank, "S1", "11223344/55663322")
@@ -259,22 +262,24 @@ def test_the_cli_reports_a_damaged_file_without_a_traceback(tmp_path: Path) -> N
 
 # -- item 6: seal only with the bank's own key -----------------------------------------------------------------------
 def test_seal_refuses_a_key_that_is_not_the_banks_and_says_where_the_right_one_is(tmp_path: Path) -> None:
+    """A copy of the bank without the chief judge's custody record signs nothing; another custody key is refused
+    before it signs; the right record (--keys) seals it."""
     home = tmp_path / "var"
     path = home / "bank.sqlite"
-    with SqliteBank(path) as bank:
+    write_custody(home)
+    with unlocked(SqliteBank(path)) as bank:
         fill(bank, 5)
         bank.seal()
         size = bank.ledger_size()
     copy = tmp_path / "copy"
     copy.mkdir()
     shutil.copy(path, copy / "bank.sqlite")
-    r = dealer(tmp_path, "bank", "seal", "--bank", "copy/bank.sqlite")  # the original finding
-    assert r.returncode == 1 and "not this bank's signing key" in r.stderr and "--keys" in r.stderr, r.stderr
-    assert not (copy / keys.KEY_FILE).exists()  # no new key was made
-    other = tmp_path / "other"
-    keys.load_or_create(other)
+    r = dealer(tmp_path, "bank", "seal", "--bank", "copy/bank.sqlite")
+    assert r.returncode == 1 and "no custody record" in r.stderr and "custody init" in r.stderr, r.stderr
+    assert not [p.name for p in copy.iterdir() if p.name != "bank.sqlite"]  # no key or record was made
+    write_custody(tmp_path / "other", Keyring.generate())
     r = dealer(tmp_path, "bank", "seal", "--bank", "var/bank.sqlite", "--keys", "other")
-    assert r.returncode == 1 and f"the right one is var/{keys.KEY_FILE}" in r.stderr.replace("\n", ""), r.stderr
+    assert r.returncode == 1 and "did not sign the bank's seals" in r.stderr.replace("\n", " "), r.stderr
     for bank_file in (path, copy / "bank.sqlite"):
         with SqliteBank(bank_file) as bank:
             assert bank.ledger_size() == size  # nothing was appended

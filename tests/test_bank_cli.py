@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bank_support import random_deal
 
+from dealer.cli.options import PASSPHRASE_ENV
 from dealer.core import Deal
 from dealer.formats.base import BoardRecord
 from dealer.formats.lin import LIN
@@ -20,8 +21,14 @@ from dealer.formats.pbn import PBN
 ROOT = Path(__file__).resolve().parents[1]
 
 
+PASSPHRASE = "passphrase.txt"
+
+
 def dealer(cwd: Path, *args: str, columns: int = 200) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": str(columns)}
+    env.pop(PASSPHRASE_ENV, None)
+    if (cwd / PASSPHRASE).exists():
+        env[PASSPHRASE_ENV] = str(cwd / PASSPHRASE)
     return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -36,6 +43,19 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     assert "imported 300 of 350 deals as deals 1..300; 50 duplicates" in r.stdout
     assert "b.lin:1: board 1: duplicate of deal 151 (a.pbn:" in r.stdout
     assert (tmp_path / "var" / "bank.sqlite").exists()
+
+    r = dealer(tmp_path, "bank", "seal")  # the key is the chief judge's, under custody: nothing is signed without it
+    assert r.returncode == 1 and "dealer custody init" in r.stderr
+    (tmp_path / PASSPHRASE).write_text("short\n")
+    r = dealer(tmp_path, "custody", "init")
+    assert r.returncode == 1 and "at least 12" in r.stderr and not (tmp_path / "var" / "custody.json").exists()
+    (tmp_path / PASSPHRASE).write_text("the chief judge's own words\n")
+    r = dealer(tmp_path, "custody", "init")
+    assert r.returncode == 0, r.stderr
+    record = json.loads((tmp_path / "var" / "custody.json").read_text())
+    assert "the chief judge's own words" not in (tmp_path / "var" / "custody.json").read_text()
+    assert record["kdf"]["n_log2"] == 17 and len(record["public_key"]) == 64
+    assert dealer(tmp_path, "custody", "status").returncode == 0
 
     (tmp_path / "reg.toml").write_text(
         "[dealing]\nvariant = 3\n[draw]\nshare_percent = 5\n[session]\nboards = 15\n"
@@ -65,13 +85,14 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     r = dealer(tmp_path, "draw", "public-value", "S1", "--dice", "1234 5612", "--dice", "6543,2165")
     assert r.returncode == 0 and r.stdout == "12345612/65432165\n"
     r = dealer(tmp_path, "draw", "run", "S1")
-    assert r.returncode == 0 and "15 deals drawn" in r.stdout
+    assert r.returncode == 0 and "15 deals drawn" in r.stdout and "deal " not in r.stdout  # the count, never which
+    r = dealer(tmp_path, "draw", "show", "S1")
     drawn_pbn = [line.split()[-4:] for line in r.stdout.splitlines() if line.startswith("deal ")]
-    assert len(drawn_pbn) == 15
+    assert r.returncode == 0 and len(drawn_pbn) == 15
     status = dealer(tmp_path, "bank", "status", "--json", columns=40)
     assert status.returncode == 0
     st = json.loads(status.stdout)
-    assert (st["deals"], st["drawn"], st["eligible"]) == (300, 15, 285)
+    assert (st["deals"], st["drawn"], st["drawn_total"], st["eligible"]) == (300, 0, 15, 285)
     for hands in drawn_pbn:  # nothing of the result in the public status
         assert " ".join(hands) not in status.stdout
     assert dealer(tmp_path, "draw", "bundle", "S1", "-o", "b.json").returncode == 1
@@ -80,7 +101,7 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     bundle = json.loads((tmp_path / "b.json").read_text())
     assert {Deal.from_pbn(d["pbn"]).to_pbn() for d in bundle["drawn"]} == {" ".join(h) for h in drawn_pbn}
     r = dealer(tmp_path, "draw", "verify", "b.json")
-    assert r.returncode == 0 and "all 13 checks passed" in r.stdout
+    assert r.returncode == 0 and "all 14 checks passed" in r.stdout
     key = dealer(tmp_path, "bank", "export-key")
     assert key.returncode == 0 and bundle["public_key"] in key.stdout
     r = dealer(tmp_path, "bank", "verify")

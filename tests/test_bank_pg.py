@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from bank_engines import open_test_bank, pg_database
 from bank_support import random_deal, station_source
+from custody_support import unlocked
 from draw_support import DICE, full_draw, regulation
 
 from dealer.bank.migrate import migrate_bank
@@ -172,7 +173,7 @@ def _bank_with_a_draw(bank: SqliteBank) -> str:
 
 def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) -> None:
     src = tmp_path / "a" / "bank.sqlite"
-    with SqliteBank(src) as a:
+    with unlocked(SqliteBank(src)) as a:
         bundle = _bank_with_a_draw(a)
         rows = {t: a.raw_connection().execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("ledger", "deals")}
     with pg_database() as url:
@@ -186,10 +187,10 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
         )
         assert run.returncode == 0, run.stderr
         assert "verified on both" in run.stdout and "postgres@" in run.stdout
-        assert "signing key" in run.stdout  # the key is a file, not a row: the migrate command says where it goes
+        assert "custody record" in run.stdout  # a file, not a row: the migrate command says where it goes
         from dealer.bank.engines import open_bank_at
 
-        with open_bank_at(url, src.parent) as pg:  # the bank's signing key stays where it was
+        with unlocked(open_bank_at(url, src.parent)) as pg:  # the chief judge's key opens the migrated draws
             assert verify_bank(pg).ok
             assert json.dumps(Director(pg).bundle("S1"), sort_keys=True) == bundle
             for table, want in rows.items():
@@ -205,7 +206,7 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
             migrate_bank(pg, back)
             with pytest.raises(BankError, match="holds a bank already"):
                 migrate_bank(pg, url)
-        with SqliteBank(back) as b:
+        with unlocked(SqliteBank(back)) as b:
             assert verify_bank(b).ok
             assert json.dumps(Director(b).bundle("S1"), sort_keys=True) == bundle
             assert b.get_draw("S2").state == "drawn"

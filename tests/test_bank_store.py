@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sqlite3
-import stat
 from collections.abc import Iterator
 from hashlib import sha256
 from pathlib import Path
@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 from bank_engines import bank_at, engine, engine_of, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import fill, random_deal, station_source
+from custody_support import unlocked
 from draw_support import regulation
 
 from dealer.bank.api import BankApi, DealSource
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json, commitment
 from dealer.bank.store import BankError, BankUnavailableError, DuplicateDealError, ImportItem, SqliteBank
+from dealer.core.errors import DealerError
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
 from dealer.draw.verify import verify_bank
@@ -70,7 +72,7 @@ def test_deal_entries_are_typed_and_start_where_asked(bank: SqliteBank) -> None:
 
 def test_same_deal_gets_different_salts_in_two_banks(tmp_path: Path) -> None:
     deal = random_deal(random.Random(9))
-    with SqliteBank(tmp_path / "a.sqlite") as a, SqliteBank(tmp_path / "b.sqlite") as b:
+    with unlocked(SqliteBank(tmp_path / "a.sqlite")) as a, unlocked(SqliteBank(tmp_path / "b.sqlite")) as b:
         assert a.commit_deal(deal, station_source()).commitment != b.commit_deal(deal, station_source()).commitment
 
 
@@ -128,17 +130,25 @@ def test_seal_is_signed_checkpoint_and_later_deals_wait_for_a_later_seal(bank: S
     assert bank.seal().last_deal == 40
     latest = bank.latest_seal()
     assert latest is not None and bank.eligible_count(latest.last_deal) == 40
-    key = tmp_path / "var" / "bank-ed25519.pem"
-    assert stat.S_IMODE(key.stat().st_mode) == 0o600
-    assert bank.public_key_pem().startswith(b"-----BEGIN PUBLIC KEY-----")
+    assert not [p for p in tmp_path.rglob("*") if p.suffix in (".pem", ".key")]  # no signing key on disk
 
 
-def test_key_readable_by_others_is_refused(tmp_path: Path) -> None:
+def test_a_locked_bank_signs_nothing_and_refuses_another_key(tmp_path: Path) -> None:
+    """The signing key is the chief judge's (docs/custody.md): without it unlocked nothing is sealed, and a key
+    that did not sign the bank's seals is refused before it signs anything."""
+    from dealer.custody import CustodyError, CustodyLockedError, Keyring
+
     with SqliteBank(tmp_path / "b.sqlite") as b:
-        b.seal()
-    (tmp_path / "bank-ed25519.pem").chmod(0o644)
-    with SqliteBank(tmp_path / "b.sqlite") as b, pytest.raises(Exception, match="readable by others"):
-        b.seal()
+        with pytest.raises(CustodyLockedError, match="chief judge's key"):
+            b.seal()
+        assert b.seals() == []
+        unlocked(b).seal()
+        b.lock()
+        with pytest.raises(CustodyLockedError):
+            b.seal()
+        with pytest.raises(CustodyError, match="did not sign the bank's seals"):
+            b.unlock(Keyring.generate())
+        assert len(b.seals()) == 1
 
 
 def test_entries_are_canonical_and_decode_refuses_other_forms(bank: SqliteBank) -> None:
@@ -152,7 +162,7 @@ def test_entries_are_canonical_and_decode_refuses_other_forms(bank: SqliteBank) 
 
 
 def _small_bank_with_everything(path: Path) -> SqliteBank:
-    bank = SqliteBank(path)
+    bank = unlocked(SqliteBank(path))
     rng = random.Random(4)
     for k in range(60):
         src = station_source() if k % 2 else DealSource("import", file="f.pbn", board=k, line=k * 10)
@@ -229,6 +239,12 @@ def test_changing_any_byte_of_any_row_is_detected(tmp_path: Path) -> None:
                     db.commit()
                     with SqliteBank(path) as b:
                         report = verify_bank(b)
+                        if report.ok and table == "draws" and column in ("secret", "drawn"):
+                            # sealed under the chief judge's key: its form is all a verifier without the key can
+                            # check; the key's holder finds the change when opening it (AES-GCM's tag, then K's hash)
+                            with pytest.raises(DealerError):
+                                Director(unlocked(b)).drawn_deals(dict(zip(columns, values, strict=True))["label"])
+                            report = dataclasses.replace(report, ok=False)
                     new_rowid = changed if column == rowid_alias else rowid
                     db.execute(f"UPDATE {table} SET {column}=? WHERE rowid=?", (value, new_rowid))
                     db.commit()
@@ -246,12 +262,12 @@ def test_deleting_a_ledger_row_or_a_deal_is_detected(tmp_path: Path) -> None:
     # the last draw entry (and the automatic seal that follows every draw)
     db.execute("DELETE FROM ledger WHERE idx >= (SELECT MAX(idx) FROM ledger WHERE kind <> 'seal')")
     db.commit()
-    with SqliteBank(path) as b:
+    with unlocked(SqliteBank(path)) as b:
         report = verify_bank(b)
     assert not report.ok and "draw 'two'" in (report.problem or "")
     db.execute("DELETE FROM deals WHERE deal_id = 7")
     db.commit()
-    with SqliteBank(path) as b:
+    with unlocked(SqliteBank(path)) as b:
         assert not verify_bank(b).ok
 
 
@@ -284,7 +300,7 @@ def test_ledger_holds_a_files_base_name_and_sha256_never_the_local_path(tmp_path
     folder.mkdir()
     data = PBN.write([BoardRecord(random_deal(random.Random(k)), k + 1) for k in range(3)])
     (folder / "stage1.pbn").write_bytes(data)
-    with SqliteBank(tmp_path / "bank.sqlite") as bank:
+    with unlocked(SqliteBank(tmp_path / "bank.sqlite")) as bank:
         import_files(bank, [folder / "stage1.pbn"])
         ledger = b"".join(body for _, _, body, _ in bank.entries())
         assert str(folder).encode() not in ledger and b"private folder" not in ledger
@@ -302,11 +318,11 @@ def test_a_file_that_is_no_database_is_named_not_a_traceback(tmp_path: Path) -> 
     content = b"minutes of the judges' meeting\n" * 200
     other.write_bytes(content)
     with pytest.raises(BankUnavailableError, match=r"notes\.sqlite: not a bank: SQLite cannot read this file") as exc:
-        SqliteBank(other)
+        unlocked(SqliteBank(other))
     assert "file is not a database" in str(exc.value)
     assert other.read_bytes() == content
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]  # no WAL or key made beside it
     folder = tmp_path / "folder.sqlite"
     folder.mkdir()
     with pytest.raises(BankUnavailableError, match=r"folder\.sqlite: the bank could not write"):
-        SqliteBank(folder)
+        unlocked(SqliteBank(folder))

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from _web_server import Running, regulation, running_service, service_config
 from bank_support import random_deal, station_source
+from custody_support import unlocked
 from test_web_judge import Console, run_console, station_msg
 
 from dealer.bank.store import BankBusyError, SqliteBank
@@ -65,10 +66,10 @@ class LockHolder:
 
 def test_a_locked_bank_refuses_a_write_clearly_and_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "bank.sqlite"
-    SqliteBank(path).close()
+    unlocked(SqliteBank(path)).close()
     holder = LockHolder(path)
     try:
-        with SqliteBank(path, busy_timeout=0.05) as bank:
+        with unlocked(SqliteBank(path, busy_timeout=0.05)) as bank:
             size = bank.ledger_size()
             with pytest.raises(BankBusyError) as err:
                 bank.commit_deal(random_deal(random.Random(1)), station_source())
@@ -86,8 +87,9 @@ WRITER = textwrap.dedent(
     import random, sys
     sys.path.insert(0, {tests!r})
     from bank_support import random_deal, station_source
+    from custody_support import unlocked
     from dealer.bank.store import SqliteBank
-    bank = SqliteBank(sys.argv[1])
+    bank = unlocked(SqliteBank(sys.argv[1]))
     rng = random.Random(int(sys.argv[2]))
     for _ in range(int(sys.argv[3])):
         bank.commit_deal(random_deal(rng), station_source())
@@ -98,11 +100,11 @@ WRITER = textwrap.dedent(
 
 def test_two_writer_processes_take_turns_and_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "bank.sqlite"
-    SqliteBank(path).close()
+    unlocked(SqliteBank(path)).close()
     script = WRITER.format(tests=str(ROOT / "tests"))
     procs = [subprocess.Popen([sys.executable, "-c", script, str(path), str(seed), "200"], env=ENV) for seed in (1, 2)]
     assert [p.wait(120) for p in procs] == [0, 0]
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         report = verify_bank(bank)
         assert report.ok, report.problem
         assert bank.deal_count() == 400 and report.seals == 2
@@ -115,7 +117,7 @@ def _statuses(console: Console) -> list[str]:
 
 
 def _station_entries(path: Path) -> tuple[int, list[dict[str, Any]]]:
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         deals = sum(1 for e in bank.entries_of_kind("deal") if e.data["src"].get("station") == "A")
         return deals, [e.data for e in bank.entries_of_kind("void")]
 
@@ -154,7 +156,7 @@ def test_a_station_keeps_its_deal_while_the_bank_is_locked_and_commits_it_after(
     assert "disconnected" not in _statuses(console) and "error" not in _statuses(console)
     deals, voids = _station_entries(path)
     assert deals == 6 and voids == []  # no deal lost, none voided
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         assert verify_bank(bank).ok
 
 
@@ -235,7 +237,7 @@ def test_a_deal_finished_after_the_pause_waits_its_turn_and_the_station_stays_pa
         assert all(v["detail"]["by"] == "judge" and "busy" in v["detail"]["detail"] for v in voids)
     else:
         assert (deals, voids) == (2, [])  # both deals banked, nothing voided
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         assert verify_bank(bank).ok
 
 
@@ -276,7 +278,7 @@ def _import_while_dealing(tmp_path: Path, n: int, target: int) -> None:
     deals, voids = _station_entries(bank_path)
     assert deals == accepted and deals >= target  # every deal the station dealt is in the bank
     assert not [v for v in voids if v["reason"] in ("bank_refused", "bank_unavailable")]
-    with SqliteBank(bank_path) as bank:
+    with unlocked(SqliteBank(bank_path)) as bank:
         assert bank.deal_count() == n + deals
         report = verify_bank(bank)
         assert report.ok, report.problem

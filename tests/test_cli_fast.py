@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from custody_support import unlocked
 
 ROOT = Path(__file__).resolve().parents[1]
 PBN = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
@@ -74,7 +75,7 @@ def desk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     tmp = tmp_path_factory.mktemp("desk")
     SqliteBank(tmp / "empty.sqlite").close()
-    with SqliteBank(tmp / "bank.sqlite") as bank:
+    with unlocked(SqliteBank(tmp / "bank.sqlite")) as bank:
         for k in range(1, 4):
             bank.commit_deal(deal_from_rank(1000 * k), DealSource("import", file="x.pbn", board=k, line=k))
         bank.seal()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from bank_support import fill
+from custody_support import unlocked
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.store import SqliteBank
@@ -127,7 +128,7 @@ def reg() -> Regulation:
 
 @pytest.fixture
 def bank(tmp_path: Path) -> SqliteBank:
-    b = SqliteBank(tmp_path / "bank.sqlite")
+    b = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
     fill(b, 80)
     for reason in ("duplicate_card", "jam", "duplicate_card"):
         b.void_deal(reason, "T1")
@@ -218,8 +219,12 @@ def test_draw_protocol_never_lists_the_drawn_deals(
     issued = issue_draw_protocol(bank, reg, lang, tmp_path / "docs", LABEL)
     check_recorded(bank, issued.path, issued.ledger_index)
     text = pdf_text(issued.path)
-    commit = bank.entry(bank.get_draw(LABEL).commit_index).data["commitment"]
+    index = bank.get_draw(LABEL).commit_index
+    commit = bank.entry(index).data["commitment"]
     digest = sha256(canonical_json(commit)).hexdigest()
+    # the ledger head once the commitment was in: its entry's stored bytes hashed (hashlib, not the ledger code)
+    head = sha256(bank.entry_bodies([index])[index]).hexdigest()
+    assert f"{index + 1}:{head}" in text.replace(" ", "")  # a hash wraps in its table cell: read without spaces
     for value in (
         LABEL,
         digest,
@@ -245,6 +250,7 @@ def test_draw_protocol_never_lists_the_drawn_deals(
             "7 бросков",
             "5,00 %",
             "жеребьёвка проведена",
+            "Доля всего банка",
         ):
             assert has(text, phrase), phrase
     else:

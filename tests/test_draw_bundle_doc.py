@@ -87,7 +87,7 @@ def test_worked_example_recomputed_by_hand() -> None:
 def test_example_bundles_verify_only_as_a_chain() -> None:
     b1, b2 = _bundle(1), _bundle(2)
     checks = verify_bundle(b1)
-    assert len(checks) == 13 and all(c.ok for c in checks)
+    assert len(checks) == 14 and all(c.ok for c in checks)
     assert all(c.ok for c in verify_bundle(b2, [b1]))
     alone = verify_bundle(b2)
     assert alone[-1].name == "chain" and not alone[-1].ok

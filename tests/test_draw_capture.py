@@ -19,9 +19,11 @@ from typing import Any
 import httpx
 import websockets
 from _web_server import press_start, running_service, service_config
+from custody_support import unlocked
 from test_web_stream import Capture, wait_for
 
 from dealer.bank.store import SqliteBank
+from dealer.draw.director import Director
 from dealer.regulation import regulation_from_dict
 from dealer.web.routes_export import FOUL_PUBLIC_KEYS
 
@@ -130,10 +132,12 @@ def test_nothing_of_two_draws_and_their_boards_leaves_the_service_before_reveal(
             judge_extra.append(httpx.get(f"{server.base}/judge", headers=judge).content)
         director.close()
 
-    bank = SqliteBank(tmp_path / "var" / "bank.sqlite")
+    bank = unlocked(SqliteBank(tmp_path / "var" / "bank.sqlite"))  # the chief judge's key opens what was drawn
     try:
         records = [bank.get_draw(label) for label in ("R1", "R2")]
-        drawn_ids = [i for rec in records for i in rec.drawn or ()]
+        chief = Director(bank)
+        drawn_ids = [d.deal.deal_id for label in ("R1", "R2") for d in chief.drawn_deals(label)]
+        secrets = [chief._secret(rec) for rec in records]  # K itself, opened
         deals = bank.get_deals(drawn_ids)
     finally:
         bank.close()
@@ -146,8 +150,8 @@ def test_nothing_of_two_draws_and_their_boards_leaves_the_service_before_reveal(
     for d in deals:
         for needle in (d.deal.to_pbn(), d.deal.to_bytes().hex(), str(d.deal.rank()), d.salt.hex(), d.commitment.hex()):
             assert needle.encode() not in everything, (d.deal_id, needle)
-    for rec in records:
-        assert rec.secret.hex().encode() not in everything
+    for rec, secret in zip(records, secrets, strict=True):
+        assert secret.hex().encode() not in everything and rec.secret.hex().encode() not in everything
 
     # every message, parsed: no card at all (the stations are idle), no card name, no list of deals
     messages = [m for _, m in audience.messages()] + [json.loads(f) for f in ws.frames]

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from custody_support import cli_env
 from draw_support import make_bank
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +23,7 @@ def on_pty(cwd: Path, *args: str) -> tuple[int, bytes]:
     """Run ``dealer ARGS`` with stdout and stderr on a fresh 40-column pseudo-terminal; all it wrote."""
     leader, follower = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40", "LINES": "20", "TERM": "xterm-256color"}
+    env.update(cli_env(cwd, cwd / "var"))  # the chief judge's passphrase, from a file
     env.pop("NO_COLOR", None)
     proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, stdout=follower,
                             stderr=follower, stdin=subprocess.DEVNULL)  # fmt: skip
@@ -40,7 +42,7 @@ def on_pty(cwd: Path, *args: str) -> tuple[int, bytes]:
 
 
 def piped(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40", **cli_env(cwd, cwd / "var")}
     return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True)
 
 

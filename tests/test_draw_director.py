@@ -89,8 +89,9 @@ def test_bundle_verifies_and_an_independent_derivation_agrees(director: Director
     checks = verify_bundle(bundle)
     assert all(c.ok for c in checks), checks
     assert [c.name for c in checks] == [
-        "format", "well-formed", "seal signature", "commitment signature", "commitment names the seal", "chain",
-        "eligible set", "quota", "secret", "public value", "draw", "openings", "inclusion",
+        "format", "well-formed", "seal signature", "commitment signature", "seal is possible",
+        "commitment names the seal", "chain", "eligible set", "quota", "secret", "public value", "draw", "openings",
+        "inclusion",
     ]  # fmt: skip
     assert derive(bundle, set()) == [(d["position"], d["deal_id"]) for d in bundle["drawn"]]
     assert [director.bank.get_deal(d["deal_id"]).deal.to_bytes().hex() for d in bundle["drawn"]] == [
@@ -216,29 +217,41 @@ def test_fork_is_detected(director: Director) -> None:
 def test_void_is_public_chained_and_draws_nothing(director: Director) -> None:
     director.seal()
     director.prepare("S1", DICE, REG)
-    director.publish("S1")
     with pytest.raises(DrawError, match="reason"):
         director.void("S1", "  ")
-    director.void("S1", "witness Boris taken ill before the run")
+    director.void("S1", "witness Boris taken ill before the draw was shown")
     with pytest.raises(DrawError, match="'S1' is void: it draws nothing"):
         director.run("S1")
     void_bundle = director.bundle("S1")
     checks = verify_bundle(void_bundle)
     assert checks[-1].name == "void" and checks[-1].ok and "taken ill" in checks[-1].detail
+    assert void_bundle["void"]["published"] is False
     b2 = full_draw(director, "S2", REG)
     assert b2["commitment"]["drawn_before"] == 0 and b2["commitment"]["previous"] is not None
     assert verify_bundle(b2)[-1].name == "chain"  # the void must be given too
     assert all(c.ok for c in verify_bundle(b2, [void_bundle]))
-    with pytest.raises(BankError, match="this step needs it committed"):
+    with pytest.raises(DrawError, match="before the hall"):
         director.void("S2", "too late")
-    director.prepare("S3", DICE, REG, replacement=True)
-    director.publish("S3")
-    director.enter_public_value("S3", dice=["11111111/22222222"])
-    with pytest.raises(BankError, match="'S3' is public-value; this step needs it committed"):
-        director.void("S3", "we know K and V now: no throwing the draw away")
     assert isinstance(director.bank, SqliteBank) and verify_bank(director.bank).ok
     status = director.status()["draws"][0]
     assert status["state"] == "void" and status["secret"] == void_bundle["secret"]
+
+
+def test_no_void_once_the_commitment_is_before_the_hall(director: Director) -> None:
+    """Whoever could read K would know the result as soon as the witnesses roll: a void then could throw away a
+    draw they disliked (#27 item 1), so a published draw is never voided, by the director or the bank."""
+    director.seal()
+    director.prepare("S1", DICE, REG)
+    director.publish("S1")
+    with pytest.raises(DrawError, match="before the hall"):
+        director.void("S1", "witness absent")
+    rec = director.bank.get_draw("S1")
+    with pytest.raises(BankError, match="allows no more voids"):  # past the director, at the bank itself
+        director.bank.draw_void("S1", rec.secret, {"void": {"label": "S1"}, "signature": ""})
+    director.enter_public_value("S1", dice=["11111111/22222222"])
+    with pytest.raises(DrawError, match="before the hall"):
+        director.void("S1", "we know K and V now: no throwing the draw away")
+    assert director.bank.get_draw("S1").state == "public-value"
 
 
 def test_deals_after_the_seal_wait_for_the_next_seal(director: Director) -> None:
@@ -254,17 +267,17 @@ def test_nothing_of_the_draw_is_public_before_reveal(director: Director) -> None
     director.seal()
     full_draw(director, "S1", REG, reveal=False)
     drawn = director.drawn_deals("S1")
-    secret = director.bank.get_draw("S1").secret.hex()
     ids = [d.deal.deal_id for d in drawn]
     public = json.dumps([director.status(), director.commitment("S1"), director.hall_view("S1")])
-    assert secret not in public and "drawn_ids" not in public and '"drawn": [' not in public
+    assert "drawn_ids" not in public and '"drawn": [' not in public
     for d in drawn:  # no deal's cards, salt or opening either
         assert d.deal.salt.hex() not in public and d.deal.deal.to_pbn() not in public
     with pytest.raises(DrawError, match="only after reveal"):
         director.bundle("S1")
-    director.reveal("S1")
+    revealed = director.reveal("S1")
+    assert revealed["secret"] not in public and revealed["drawn"] == ids
     status = director.status()["draws"][0]
-    assert status["secret"] == secret and status["drawn_ids"] == ids
+    assert status["secret"] == revealed["secret"] and status["drawn_ids"] == ids
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -283,7 +296,7 @@ def test_cli_verifies_a_bundle_and_its_chain_without_any_database(director: Dire
     good.write_text(json.dumps(b3))
     ok = _cli("draw", "verify", str(good), "--chain", str(chain), cwd=alone)
     assert ok.returncode == 0, ok.stderr
-    assert "all 13 checks passed" in ok.stdout
+    assert "all 14 checks passed" in ok.stdout
     files = _cli("draw", "verify", str(good), str(chain / "s2.json"), str(chain / "s1.json"), cwd=alone)
     assert files.returncode == 0, files.stderr
     alone_ = _cli("draw", "verify", str(good), cwd=alone)
@@ -302,12 +315,14 @@ def test_cli_verifies_a_bundle_and_its_chain_without_any_database(director: Dire
     assert not (alone / "var").exists()
 
 
-def test_a_void_bundle_carrying_a_public_value_is_refused(director: Director) -> None:
-    """A void after V would let the holder of K throw away a draw whose result they already knew: the bank
-    refuses it, and a void bundle forged with V in it (signed with the bank's own key) fails verification."""
+def test_a_void_bundle_carrying_a_public_value_or_made_after_publish_is_refused(director: Director) -> None:
+    """A void after the hall saw the commitment (or after V) would let the holder of K throw away a draw whose
+    result they could know: the bank refuses it, and a void bundle forged to say so, signed with the bank's own
+    key, fails verification."""
+    from dealer.bank.ledger import canonical_json
+
     director.seal()
     director.prepare("S1", DICE, REG)
-    director.publish("S1")
     director.void("S1", "the hall lost power")
     genuine = director.bundle("S1")
     assert all(c.ok for c in verify_bundle(genuine)) and genuine["public_value"] is None
@@ -316,10 +331,16 @@ def test_a_void_bundle_carrying_a_public_value_is_refused(director: Director) ->
     checks = verify_bundle(forged)
     assert checks[-1].name == "void" and not checks[-1].ok
     assert "voided after its public value was entered" in checks[-1].detail
+    after = copy.deepcopy(genuine)
+    after["void"]["published"] = True
+    after["void_signature"] = director.bank.keyring.sign(canonical_json(after["void"]))  # the key holder's forgery
+    checks = verify_bundle(after)
+    assert checks[-1].name == "void" and not checks[-1].ok
+    assert "after its commitment was shown to the hall" in checks[-1].detail
     director.prepare("S2", DICE, REG)
     director.publish("S2")
     director.enter_public_value("S2", dice=["12345612/65432165"])
-    with pytest.raises(BankError, match="needs it committed"):
+    with pytest.raises(DrawError, match="before the hall"):
         director.void("S2", "changed our mind")
 
 

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    env["DEALER_PASSPHRASE_FILE"] = str(cwd / "chief-judge.txt")  # the chief judge's own file (docs/custody.md)
     r = subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True, text=True)
     assert r.returncode == 0, (args, r.stdout, r.stderr)
     return r
@@ -37,6 +38,8 @@ def test_the_directors_day_from_the_guide(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert "imported 60 of 60 deals" in dealer(tmp_path, "bank", "import", "public.pbn").stdout
+    (tmp_path / "chief-judge.txt").write_text("the chief judge's passphrase\n", encoding="utf-8")
+    assert "custody record written" in dealer(tmp_path, "--lang", "en", "custody", "init").stdout
     assert "sealed" in dealer(tmp_path, "bank", "seal").stdout
     dealer(
         tmp_path,
@@ -91,5 +94,5 @@ def test_the_directors_day_from_the_guide(tmp_path: Path) -> None:
     elsewhere = tmp_path / "verifier"
     elsewhere.mkdir()
     (elsewhere / "b.json").write_bytes((tmp_path / "round1-bundle.json").read_bytes())
-    assert "all 13 checks passed" in dealer(elsewhere, "draw", "verify", "b.json").stdout
+    assert "all 14 checks passed" in dealer(elsewhere, "draw", "verify", "b.json").stdout
     assert dealer(tmp_path, "bank", "verify").stdout.startswith("ok:")

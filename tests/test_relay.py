@@ -30,8 +30,8 @@ from _relay_support import (
 from _transport import FakeTransport
 from _waiting import wait_progress
 from _web_server import Running, regulation, running_service, service_config
+from custody_support import TEST_KEYRING
 
-from dealer.bank.keys import KEY_FILE
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
 from dealer.web.public import HALL_DRAW_KEYS
@@ -207,7 +207,7 @@ def test_nats_carries_no_hidden_card_no_drawn_deal_and_no_secret(tmp_path: Path,
                 d.post("/api/director/draws/s1/reveal").raise_for_status()
                 published_all(server)
             secrets = [server.judge, server.director]
-        key_pem = next((tmp_path / "var").rglob(KEY_FILE)).read_bytes()
+        seed = TEST_KEYRING._seed()  # the chief judge's key, unlocked in the service for the draw
     everything = cap.snapshot()
     ours = [json.loads(data) for subj, data in everything if subj == subject(event)]
     assert ours and [json.loads(d) for _, d in stream_messages(event)] == ours  # the capture saw the whole stream
@@ -248,8 +248,7 @@ def test_nats_carries_no_hidden_card_no_drawn_deal_and_no_secret(tmp_path: Path,
     assert len(revealed) == 1 and revealed[0]["drawn"] == [x["deal_id"] for x in drawn]  # only after the reveal
     for secret in secrets:
         assert secret.encode() not in raw_all
-    body = b"".join(line for line in key_pem.splitlines() if not line.startswith(b"-----"))
-    assert body and body not in raw_all
+    assert seed not in raw_all and seed.hex().encode() not in raw_all
 
 
 # -- what a relay serves ---------------------------------------------------------------------------------------

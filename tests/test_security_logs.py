@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import websockets
 from _web_server import free_port
+from custody_support import TEST_PASSPHRASE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,6 +76,7 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
         d = {"Authorization": f"Bearer {director}"}
         wait_until(lambda: httpx.get(f"{base}/api/director/status", headers=d).json()["deals"] >= 30, 120)
         for path, body in [
+            ("/api/director/custody/setup", {"passphrase": TEST_PASSPHRASE}),  # the chief judge, on the console
             ("/api/director/seal", {}),
             ("/api/director/draws", {"label": "R1", "named": "Lotto 1600, 10 numbers", "numbers": 10, "max": 90}),
             ("/api/director/draws/R1/publish", {}),
@@ -98,7 +100,7 @@ def test_secrets_never_appear_in_logs(tmp_path: Path) -> None:
     assert "voided" in stderr.lower() or "fault" in stderr.lower() or stderr.strip(), "the log is empty: nothing tested"
     # standard output and error are files here (a log kept of the run): the banner says where the secrets are
     assert "judge.secret" in stdout and "director.secret" in stdout, stdout
-    for secret in (judge, director, *wrong, bytes(k).hex()):
+    for secret in (judge, director, *wrong, bytes(k).hex(), TEST_PASSPHRASE):
         assert secret not in stdout + stderr, f"a secret leaked into the log: {secret[:6]}…"
 
 

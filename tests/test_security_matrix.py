@@ -24,6 +24,7 @@ import pytest
 import uvicorn
 import websockets
 from _web_server import regulation, service_config
+from custody_support import TEST_KEYRING, unlocked, write_custody
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from starlette.routing import Mount
@@ -31,6 +32,7 @@ from test_web_stream import Capture, wait_for
 
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
+from dealer.draw.director import Director
 from dealer.web.app import create_app
 from dealer.web.guard import server_options
 from dealer.web.service import Service
@@ -75,6 +77,11 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
     class Ctx:
         def __enter__(self) -> Live:
             self.service = Service(service_config(tmp, **config), regulation(2, 32, target=target), autostart=False)
+            bank = self.service.bank.bank
+            assert isinstance(bank, SqliteBank)
+            write_custody(bank.key_dir)  # the chief judge's key, set up and unlocked as after sign-in
+            bank.unlock(TEST_KEYRING)
+            self.service.custody.touch(time.monotonic())
             self.app = create_app(self.service)
             self.sock = socket.socket()  # bound here and handed to uvicorn: no other process can take the port
             self.sock.bind(("127.0.0.1", 0))
@@ -303,6 +310,7 @@ LABEL = "Round 1"
 K = 32
 DEALS = 20
 AFTER_KEYS = {
+    "cleared": {"type", "station"},
     "commitment": {
         "type",
         "label",
@@ -380,13 +388,14 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
         watcher.join(10)
     raw = bytes(cap.raw)
     messages = cap.messages()  # every byte accounted for by a parsed message (see parse_sse)
-    bank = SqliteBank(tmp_path / "var" / "bank.sqlite")
+    bank = unlocked(SqliteBank(tmp_path / "var" / "bank.sqlite"))  # the chief judge's key opens the draw
     try:
         stored = bank.get_deals(list(range(1, bank.deal_count() + 1)))
         record = bank.get_draw(LABEL)
+        secret = Director(bank)._secret(record)  # K itself, as well as K sealed, must not be public
     finally:
         bank.close()
-    assert len(stored) == DEALS and len(drawn_ids) == 1 and record.drawn is not None
+    assert len(stored) == DEALS and len(drawn_ids) == 1 and record.sealed_result is not None
     # 1. hidden cards: in every attempt, the cards the public saw are exactly the first K dealt
     seen: dict[int, list[int]] = {}
     committed: dict[int, int] = {}
@@ -409,7 +418,7 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
     # 2. the draw: after the session, the public stream and snapshot only got the published commitment
     last_commit = max(i for i, (_, m) in enumerate(messages) if m["type"] == "deal_committed")
     after = [m for _, m in messages[last_commit + 1 :]]
-    assert {m["type"] for m in after} <= {"commitment", "bank", "station"}, after
+    assert {m["type"] for m in after} <= {"commitment", "bank", "station", "cleared"}, after
     assert any(m["type"] == "commitment" for m in after)
     for m in after:
         assert set(m) == AFTER_KEYS[m["type"]], m
@@ -421,6 +430,7 @@ def test_public_stream_carries_no_hidden_card_and_no_drawn_deal(tmp_path: Path) 
             assert needle.encode() not in public_bytes, (deal_id, needle)
             assert needle.encode() not in judge_bytes, (deal_id, needle)
     assert record.secret.hex().encode() not in public_bytes + judge_bytes
+    assert secret.hex().encode() not in public_bytes + judge_bytes
     assert json.dumps(sorted(drawn_ids)).encode() not in public_bytes
     # the judge's pages say nothing of which deals were drawn
     assert b'"drawn"' not in judge_bytes and b'"drawn":' not in public_bytes and b"drawn_ids" not in public_bytes

@@ -15,6 +15,7 @@ import httpx
 import pytest
 from _browser import launch_chromium, needs_chromium
 from _web_server import Running, regulation, running_service, service_config
+from custody_support import cli_env
 from test_web_judge import Console, run_console, station_msg
 
 from dealer.bank.store import SqliteBank
@@ -59,7 +60,7 @@ def test_automatic_seals_and_a_live_head_for_every_writer(tmp_path: Path, every:
 
             await c.until(sealed_enough)
             # a writer in another process (a CLI seal): the head it leaves is shown within a second
-            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            env = {**os.environ, "PYTHONPATH": str(ROOT), **cli_env(tmp_path)}  # the chief judge's passphrase file
             cmd = [sys.executable, "-m", "dealer", "bank", "seal", "--bank", str(path), "--json"]
             r = subprocess.run(cmd, env=env, capture_output=True, text=True)
             assert r.returncode == 0, r.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 from _web_server import regulation, running_service, service_config
+from custody_support import unlocked
 
 from dealer.bank.api import DealSource
 from dealer.bank.store import SqliteBank
@@ -20,7 +21,7 @@ from dealer.web.routes_export import session_folder, session_slug
 
 def _drawn_bank(path: Path, deals: int = 40) -> list[int]:
     rng = random.Random(5)
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         for _ in range(deals):
             bank.commit_deal(Deal.from_rank(rng.randrange(DEAL_COUNT)), DealSource(kind="station", station="A"))
         d = Director(bank)

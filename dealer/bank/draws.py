@@ -34,34 +34,53 @@ class DrawState(StrEnum):
 RUN_ORDER = (DrawState.COMMITTED, DrawState.PUBLIC_VALUE, DrawState.DRAWN, DrawState.REVEALED)
 
 
+SECRET_SIZE = 32  # K, open; before reveal (or void) the row holds it sealed under the chief judge's key
+
+
 class DrawRow(NamedTuple):
     """A row of ``draws`` as stored (``verify_bank`` checks them raw)."""
 
     label: str
     state: str
     commit_index: int
-    secret: bytes
+    secret: bytes  # K sealed (docs/custody.md) until the reveal or void, then K itself
     public_value: str | None
-    drawn: str | None  # JSON list of deal ids, in pick order
+    drawn: str | None  # run: JSON {"count", "sealed"} (the result sealed); revealed: JSON list of deal ids
 
 
 @dataclass(frozen=True, slots=True)
 class DrawRecord:
-    """A draw as the bank keeps it; ``secret`` and ``drawn`` are the director's until reveal."""
+    """A draw as the bank keeps it. Before the reveal, ``secret`` is K sealed and the result is only
+    ``sealed_result`` (the chief judge's key opens them, ``dealer.draw.director``); after it, both are open."""
 
     label: str
     state: DrawState
     commit_index: int
     secret: bytes
     public_value: str | None
-    drawn: tuple[int, ...] | None
+    drawn: tuple[int, ...] | None  # the drawn deal ids once open (revealed, or a bank of before custody)
+    sealed_result: bytes | None = None
+    drawn_count: int = 0
+
+    @property
+    def secret_open(self) -> bool:
+        return len(self.secret) == SECRET_SIZE
 
     @classmethod
     # Any: a sqlite3/psycopg row's column values, named by ``DrawRow``
     def of(cls, row: Sequence[Any]) -> DrawRecord:
         r = DrawRow(*row)
-        drawn = None if r.drawn is None else tuple(json.loads(r.drawn))
-        return cls(r.label, DrawState(r.state), r.commit_index, bytes(r.secret), r.public_value, drawn)
+        drawn: tuple[int, ...] | None = None
+        sealed: bytes | None = None
+        count = 0
+        if r.drawn is not None:
+            stored = json.loads(r.drawn)
+            if isinstance(stored, dict):
+                sealed, count = bytes.fromhex(stored["sealed"]), int(stored["count"])
+            else:
+                drawn = tuple(stored)
+                count = len(drawn)
+        return cls(r.label, DrawState(r.state), r.commit_index, bytes(r.secret), r.public_value, drawn, sealed, count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +129,19 @@ class DrawsTable:
         self.expect(db, label, RUN_ORDER)
         return self.ledger.append(db, EntryKind.DRAW_PUBLISHED, data, ts)
 
-    def void(self, db: Connection, label: str, data: JsonObject, ts: str) -> Entry:
-        """Only before the public value is entered: after that, the holder of K knows the result, and a void
-        would let them throw away a draw they did not like."""
+    def void(self, db: Connection, label: str, secret: bytes, data: JsonObject, ts: str, after_publish: bool) -> Entry:
+        """Only before the public value is entered, and once the commitment is before the hall only as the
+        regulation allows (``after_publish``): once the witnesses make V, whoever could read K would know the
+        result, and a void would let them throw away a draw they did not like (docs/custody.md)."""
         self.expect(db, label, (DrawState.COMMITTED,))
+        if self.published(db, label) and not after_publish:
+            raise BankError(
+                "draw {label!r}: its commitment is before the hall, and the regulation allows no more voids after "
+                "that: run the draw with the witnesses' value",
+                label=label,
+            )
         entry = self.ledger.append(db, EntryKind.DRAW_VOID, data, ts)
-        self._set_state(db, label, DrawState.VOID)
+        db.execute("UPDATE draws SET state=?, secret=? WHERE label=?", (DrawState.VOID, secret, label))
         return entry
 
     def public_value(self, db: Connection, label: str, value: str, data: JsonObject, ts: str) -> Entry:
@@ -130,20 +156,17 @@ class DrawsTable:
         db.execute("UPDATE draws SET state=?, public_value=? WHERE label=?", (DrawState.PUBLIC_VALUE, value, label))
         return entry
 
-    def result(self, db: Connection, label: str, drawn: Sequence[int], data: JsonObject, ts: str) -> Entry:
+    def result(self, db: Connection, label: str, sealed: bytes, count: int, data: JsonObject, ts: str) -> Entry:
+        """The result, sealed: neither the row nor the deals' states tell which deals were drawn before reveal."""
         self.expect(db, label, (DrawState.PUBLIC_VALUE,))
         entry = self.ledger.append(db, EntryKind.DRAW, data, ts)
-        db.execute("UPDATE draws SET state=?, drawn=? WHERE label=?", (DrawState.DRAWN, json.dumps(list(drawn)), label))
-        changed = self.deals.mark_drawn(db, label, drawn)
-        if changed != len(drawn):
-            raise BankError(
-                "draw {label!r}: {missing} of the drawn deals were no longer in the bank",
-                label=label,
-                missing=len(drawn) - changed,
-            )
+        stored = json.dumps({"count": count, "sealed": sealed.hex()}, sort_keys=True)
+        db.execute("UPDATE draws SET state=?, drawn=? WHERE label=?", (DrawState.DRAWN, stored, label))
         return entry
 
-    def reveal(self, db: Connection, label: str, data: JsonObject, ts: str) -> Entry:
+    def reveal(
+        self, db: Connection, label: str, secret: bytes, drawn: Sequence[int], data: JsonObject, ts: str
+    ) -> Entry:
         self.expect(db, label, (DrawState.DRAWN,))
         earlier = db.execute(
             "SELECT label FROM draws WHERE state=? AND commit_index < "
@@ -153,7 +176,17 @@ class DrawsTable:
         if earlier:  # its positions would tell which deals the earlier draw took
             raise BankError("draw {label!r} is drawn but not revealed: reveal the draws in order", label=earlier[0])
         entry = self.ledger.append(db, EntryKind.REVEAL, data, ts)
-        self._set_state(db, label, DrawState.REVEALED)
+        db.execute(
+            "UPDATE draws SET state=?, secret=?, drawn=? WHERE label=?",
+            (DrawState.REVEALED, secret, json.dumps(list(drawn)), label),
+        )
+        changed = self.deals.mark_drawn(db, label, drawn)
+        if changed != len(drawn):
+            raise BankError(
+                "draw {label!r}: {missing} of the drawn deals were no longer in the bank",
+                label=label,
+                missing=len(drawn) - changed,
+            )
         self.deals.mark_played(db, label)
         return entry
 
@@ -169,17 +202,11 @@ class DrawsTable:
                 needed=" or ".join(states),
             )
 
-    def _set_state(self, db: Connection, label: str, state: DrawState) -> None:
-        db.execute("UPDATE draws SET state=? WHERE label=?", (state, label))
-
     # -- reading ------------------------------------------------------------------------------------------
     def prior(self, db: Connection) -> list[PriorDraw]:
-        rows = db.execute("SELECT label, commit_index, drawn FROM draws ORDER BY commit_index").fetchall()
-        bodies = self.ledger.bodies(db, [r[1] for r in rows])
-        return [
-            PriorDraw(label, Entry.decode(bytes(bodies[index])), 0 if drawn is None else len(json.loads(drawn)))
-            for label, index, drawn in rows
-        ]
+        records = self.all(db)
+        bodies = self.ledger.bodies(db, [r.commit_index for r in records])
+        return [PriorDraw(r.label, Entry.decode(bytes(bodies[r.commit_index])), r.drawn_count) for r in records]
 
     def published(self, db: Connection, label: str) -> bool:
         return any(e.data.get("label") == label for e in self.ledger.of_kind(db, EntryKind.DRAW_PUBLISHED))

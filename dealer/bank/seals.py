@@ -8,14 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import keys
 from .ledger import Entry, EntryKind, canonical_json, checkpoint
 from .ledger_table import LedgerTable
 from .merkle import merkle_root
 from .schema import Connection
 
-if TYPE_CHECKING:  # cryptography loads with the key (dealer.bank.keys): reading the bank goes without it
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+if TYPE_CHECKING:  # cryptography loads with the keyring: reading the bank goes without it
+    from dealer.custody import Keyring
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +45,14 @@ class Seals:
     def __init__(self, ledger: LedgerTable) -> None:
         self.ledger = ledger
 
-    def make(self, db: Connection, bank_id: str, key: Ed25519PrivateKey, last_deal: int, ts: str) -> Seal:
+    def make(self, db: Connection, bank_id: str, key: Keyring, last_deal: int, ts: str) -> Seal:
         """Sign a checkpoint of the whole ledger so far (inside the caller's transaction) and append it."""
         last, _ = self.ledger.head(db)
         size = last + 1
         root = merkle_root(self.ledger.leaves(db, size))
         cp = checkpoint(bank_id, size, root, ts, last_deal)
-        signature = key.sign(canonical_json(cp)).hex()
-        pub = keys.public_hex(key)
+        signature = key.sign(canonical_json(cp))
+        pub = key.public_key
         entry = self.ledger.append(
             db, EntryKind.SEAL, {"checkpoint": cp, "public_key": pub, "signature": signature}, ts
         )

@@ -26,7 +26,6 @@ from urllib.parse import quote
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 
-from . import keys
 from .api import CommittedDeal, DealSource
 from .deals import (
     DealRow,
@@ -46,8 +45,8 @@ from .ledger_table import LedgerRow, LedgerTable
 from .schema import SCHEMA, SCHEMA_OBJECTS, SCHEMA_VERSION, Connection, insert_sql
 from .seals import Seal, Seals, seal_from_entry
 
-if TYPE_CHECKING:  # cryptography loads with the key (dealer.bank.keys): reading the bank goes without it
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+if TYPE_CHECKING:  # cryptography loads with the keyring: reading the bank goes without it
+    from dealer.custody import Keyring
 
 __all__ = [  # the names other modules import from here (kept when the bank was split into its tables)
     "DEAL_STATES",
@@ -165,7 +164,7 @@ class SqliteBank:
         self.key_dir = Path(key_dir)
         self._clock = clock
         self._lock = threading.RLock()
-        self._key: Ed25519PrivateKey | None = None
+        self._keyring: Keyring | None = None
         self._ledger = LedgerTable()
         self._deals = DealsTable(self._ledger)
         self._seals = Seals(self._ledger)
@@ -259,22 +258,44 @@ class SqliteBank:
     def now(self) -> str:
         return self._clock()
 
-    # -- the signing key ---------------------------------------------------------------------------
+    # -- the chief judge's custody (docs/custody.md) ---------------------------------------------------
+    def unlock(self, keyring: Keyring) -> None:
+        """Hold ``keyring`` (the chief judge's, unlocked) in memory: seals, commitments and voids are signed with it,
+        and draw secrets sealed and opened. Refused unless it is the key that signed the bank's seals."""
+        latest = self.latest_seal()
+        if latest is not None and latest.public_key != keyring.public_key:
+            from dealer.custody import CustodyError
+
+            raise CustodyError(
+                "this custody key ({given}…) did not sign the bank's seals (signed by {public}…): it is not this "
+                "bank's; nothing was signed",
+                given=keyring.public_key[:16],
+                public=latest.public_key[:16],
+            )
+        self._keyring = keyring
+
+    def lock(self) -> None:
+        self._keyring = None
+
     @property
-    def signing_key(self) -> Ed25519PrivateKey:
-        if self._key is None:
-            latest = self.latest_seal()
-            self._key = keys.bank_key(self.key_dir, self.path.parent, None if latest is None else latest.public_key)
-        return self._key
+    def unlocked(self) -> bool:
+        return self._keyring is not None
+
+    @property
+    def keyring(self) -> Keyring:
+        if self._keyring is None:
+            from dealer.custody import CustodyLockedError
+
+            raise CustodyLockedError(
+                "this step needs the chief judge's key: give the custody passphrase (dealer custody init makes it)"
+            )
+        return self._keyring
 
     def sign(self, message: bytes) -> str:
-        return self.signing_key.sign(message).hex()
+        return self.keyring.sign(message)
 
     def public_key_hex(self) -> str:
-        return keys.public_hex(self.signing_key)
-
-    def public_key_pem(self) -> bytes:
-        return keys.public_pem(self.signing_key)
+        return self.keyring.public_key
 
     # -- BankApi -----------------------------------------------------------------------------------
     def commit_deal(self, deal: Deal, source: DealSource) -> CommittedDeal:
@@ -400,9 +421,9 @@ class SqliteBank:
     # -- seals -------------------------------------------------------------------------------------
     def seal(self) -> Seal:
         """Sign a checkpoint of the whole ledger so far; deals committed later go into a later seal."""
-        key = self.signing_key
+        keyring = self.keyring
         with self._tx() as db:
-            return self._seals.make(db, self.bank_id, key, self._deals.last_id(db), self._clock())
+            return self._seals.make(db, self.bank_id, keyring, self._deals.last_id(db), self._clock())
 
     def seals(self) -> list[Seal]:
         with self._read() as db:
@@ -498,23 +519,26 @@ class SqliteBank:
         with self._read() as db:
             return self._draws.published(db, label)
 
-    def draw_void(self, label: str, data: JsonObject) -> Entry:
-        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K); never silently. Only before
-        its public value is entered."""
+    def draw_void(self, label: str, secret: bytes, data: JsonObject, *, after_publish: bool = False) -> Entry:
+        """Abandon a prepared draw, publicly: a ledger entry with its reason (and K, stored open from now); never
+        silently. Only before its public value is entered; after its commitment was shown to the hall only when
+        ``after_publish`` (the regulation's allowance, checked by the draw)."""
         with self._tx() as db:
-            return self._draws.void(db, label, data, self._clock())
+            return self._draws.void(db, label, secret, data, self._clock(), after_publish)
 
     def draw_public_value(self, label: str, value: str, data: JsonObject) -> Entry:
         with self._tx() as db:
             return self._draws.public_value(db, label, value, data, self._clock())
 
-    def draw_result(self, label: str, drawn: Sequence[int], data: JsonObject) -> Entry:
+    def draw_result(self, label: str, sealed: bytes, count: int, data: JsonObject) -> Entry:
+        """Store a run draw's result sealed (the chief judge's custody): the deals stay in the bank, unmarked."""
         with self._tx() as db:
-            return self._draws.result(db, label, drawn, data, self._clock())
+            return self._draws.result(db, label, sealed, count, data, self._clock())
 
-    def draw_reveal(self, label: str, data: JsonObject) -> Entry:
+    def draw_reveal(self, label: str, secret: bytes, drawn: Sequence[int], data: JsonObject) -> Entry:
+        """Publish K and the result: stored open from now, and the drawn deals marked played."""
         with self._tx() as db:
-            return self._draws.reveal(db, label, data, self._clock())
+            return self._draws.reveal(db, label, secret, drawn, data, self._clock())
 
     def get_draw(self, label: str) -> DrawRecord:
         with self._read() as db:

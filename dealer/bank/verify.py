@@ -51,7 +51,14 @@ __all__ = [
 ]
 
 FORMATS = ("1", str(compact.FORMAT))  # bank formats (``meta.schema``): 2 may hold compact deals
-DRAW_KINDS = (EntryKind.DRAW_COMMIT, EntryKind.PUBLIC_VALUE, EntryKind.DRAW, EntryKind.REVEAL, EntryKind.DRAW_VOID)
+DRAW_KINDS = (
+    EntryKind.DRAW_COMMIT,
+    EntryKind.DRAW_PUBLISHED,
+    EntryKind.PUBLIC_VALUE,
+    EntryKind.DRAW,
+    EntryKind.REVEAL,
+    EntryKind.DRAW_VOID,
+)
 
 
 @dataclass(frozen=True, slots=True)

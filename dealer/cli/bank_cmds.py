@@ -18,7 +18,7 @@ from .event import EventOption
 from .i18n import error, printable, t
 from .light import bank_status, bank_status_table, rich_table
 from .machine import print_json, print_line
-from .options import BankOption, KeysOption, open_bank
+from .options import BankOption, KeysOption, PassphraseOption, open_bank, open_unlocked
 from .root import app, fail
 
 if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside the commands that use them
@@ -93,14 +93,15 @@ def seal_cmd(
         None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: the event's)."
     ),
     event: Path | None = EventOption,
+    passphrase: Path | None = PassphraseOption,
 ) -> None:
-    """Sign a checkpoint of the ledger: its deals become eligible for draws."""
+    """Sign a checkpoint of the ledger with the chief judge's key: its deals become eligible for draws."""
     from .event import find_event, say_regulation
 
     ev = find_event(event, regulation)
     say_regulation(ev)
     reg = ev.regulation
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         seal = b.seal()
         size, head = b.anchor()
         entry = b.entry(seal.ledger_index)
@@ -360,9 +361,11 @@ def export_key_cmd(
     output: Path | None = typer.Option(None, "--out", "-o", help="Write the PEM here instead of printing it."),
 ) -> None:
     """Print (or write) the bank's Ed25519 public key for verifiers."""
+    from dealer.custody.files import public_pem, read_record
+
     with open_bank(bank, keys) as b:
-        pem = b.public_key_pem()
-        raw = b.public_key_hex()
+        raw = read_record(b.key_dir).public_key
+    pem = public_pem(raw)
     if output is None:
         print_line(pem.decode().rstrip())
         print_line(t("raw: {raw}", raw=raw))

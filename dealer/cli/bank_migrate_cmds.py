@@ -67,9 +67,9 @@ def migrate_cmd(
     out.print(t("verified on both: {parts}", parts=", ".join(parts)), markup=False)
     out.print(
         t(
-            "the signing key is not copied (it is a file, not a row): a SQLite bank keeps it beside the file, a "
-            "PostgreSQL bank in the service's var_dir; move bank-ed25519.pem there (or give --keys) before the next "
-            "seal"
+            "the chief judge's custody record is not copied (it is a file, not a row): a SQLite bank keeps it beside "
+            "the file, a PostgreSQL bank in the service's var_dir; move custody.json there (or give --keys) before "
+            "the next seal"
         ),
         markup=False,
     )

@@ -15,11 +15,20 @@ from rich.console import Console
 
 from .i18n import error, os_reason, t
 from .machine import print_json, print_line
-from .options import BankOption, KeysOption, open_bank
+from .options import (
+    BankOption,
+    KeysOption,
+    PassphraseOption,
+    RegisterOption,
+    open_bank,
+    open_unlocked,
+    register_path,
+)
 from .root import app, fail
 
 if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the other commands need none of it)
     from dealer.core.json_types import JsonObject
+    from dealer.draw.bundle import Check
     from dealer.draw.director import DrawnDeal
 
 out = Console(highlight=False, markup=False)
@@ -66,6 +75,8 @@ def prepare_cmd(
     regulation: Path | None = RegulationOption,
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
+    register: Path | None = RegisterOption,
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
     from dealer.draw.director import Director
@@ -81,8 +92,10 @@ def prepare_cmd(
     else:
         spec = dice_spec(witness, rolls, faces)
     reg = load_regulation(regulation)
-    with open_bank(bank, keys) as b:
-        published = Director(b).prepare(label, spec, reg, replacement=replacement, override=override)
+    from dealer.bank.register import PlayedRegister
+
+    with open_unlocked(bank, keys, passphrase) as b, PlayedRegister(register_path(bank, register)) as played:
+        published = Director(b, played).prepare(label, spec, reg, replacement=replacement, override=override)
     print_json(published)
 
 
@@ -124,24 +137,34 @@ def void_cmd(
     reason: str = typer.Option(..., "--reason", help="Why the prepared draw is abandoned (public, in the ledger)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
 ) -> None:
     """Void a prepared draw that has not run: a public ledger entry with the reason and its K."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         data = Director(b).void(label, reason)
     print_json(data)
 
 
 @draw_app.command("run")
-def run_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
-    """Run the draw (director only: prints the drawn deals; keep them secret until play)."""
+def run_cmd(
+    label: str = typer.Argument(...),
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
+) -> None:
+    """Run the draw before the hall: prints how many deals were drawn, never which (they stay sealed under the
+    chief judge's key; `draw show` opens them)."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         drawn = Director(b).run(label)
-    _print_drawn(drawn)
-    out.print(t("{n} deals drawn for {label!r}", n=len(drawn), label=label), markup=False)
+    out.print(
+        t("{n} deals drawn for {label!r}: sealed until the reveal (dealer draw show opens them)", n=len(drawn),
+          label=label),
+        markup=False,
+    )  # fmt: skip
 
 
 @draw_app.command("show")
@@ -152,11 +175,13 @@ def show_cmd(
     ),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
 ) -> None:
-    """Show the drawn deals of a draw (director only); --out writes them for `dealer export`."""
+    """Show the drawn deals of a draw (the chief judge's passphrase opens them); --out writes them for `dealer
+    export`."""
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
+    with open_unlocked(bank, keys, passphrase) as b:
         drawn = Director(b).drawn_deals(label)
     _print_drawn(drawn)
     if output is not None:
@@ -189,12 +214,19 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
 
 
 @draw_app.command("reveal")
-def reveal_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
-    """After play: publish K and the drawn deal ids."""
+def reveal_cmd(
+    label: str = typer.Argument(...),
+    bank: Path = BankOption,
+    keys: Path | None = KeysOption,
+    passphrase: Path | None = PassphraseOption,
+    register: Path | None = RegisterOption,
+) -> None:
+    """After play: publish K and the drawn deal ids; the deals go into the register of played deals."""
+    from dealer.bank.register import PlayedRegister
     from dealer.draw.director import Director
 
-    with open_bank(bank, keys) as b:
-        data = Director(b).reveal(label)
+    with open_unlocked(bank, keys, passphrase) as b, PlayedRegister(register_path(bank, register)) as played:
+        data = Director(b, played).reveal(label)
     print_json(data)
 
 
@@ -222,9 +254,17 @@ def verify_cmd(
     bundle_path: Path = typer.Argument(..., metavar="BUNDLE", help="The bundle JSON file to check."),
     earlier: list[Path] = typer.Argument(None, metavar="[EARLIER]...", help="Bundles of the earlier draws."),
     chain: Path | None = typer.Option(None, "--chain", help="A folder of bundles of the bank's earlier draws."),
+    commitment: str | None = typer.Option(
+        None,
+        "--commitment",
+        help="The commitment's SHA-256 as the hall showed it and the draw protocol printed it (16 to 64 hex digits).",
+    ),
+    register: Path | None = typer.Option(
+        None, "--register", help="A register of played deals: no drawn deal may have been played before this draw."
+    ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
-    from dealer.draw.bundle import verify_bundle
+    from dealer.draw.bundle import anchor_check, verify_bundle
 
     bundle = _read_bundle(bundle_path)
     paths = list(earlier or [])
@@ -234,6 +274,10 @@ def verify_cmd(
         paths += sorted(p for p in chain.glob("*.json") if p.resolve() != bundle_path.resolve())
     pool = [_read_bundle(p) for p in paths]
     checks = verify_bundle(bundle, pool)
+    if commitment is not None and checks and checks[-1].ok:
+        checks.append(anchor_check(bundle, commitment))
+    if register is not None and checks and checks[-1].ok:
+        checks.append(_register_check(bundle, register))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
         word = t("passed") if check.ok else t("FAILED")
         print_line(f"{word} {_check_name(check.name)}: {error(check.text)}")
@@ -250,6 +294,26 @@ def verify_cmd(
     print_line(t("{path}: all {n} checks passed: {what}", path=bundle_path, n=len(checks), what=what))
 
 
+def _register_check(bundle: JsonObject, path: Path) -> Check:
+    """No drawn deal of ``bundle`` was registered as played by anything but this very draw (Law 15)."""
+    from dealer.bank.register import PlayedRegister
+    from dealer.core.errors import Phrase
+    from dealer.draw.bundle import Check, register_source
+
+    if not path.is_file():
+        raise fail(t("{path}: no register of played deals there", path=path))
+    own = register_source(bundle)
+    with PlayedRegister(path) as played:
+        before = [
+            d["deal_id"] for d in bundle["drawn"] if played.source_of(bytes.fromhex(d["deal"])) not in (None, own)
+        ]
+        size = played.count()
+    if before:
+        return Check("register", False, Phrase("deals {ids} were played before this draw (register {path})",
+                                               ids=", ".join(map(str, before)), path=path))  # fmt: skip
+    return Check("register", True, Phrase("none of its deals was played before (register of {n} deals)", n=size))
+
+
 def _check_name(name: str) -> str:
     """A bundle check's name in the command line's language (its details, mostly hashes, stay as written)."""
     names = {
@@ -258,6 +322,9 @@ def _check_name(name: str) -> str:
         "seal signature": t("seal signature"),
         "commitment signature": t("commitment signature"),
         "commitment names the seal": t("commitment names the seal"),
+        "seal is possible": t("seal is possible"),
+        "commitment as printed": t("commitment as printed"),
+        "register": t("register of played deals"),
         "chain": t("chain"),
         "public value": t("public value"),
         "void": t("void draw"),

@@ -160,7 +160,8 @@ def localize(command: Any, lang: str) -> None:
 
     def rich_words(ru: ModuleType) -> None:  # typer's rich layer loads only for help and errors: its words then
         for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
-                     "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP"):  # fmt: skip
+                     "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP",
+                     "ENVVAR_STRING"):  # fmt: skip
             setattr(ru, name, gettext(getattr(ru, name)))
 
     when_imported("typer.rich_utils", rich_words)

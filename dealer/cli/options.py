@@ -23,3 +23,64 @@ def open_bank(bank: Path, keys: Path | None, create: bool = False) -> SqliteBank
     from dealer.bank.engines import open_bank_at
 
     return open_bank_at(bank, keys, create=create)
+
+
+PASSPHRASE_ENV = "DEALER_PASSPHRASE_FILE"
+PassphraseOption = typer.Option(
+    None,
+    "--passphrase-file",
+    envvar=PASSPHRASE_ENV,
+    help="File whose first line is the chief judge's custody passphrase ('-': standard input), e.g. on the chief "
+    "judge's own USB stick; asked for when omitted.",
+)
+
+
+def read_passphrase(source: Path | None, prompt: str) -> str:
+    """The passphrase: the first line of ``source`` ('-' for standard input), else typed without echo."""
+    import sys
+
+    from dealer.custody import CustodyError
+    from dealer.fsutil import read_input
+
+    if source is None:
+        if not sys.stdin.isatty():
+            raise CustodyError("no terminal to ask the passphrase on: give --passphrase-file FILE (or - for stdin)")
+        import getpass
+
+        return getpass.getpass(prompt)
+    raw = sys.stdin.buffer.readline(4096) if str(source) == "-" else read_input(source, 4096)
+    try:
+        return raw.decode("utf-8").splitlines()[0] if raw.strip() else ""
+    except UnicodeDecodeError as exc:
+        raise CustodyError("{source}: the passphrase is not UTF-8 text", source=source) from exc
+
+
+def open_unlocked(bank: Path, keys: Path | None, passphrase: Path | None) -> SqliteBank:
+    """Open the bank and unlock the chief judge's custody with the passphrase (docs/custody.md)."""
+    from dealer.custody.files import read_record
+    from dealer.custody.keyring import unlock_record
+
+    from .i18n import t
+
+    b = open_bank(bank, keys)
+    try:
+        record = read_record(b.key_dir)
+        b.unlock(unlock_record(record, read_passphrase(passphrase, t("Chief judge's custody passphrase: "))))
+    except BaseException:
+        b.close()
+        raise
+    return b
+
+
+RegisterOption = typer.Option(
+    None,
+    "--register",
+    help="The register of played deals of the competition (default: played.sqlite beside the bank file).",
+)
+
+
+def register_path(bank: Path, register: Path | None) -> Path:
+    """The register given, else ``played.sqlite`` beside a bank file (a PostgreSQL bank: ./var/played.sqlite)."""
+    if register is not None:
+        return register
+    return Path("var") / "played.sqlite" if str(bank).startswith("postgresql") else bank.parent / "played.sqlite"

@@ -126,6 +126,9 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
 
     assert isinstance(cfg, ServiceConfig) and isinstance(reg, Regulation)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from dealer.web.custody import keep_memory_private
+
+    keep_memory_private()  # the chief judge's key, once unlocked, is not readable by the account's other processes
     service = Service(cfg, reg)
     web = create_app(service)
     from dealer.bank.pg_store import redact

@@ -21,7 +21,7 @@ from importlib import resources
 from typing import Protocol
 
 from dealer.bank.errors import BankError
-from dealer.bank.ledger import Entry, EntryKind
+from dealer.bank.ledger import Entry, EntryKind, entry_hash
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.diagram import hand_lines
@@ -340,6 +340,8 @@ def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
             (m("draw.session"), label),
             (m("draw.state"), m(f"draw.state.{rec.state}")),
             (m("draw.commitment_hash"), commitment_hash(doc)),
+            # the anchor officials note: the ledger as it stood once the commitment was in it (SIZE:HASH)
+            (m("draw.head_after"), f"{commit.index + 1}:{entry_hash(commit.encode())}"),
             (m("draw.commitment_time"), m.when(doc.get("ts") or commit.ts)),
             (m("draw.k_hash"), str(doc["k_hash"])),
             (m("draw.seal"), m("draw.seal_value", index=seal["index"], last=seal["last_deal"], root=seal["root"])),
@@ -353,6 +355,12 @@ def draw_protocol(bank: LedgerReader, ctx: Context, label: str) -> Document:
         (m("draw.eligible"), m.plural("count.deals", eligible)),
         (m("draw.n"), m.plural("count.deals", n)),
         (m("draw.share_actual"), m.percent(100.0 * n / eligible, "0.00") if eligible else m("doc.dash")),
+        (  # Law 6: the share of the whole bank that the draws up to this one play
+            m("draw.share_whole"),
+            m.percent(100.0 * (int(doc.get("drawn_before", 0)) + n) / int(seal["last_deal"]), "0.00")
+            if int(seal["last_deal"])
+            else m("doc.dash"),
+        ),
     ]
     if "share_bp" in quota:
         figure_items.append((m("draw.share_regulation"), m.percent(int(quota["share_bp"]) / 100)))

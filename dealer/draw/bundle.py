@@ -160,7 +160,7 @@ COMMIT_MEMBERS = (
     "public_value", "ts",
 )  # fmt: skip
 OPENING_MEMBERS = ("deal_id", "position", "deal", "salt", "pbn", "ledger_index", "entry", "proof")
-VOID_MEMBERS = ("format", "label", "commitment", "reason", "secret", "ts")
+VOID_MEMBERS = ("format", "label", "commitment", "published", "reason", "secret", "ts")
 
 
 def check_shape(b: JsonObject) -> None:
@@ -243,6 +243,8 @@ def check_shape(b: JsonObject) -> None:
             _text(v[k], f"void.{k}")
         _hex(v["commitment"], "void.commitment", 32)
         _hex(v["secret"], "void.secret", 32)
+        if not isinstance(v["published"], bool):
+            raise BundleError("void.published = {short} is not true or false", short=_short(v["published"]))
         _hex(b["void_signature"], "void_signature", 64)
         if b["drawn"]:
             raise BundleError("a voided draw drew nothing, but drawn is not empty")
@@ -355,6 +357,16 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     diff = [k for k in ("root", "size", "last_deal", "ts") if cs[k] != cp[k]]
     if com["bank"] != cp["bank"]:
         diff.append("bank")
+    if cs["index"] != cp["size"]:  # the seal entry is the first entry after those it covers
+        diff.append("index")
+    yield _fail_or(
+        cp["last_deal"] < cp["size"] and cp["ts"] <= com["ts"],
+        "seal is possible",
+        Phrase("deals 1..{last} lie in its {size} entries; sealed before the commitment", last=cp["last_deal"],
+               size=cp["size"]),
+        Phrase("the seal covers {size} ledger entries but claims deals 1..{last}, or is dated after the commitment "
+               "({ts} > {com_ts})", size=cp["size"], last=cp["last_deal"], ts=cp["ts"], com_ts=com["ts"]),
+    )  # fmt: skip
     yield _fail_or(
         not diff,
         "commitment names the seal",
@@ -513,6 +525,8 @@ def _void_check(b: JsonObject, pub: str) -> Check:
         problems.append(Phrase("the void names another draw"))
     if v["secret"] != b["secret"]:
         problems.append(Phrase("the void's K differs from the bundle's"))
+    if v["published"] is not False:  # once before the hall, whoever could read K could void a draw they disliked
+        problems.append(Phrase("the draw was voided after its commitment was shown to the hall"))
     if b["public_value"] is not None:  # with K and V the result is fixed: a void then would discard a known draw
         problems.append(
             Phrase("the draw was voided after its public value was entered, when its result was already fixed")
@@ -701,3 +715,33 @@ def _inclusion(d: JsonObject, size: int, root: bytes) -> Phrase | None:
             "the audit path does not lead from ledger entry {index} to the sealed root", index=d["ledger_index"]
         )
     return None
+
+
+def anchor_check(bundle: JsonObject, noted: str) -> Check:
+    """The bundle's commitment is the one the officials noted (its SHA-256, or the first 16+ hex digits of it, as
+    the hall showed it and the draw protocol printed it): a draw re-prepared, re-sealed or re-signed afterwards has
+    another commitment, whatever else in it verifies."""
+    text = noted.strip().lower()
+    digest = commitment_hash(bundle["commitment"])
+    if not 16 <= len(text) <= 64 or any(c not in "0123456789abcdef" for c in text):
+        return Check(
+            "commitment as printed",
+            False,
+            Phrase("{noted!r} is not a SHA-256 as noted (16 to 64 hex digits)", noted=_short(noted)),
+        )
+    return _fail_or(
+        digest.startswith(text),
+        "commitment as printed",
+        Phrase("the commitment's SHA-256 {digest} is the one noted", digest=digest),
+        Phrase(
+            "the commitment's SHA-256 is {digest}, not the {noted} noted in the hall and the protocol: this is not the "
+            "draw that was shown",
+            digest=digest,
+            noted=text,
+        ),
+    )
+
+
+def register_source(bundle: JsonObject) -> str:
+    """How the register of played deals names the draw of ``bundle`` (``Director.reveal`` writes it)."""
+    return f"bank {bundle['commitment']['bank']}, draw {bundle['commitment']['label']}"

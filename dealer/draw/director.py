@@ -7,6 +7,7 @@ Public (may be shown to anyone): ``status``, ``commitment``. Director only: ``se
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,15 +16,17 @@ from typing import TypedDict
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
+from dealer.bank.register import PlayedRegister
 from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
 from dealer.core import Seat
 from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
-from .bundle import BUNDLE_FORMAT
+from .bundle import BUNDLE_FORMAT, register_source
 from .protocol import (
     COMMIT_FORMAT,
     ELIGIBLE_RULE,
+    MIN_PERCENT,
     SECRET_SIZE,
     VOID_FORMAT,
     DrawError,
@@ -89,8 +92,11 @@ class ChainOf:
 
 
 class Director:
-    def __init__(self, bank: BankRepository) -> None:
+    def __init__(self, bank: BankRepository, register: PlayedRegister | None = None) -> None:
+        """``register``: the played deals of the competition (Law 15): a bank holding one draws nothing, and every
+        revealed draw's deals are added to it."""
         self.bank = bank
+        self.register = register
 
     # -- public ------------------------------------------------------------------------------------
     def status(self) -> JsonObject:
@@ -142,7 +148,7 @@ class Director:
         seal = self.bank.latest_seal()
         sealed = seal.last_deal if seal else 0
         draws = [r for r in self.bank.draws() if r.state != DrawState.VOID]
-        drawn = sum(len(r.drawn or ()) for r in draws)
+        drawn = sum(r.drawn_count for r in draws)
         limit = quota_limit(sealed, regulation.share_bp)
         return {
             "share": percent_text(regulation.share_bp),
@@ -181,7 +187,7 @@ class Director:
             raise DrawError("the bank has no seal yet: seal it before preparing a draw")
         draws = bank.draws()
         previous = commitment_hash(bank.entry(draws[-1].commit_index).data["commitment"]) if draws else None
-        drawn_before = sum(len(r.drawn or ()) for r in draws)
+        drawn_before = sum(r.drawn_count for r in draws)
         sealed = seal.last_deal
         if replacement:
             n, kind = 1, "replacement"
@@ -207,6 +213,19 @@ class Director:
                 plan_text=regulation.plan_phrase(),
             )
         check_quota(sealed, regulation.share_bp, drawn_before, n)
+        planned = regulation.sessions * regulation.deals_per_session
+        if planned * 10000 < MIN_PERCENT * 100 * sealed and reason is None:
+            raise DrawError(
+                "the regulation's schedule plays {planned} deals, {share} of the whole sealed bank of {sealed}: "
+                "Law 6 asks for at least {least}%; seal a smaller bank for this stage, or record the director's "
+                "override with a reason",
+                planned=planned,
+                share=percent_text(planned * 10000 // sealed),
+                sealed=sealed,
+                least=MIN_PERCENT,
+            )
+        self._check_register(sealed)
+        keyring = bank.keyring  # the chief judge's: K is sealed under it at once, and the commitment signed
         secret = secrets.token_bytes(SECRET_SIZE)
         doc = {
             "bank": bank.bank_id,
@@ -227,8 +246,9 @@ class Director:
             "seal": seal_view(seal),
             "ts": bank.now(),
         }
-        signature = bank.sign(canonical_json(doc))
-        bank.draw_commit(label, secret, {"commitment": doc, "signature": signature}, follows=ChainOf(doc))
+        signature = keyring.sign(canonical_json(doc))
+        sealed_k = keyring.seal(secret, self._context(b"draw-secret", label))
+        bank.draw_commit(label, sealed_k, {"commitment": doc, "signature": signature}, follows=ChainOf(doc))
         return {"commitment": doc, "signature": signature}
 
     def publish(self, label: str) -> JsonObject:
@@ -244,16 +264,24 @@ class Director:
         if not reason or not reason.isprintable():
             raise DrawError("voiding a draw needs a reason (printable text)")
         rec = self.bank.get_draw(label)
+        if self.bank.draw_published(label):  # the bank refuses it too; said here before the key is asked for
+            raise DrawError(
+                "draw {label!r}: its commitment is before the hall: a draw cannot be voided once the witnesses may "
+                "make its value (docs/custody.md); run it with the witnesses' value",
+                label=label,
+            )
+        secret = self._secret(rec)
         doc = {
             "commitment": commitment_hash(self.commitment(label)["commitment"]),
             "format": VOID_FORMAT,
             "label": label,
+            "published": False,
             "reason": reason,
-            "secret": rec.secret.hex(),
+            "secret": secret.hex(),
             "ts": self.bank.now(),
         }
-        data = {"signature": self.bank.sign(canonical_json(doc)), "void": doc}
-        self.bank.draw_void(label, data)
+        data = {"signature": self.bank.keyring.sign(canonical_json(doc)), "void": doc}
+        self.bank.draw_void(label, secret, data)
         return data
 
     def normalise(self, label: str, dice: Sequence[str] | None = None, named: str | None = None) -> str:
@@ -272,9 +300,28 @@ class Director:
         self.bank.draw_public_value(label, value, {"label": label, "value": value})
         return value
 
+    # -- the chief judge's custody: K and the result are sealed until the reveal ----------------------------
+    def _context(self, purpose: bytes, label: str) -> bytes:
+        return b"\x00".join((purpose, self.bank.bank_id.encode(), label.encode()))
+
+    def _secret(self, rec: DrawRecord) -> bytes:
+        """K, opened with the chief judge's key while it is sealed."""
+        if rec.secret_open:
+            return rec.secret
+        return self.bank.keyring.open(rec.secret, self._context(b"draw-secret", rec.label))
+
+    def _drawn(self, rec: DrawRecord) -> list[int]:
+        """The drawn deal ids in pick order, opened with the chief judge's key while they are sealed."""
+        if rec.drawn is not None:
+            return list(rec.drawn)
+        if rec.sealed_result is None:
+            return []
+        opened = self.bank.keyring.open(rec.sealed_result, self._context(b"draw-result", rec.label))
+        return [int(i) for i in json.loads(opened)]
+
     def _before(self, rec: DrawRecord) -> list[int]:
         """Deals drawn by the draws of the chain before ``rec``."""
-        return [i for r in self.bank.draws() if r.commit_index < rec.commit_index for i in (r.drawn or ())]
+        return [i for r in self.bank.draws() if r.commit_index < rec.commit_index for i in self._drawn(r)]
 
     def run(self, label: str) -> list[DrawnDeal]:
         """Draw (director only): the result is stored and marked, never published before ``reveal``."""
@@ -284,19 +331,21 @@ class Director:
         if rec.public_value is None:
             raise DrawError("draw {label!r} has no public value yet: enter it first", label=label)
         doc = self.commitment(label)["commitment"]
-        picks = commitment_picks(doc, rec.secret, rec.public_value, self._before(rec))[1]
-        self.bank.draw_result(label, [i for _, i in picks], {"label": label, "value": rec.public_value})
+        picks = commitment_picks(doc, self._secret(rec), rec.public_value, self._before(rec))[1]
+        ids = json.dumps([i for _, i in picks]).encode()
+        sealed = self.bank.keyring.seal(ids, self._context(b"draw-result", label))
+        self.bank.draw_result(label, sealed, len(picks), {"label": label, "value": rec.public_value})
         self.bank.seal()  # every draw is sealed at once: its result is under a signed root (#19)
         return self._with_deals(picks)
 
     def drawn_deals(self, label: str) -> list[DrawnDeal]:
         """The drawn deals in pick order (director only)."""
         rec = self.bank.get_draw(label)
-        if rec.drawn is None:
+        if rec.state not in (DrawState.DRAWN, DrawState.REVEALED):
             raise DrawError("draw {label!r} has not been run", label=label)
         doc = self.commitment(label)["commitment"]
-        picks = commitment_picks(doc, rec.secret, rec.public_value or "", self._before(rec))[1]
-        if [i for _, i in picks] != list(rec.drawn):
+        picks = commitment_picks(doc, self._secret(rec), rec.public_value or "", self._before(rec))[1]
+        if [i for _, i in picks] != self._drawn(rec):
             raise DrawError(
                 "draw {label!r}: the stored result differs from K and V (run dealer bank verify)", label=label
             )
@@ -309,11 +358,32 @@ class Director:
     def reveal(self, label: str) -> JsonObject:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
         rec = self.bank.get_draw(label)
-        if rec.drawn is None:
+        if rec.state != DrawState.DRAWN:
             raise DrawError("draw {label!r} has not been run: nothing to reveal", label=label)
-        data = {"drawn": list(rec.drawn), "label": label, "secret": rec.secret.hex()}
-        self.bank.draw_reveal(label, data)
+        secret, drawn = self._secret(rec), self._drawn(rec)
+        data = {"drawn": drawn, "label": label, "secret": secret.hex()}
+        self.bank.draw_reveal(label, secret, drawn, data)
+        if self.register is not None:  # played from now on, in every bank of the competition
+            deals = self.bank.get_deals(drawn)
+            source = register_source({"commitment": {"bank": self.bank.bank_id, "label": label}})
+            self.register.add((d.deal.to_bytes() for d in deals), source, self.bank.now())
         return data
+
+    def _check_register(self, sealed: int) -> None:
+        """Refuse to draw from a bank whose sealed deals include one already played in the competition."""
+        if self.register is None:
+            return
+        rows = [r for r in self.bank.deal_rows() if r.deal_id <= sealed and r.state == "bank"]
+        played = self.register.played(bytes(r.canonical) for r in rows)
+        if played:
+            ids = [r.deal_id for r in rows if bytes(r.canonical) in played]
+            raise DrawError(
+                "the sealed bank holds {n} deals already played in the competition (deals {ids}; register {path}): "
+                "a deal is never played twice (Law 15); form a bank without them",
+                n=len(ids),
+                ids=", ".join(map(str, ids[:10])),
+                path=self.register.path,
+            )
 
     def bundle(self, label: str) -> JsonObject:
         """The verification bundle (docs/bundle.md); only after the reveal, or of a voided draw."""

@@ -23,7 +23,7 @@ from dealer.core.json_types import JsonObject
 from .sampler import sample_without_replacement
 
 COMMIT_FORMAT = "bridge-dealer-draw-commit/2"
-VOID_FORMAT = "bridge-dealer-draw-void/1"
+VOID_FORMAT = "bridge-dealer-draw-void/2"
 ELIGIBLE_RULE = "sealed-minus-chain"
 MIN_PERCENT = 1
 MAX_PERCENT = 10

@@ -30,7 +30,7 @@ def public_status(bank: BankRepository) -> JsonObject:
     last = seals[-1] if seals else None
     total = sum(counts.values())
     draws = bank.draws()
-    drawn_total = sum(len(r.drawn or ()) for r in draws)
+    drawn_total = sum(r.drawn_count for r in draws)
     return {
         "bank": bank.bank_id,
         "deals": total,

@@ -20,8 +20,18 @@ from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.bank.repository import BankRepository
 from dealer.bank.verify import AnchorError, Finding, Head, Since, VerifyReport
 from dealer.core.json_types import JsonObject
+from dealer.custody.keyring import is_sealed
 
-from .protocol import COMMIT_FORMAT, commitment_hash, commitment_picks, draw_seed, drawn_ids, to_ranges
+from .protocol import (
+    COMMIT_FORMAT,
+    SECRET_SIZE,
+    VOID_FORMAT,
+    commitment_hash,
+    commitment_picks,
+    draw_seed,
+    drawn_ids,
+    to_ranges,
+)
 
 __all__ = ["AnchorError", "DrawChecks", "Head", "Since", "VerifyReport", "verify_bank", "verify_file"]
 
@@ -49,6 +59,7 @@ class DrawChecks:
         public_key: str | None,
     ) -> dict[int, tuple[str, str]]:
         marked: dict[int, tuple[str, str]] = {}
+        sealed_drawn = 0  # deals drawn by draws whose result is still sealed (the chief judge's, until reveal)
         previous: str | None = None
         for row in rows:
             label = str(row.label)
@@ -62,18 +73,24 @@ class DrawChecks:
                 never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
                 if doc["eligible"]["ranges"] != to_ranges(never_drawn):
                     raise Finding(f"draw {label!r}: its eligible set is not the sealed deals never drawn before")
-                for deal_id, state in _check_draw(row, steps[label], public_key, None).items():
+                for deal_id, state in _check_draw(row, steps[label], public_key, None, doc).items():
                     marked[deal_id] = (state, label)
                 continue
             if doc.get("format") != COMMIT_FORMAT:
                 raise Finding(f"draw {label!r}: commitment format {doc.get('format')!r} is not {COMMIT_FORMAT!r}")
-            if doc["previous"] != previous or doc["drawn_before"] != len(marked):
+            drawn_before = len(marked) + sealed_drawn
+            if doc["previous"] != previous or doc["drawn_before"] != drawn_before:
                 raise Finding(f"draw {label!r}: it does not follow the bank's previous draw and its running total")
-            if doc["eligible"]["count"] != doc["seal"]["last_deal"] - len(marked):
+            if doc["eligible"]["count"] != doc["seal"]["last_deal"] - drawn_before:
                 raise Finding(f"draw {label!r}: its eligible count is not the sealed deals never drawn before")
+            if not doc["seal"]["last_deal"] < doc["seal"]["size"]:
+                raise Finding(f"draw {label!r}: its seal claims more deals than its ledger entries can hold")
             previous = commitment_hash(doc)
             before = list(marked)
-            for deal_id, state in _check_draw(row, steps[label], public_key, before).items():
+            picked = _check_draw(row, steps[label], public_key, before, doc)
+            if row.state == DrawState.DRAWN and not _open_secret(row.secret):
+                sealed_drawn += doc["n"]
+            for deal_id, state in picked.items():
                 marked[deal_id] = (state, label)
         return marked
 
@@ -117,16 +134,31 @@ def verify_file(
     return bank_verify.verify_file(path, progress, head, since, draws=DRAW_CHECKS)
 
 
-def _check_draw(row: DrawRow, steps: Mapping[str, Entry], key: str | None, before: list[int] | None) -> dict[int, str]:
-    """``before``: the deals drawn by the earlier draws of the chain (None for a format-1 draw)."""
+def _open_secret(secret: object) -> bool:
+    return isinstance(secret, bytes) and len(secret) == SECRET_SIZE
+
+
+def _check_draw(
+    row: DrawRow, steps: Mapping[str, Entry], key: str | None, before: list[int] | None, doc: JsonObject
+) -> dict[int, str]:
+    """``before``: the deals drawn by the earlier draws of the chain (None for a format-1 draw).
+
+    Until the reveal (or void) K and the result are sealed under the chief judge's key (docs/custody.md): the
+    verifier, who has no key, checks their form; once open they are recomputed. A bank made before custody holds
+    them open throughout, and is checked as before."""
     label, state, commit_index, secret, value, drawn = row
     where = f"draw {label!r}"
     entry = steps.get(EntryKind.DRAW_COMMIT)
     if entry is None or entry.index != commit_index:
         raise Finding(f"{where}: its commitment is not ledger entry {commit_index}")
-    doc = entry.data["commitment"]
     if key is None or not verify_signature(key, str(entry.data.get("signature")), canonical_json(doc)):
         raise Finding(f"{where}: commitment signature does not verify with the bank's key")
+    if EntryKind.DRAW_VOID in steps and EntryKind.DRAW_PUBLISHED in steps:
+        raise Finding(f"{where}: voided after its commitment was shown to the hall")
+    if state not in (DrawState.REVEALED, DrawState.VOID) and not _open_secret(secret):
+        if not isinstance(secret, bytes) or not is_sealed(secret, SECRET_SIZE):
+            raise Finding(f"{where}: the stored secret K is neither K nor K sealed under the chief judge's key")
+        return _check_sealed(row, steps, where, doc["n"])
     if not isinstance(secret, bytes) or sha256(secret).hexdigest() != doc["k_hash"]:
         raise Finding(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
     pv = steps.get(EntryKind.PUBLIC_VALUE)
@@ -137,6 +169,8 @@ def _check_draw(row: DrawRow, steps: Mapping[str, Entry], key: str | None, befor
         raise Finding(f"{where}: state {state!r} but the ledger {'has' if void else 'lacks'} a void entry")
     if void is not None:
         vd = void.data["void"]
+        if vd.get("format") == VOID_FORMAT and vd.get("published") is not False:
+            raise Finding(f"{where}: its void says it was made after the commitment was shown to the hall")
         if key is None or not verify_signature(key, str(void.data.get("signature")), canonical_json(vd)):
             raise Finding(f"{where}: the void's signature does not verify with the bank's key")
         if vd.get("secret") != secret.hex() or drawn is not None or EntryKind.DRAW in steps:
@@ -167,3 +201,31 @@ def _check_draw(row: DrawRow, steps: Mapping[str, Entry], key: str | None, befor
     if reveal is not None and (reveal.data.get("drawn") != ids or reveal.data.get("secret") != secret.hex()):
         raise Finding(f"{where}: the reveal entry {reveal.index} does not match K and the result")
     return dict.fromkeys(ids, DealState.PLAYED if reveal is not None else DealState.DRAWN)
+
+
+def _check_sealed(row: DrawRow, steps: Mapping[str, Entry], where: str, n: int) -> dict[int, str]:
+    """A draw whose K (and result, once run) are sealed: the steps match its state, the result has its form;
+    it marks no deal (the deals stay in the bank's table until the reveal)."""
+    state, value, drawn = row.state, row.public_value, row.drawn
+    if state not in RUN_ORDER[:3]:
+        raise Finding(f"{where}: unknown state {state!r}")
+    pv = steps.get(EntryKind.PUBLIC_VALUE)
+    if (pv.data.get("value") if pv else None) != value:
+        raise Finding(f"{where}: public value {value!r} differs from the ledger's")
+    reached = RUN_ORDER.index(DrawState(state))
+    for k, kind in enumerate(STEP_KINDS):
+        if (kind in steps) != (k <= reached):
+            raise Finding(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
+    if reached < 2:
+        if drawn is not None:
+            raise Finding(f"{where}: has a result before it was run")
+        return {}
+    try:
+        stored = json.loads(drawn)  # type: ignore[arg-type]  # None is a finding too (TypeError below)
+        sealed = bytes.fromhex(stored["sealed"])
+        ok = set(stored) == {"count", "sealed"} and stored["count"] == n and sealed[:1] == b"\x01"
+    except (TypeError, ValueError, KeyError) as exc:
+        raise Finding(f"{where}: stored sealed result is damaged") from exc
+    if not ok:
+        raise Finding(f"{where}: stored sealed result is damaged")
+    return {}

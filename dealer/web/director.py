@@ -9,23 +9,37 @@ Bodies and answers are the models of ``models.py``; the role check runs before a
 from __future__ import annotations
 
 import json
+import logging
 import re
+import time
 from collections.abc import Callable
 from hashlib import sha256
 from typing import ParamSpec, TypeVar
 
-from fastapi import Depends, FastAPI, HTTPException
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
 from dealer.bank.ledger import canonical_json
 from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
+from dealer.custody import (
+    CustodyError,
+    CustodyLockedError,
+    Keyring,
+    check_passphrase,
+    create_record,
+    unlock_record,
+)
+from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
+from .custody import CustodySession, CustodyState, private_channel
 from .i18n import error_detail
 from .models import (
+    CustodyPassphrase,
+    CustodyView,
     DirectorStatus,
     Drawn,
     DrawnDealView,
@@ -55,6 +69,8 @@ def _attachment(name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
+log = logging.getLogger("dealer.web")
+
 T = TypeVar("T")
 P = ParamSpec("P")
 
@@ -67,8 +83,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     bank = service.bank.bank
     if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
         return
-    director = Director(bank)
+    from dealer.bank.register import PlayedRegister
+
+    # the competition's played deals (Law 15): checked at every prepare, filled at every reveal
+    director = Director(bank, PlayedRegister(service.config.var_dir / "played.sqlite"))
     run = service.bank.call
+    custody: CustodySession = service.custody
     read = [Depends(role_check(service.secrets, "director", state_changing=False))]
     write = [Depends(role_check(service.secrets, "director", state_changing=True))]
 
@@ -99,7 +119,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             d["deals"] = d["n"]
             d["commitment"] = commitment_digest(d["label"])
             d["published"] = bank.draw_published(d["label"])
-            if d["state"] in ("drawn", "revealed"):
+            if d["state"] == "revealed" or (d["state"] == "drawn" and bank.unlocked):
                 d["drawn"] = drawn_view(d["label"])
         for s in st["seals"]:
             s["time"] = s["ts"]
@@ -119,9 +139,100 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
     async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
-            return await run(fn, *args, **kwargs)
+            result = await run(fn, *args, **kwargs)
+        except CustodyLockedError as exc:  # 423 Locked: the console asks for the passphrase
+            raise HTTPException(423, error_detail(exc)) from exc
         except DealerError as exc:
             raise HTTPException(400, error_detail(exc)) from exc
+        if bank.unlocked:
+            custody.touch(time.monotonic())
+        return result
+
+    # -- the chief judge's custody ------------------------------------------------------------------------------
+    def custody_view() -> CustodyView:
+        minutes = int(custody.idle_lock_s // 60)
+        if bank.unlocked:
+            return CustodyView(
+                state=CustodyState.UNLOCKED, public_key=bank.keyring.public_key, idle_lock_minutes=minutes
+            )
+        try:
+            record = read_record(bank.key_dir)
+        except CustodyLockedError:
+            return CustodyView(state=CustodyState.NONE, idle_lock_minutes=minutes)
+        return CustodyView(state=CustodyState.LOCKED, public_key=record.public_key, idle_lock_minutes=minutes)
+
+    def over_private_channel(request: Request) -> None:
+        if not private_channel(request):
+            text = Phrase("the passphrase is taken only on this laptop or over HTTPS, not over the hall's network")
+            raise HTTPException(403, error_detail(text))
+
+    def throttled() -> None:
+        wait = custody.throttle.wait(time.monotonic())
+        if wait > 0:
+            raise HTTPException(
+                429,
+                error_detail(Phrase("too many wrong passphrases: try again in {seconds} s", seconds=int(wait) + 1)),
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
+
+    @app.get("/api/director/custody", response_model=CustodyView, dependencies=read)
+    async def director_custody() -> CustodyView:
+        return await act(custody_view)
+
+    @app.post("/api/director/custody/unlock", response_model=CustodyView, dependencies=write)
+    async def director_unlock(request: Request, body: CustodyPassphrase) -> CustodyView:
+        over_private_channel(request)
+        throttled()
+
+        def unlock() -> None:
+            keyring = unlock_record(read_record(bank.key_dir), body.passphrase)
+            bank.unlock(keyring)
+
+        try:
+            await run(unlock)
+        except CustodyLockedError as exc:
+            raise HTTPException(409, error_detail(exc)) from exc
+        except DealerError as exc:
+            custody.throttle.failed(time.monotonic())
+            log.warning("custody: a wrong passphrase (try %d)", custody.throttle.failures)
+            raise HTTPException(403, error_detail(exc)) from exc
+        custody.throttle.succeeded()
+        custody.touch(time.monotonic())
+        log.info("custody: unlocked by the chief judge")
+        return await act(custody_view)
+
+    @app.post("/api/director/custody/setup", response_model=CustodyView, dependencies=write)
+    async def director_custody_setup(request: Request, body: CustodyPassphrase) -> CustodyView:
+        over_private_channel(request)
+
+        def setup() -> None:
+            if record_path(bank.key_dir).exists():
+                raise CustodyError("the custody is set up already: unlock it with its passphrase")
+            latest = bank.latest_seal()
+            adopted = plain_key(bank.key_dir)
+            if latest is not None and (adopted is None or adopted.public_key != latest.public_key):
+                raise CustodyError("the bank's seals are signed by a key that is not here: set the custody up with "
+                                   "dealer custody init and the bank's key directory")  # fmt: skip
+            keyring = adopted or Keyring.generate()
+            write_record(bank.key_dir, create_record(keyring, check_passphrase(body.passphrase)))
+            if adopted is not None:
+                remove_plain_key(bank.key_dir)
+            bank.unlock(keyring)
+
+        await act(setup)
+        custody.touch(time.monotonic())
+        return await act(custody_view)
+
+    @app.post("/api/director/hall/clear", status_code=204, dependencies=write)
+    async def director_clear_hall() -> Response:
+        """The chief judge's command: the hall and remote displays forget every deal's cards and bank number."""
+        service.streams.publish({"type": "cleared", "station": None})
+        return Response(status_code=204)
+
+    @app.post("/api/director/custody/lock", response_model=CustodyView, dependencies=write)
+    async def director_lock() -> CustodyView:
+        await run(bank.lock)
+        return await act(custody_view)
 
     async def to_hall(label: str) -> None:
         view = await act(director.hall_view, label)

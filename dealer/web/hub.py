@@ -126,6 +126,7 @@ class PublicHub:
         self._release: asyncio.TimerHandle | None = None
         # Called after each fan-out with (last id written, loop time): the hall tells its delayed twin (streams.py)
         self.on_shown: Callable[[int, float], None] | None = None
+        self._cleared_at = 0  # id of the latest "cleared": a client resuming from before it gets the snapshot
 
     # -- publishing ----------------------------------------------------------------------------------------
     def publish(self, msg: Message) -> None:
@@ -187,6 +188,8 @@ class PublicHub:
         self.last_id += 1
         self.state.apply(msg)
         data = _encode(self.last_id, msg)
+        if msg["type"] == "cleared":  # a client resuming from before it gets the (cleared) snapshot, no old cards
+            self._cleared_at = self.last_id
         self._history.append(data)
         if len(self._history) > 2 * self.history_size:
             drop = len(self._history) - self.history_size
@@ -279,7 +282,7 @@ class PublicHub:
         cursor = self.last_id
         if last_event_id is not None and last_event_id > self.last_id and self.wait_ahead:
             replay, cursor = b"", last_event_id  # this relay is behind the one the client came from
-        elif last_event_id is not None and last_event_id <= self.last_id:
+        elif last_event_id is not None and self._cleared_at <= last_event_id <= self.last_id:
             replay = self._since(last_event_id)
         if replay is None:
             replay = self.snapshot_bytes()

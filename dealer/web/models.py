@@ -522,6 +522,18 @@ class VoidDraw(Request):
     reason: Text = ""
 
 
+class CustodyPassphrase(Request):
+    """The chief judge's custody passphrase (docs/custody.md): to unlock the key, or to set up the custody."""
+
+    passphrase: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+
+
+class CustodyView(BaseModel):
+    state: str  # none | locked | unlocked
+    public_key: str | None = None
+    idle_lock_minutes: int
+
+
 class Voided(BaseModel):
     label: str
     reason: str

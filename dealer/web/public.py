@@ -144,6 +144,14 @@ class PublicState:
         if kind == "commitment":
             self.commitment = {k: v for k, v in msg.items() if k != "type"}
             return
+        if kind == "cleared":  # nothing of the deals shown during formation stays on screen
+            names = list(self.stations) if msg.get("station") is None else [msg["station"]]
+            for name in names:
+                self._station(name).update(
+                    phase="cleared", attempt=0, reason=None, bank_deal=None, board=None, boards=None,
+                    hands=_empty_hands(),
+                )  # fmt: skip
+            return
         st = self._station(msg["station"])
         if kind == "station":
             st.update(variant=msg["variant"], open_count=msg["open_count"], status=msg["status"])

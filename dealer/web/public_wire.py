@@ -80,6 +80,14 @@ class StationMsg(_Msg):
     status: str
 
 
+class ClearedMsg(_Msg):
+    """The hall forgets what it showed of a station's deals (``station``) or of all (null): at the bank's target
+    and on the chief judge's command, so nothing shown during formation stays on screen during the draw or play."""
+
+    type: Literal["cleared"]
+    station: str | None
+
+
 class BankMsg(_Msg):
     type: Literal["bank"]
     formed: int
@@ -120,12 +128,20 @@ class CommitmentMsg(_Msg):
 
 
 PublicWireMessage = Annotated[
-    CardMsg | HiddenMsg | DealStartedMsg | DealVoidedMsg | DealCommittedMsg | StationMsg | BankMsg | CommitmentMsg,
+    CardMsg
+    | HiddenMsg
+    | DealStartedMsg
+    | DealVoidedMsg
+    | DealCommittedMsg
+    | StationMsg
+    | ClearedMsg
+    | BankMsg
+    | CommitmentMsg,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[PublicWireMessage] = TypeAdapter(PublicWireMessage)
 PUBLIC_TYPES = frozenset(
-    ("card", "hidden", "deal_started", "deal_voided", "deal_committed", "station", "bank", "commitment")
+    ("card", "hidden", "deal_started", "deal_voided", "deal_committed", "station", "cleared", "bank", "commitment")
 )
 
 

@@ -19,6 +19,7 @@ from dealer.web.nats_publisher import RelayPublisher
 from .bankworker import BankWorker
 from .closed import ClosedBoards
 from .config import ServiceConfig
+from .custody import CustodySession
 from .devices import available_devices, open_station_device, station_on
 from .hub import PublicHub
 from .jobs import JobRunner
@@ -50,6 +51,9 @@ class _Sealing(Protocol):
 
     def unsealed(self) -> tuple[int, int]: ...
     def seal(self) -> Seal: ...
+    @property
+    def unlocked(self) -> bool: ...
+    def lock(self) -> None: ...
 
 
 @runtime_checkable
@@ -130,6 +134,7 @@ class Service:
         self._seal_retry = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bank_copy: BankCopyState | None = None  # the second copy's state (None: no [bank] copy)
+        self.custody = CustodySession()  # the chief judge's key: when it was last used (it locks when idle)
 
     def begin_shutdown(self) -> None:
         """Called from a signal handler: end the audience streams so the server can stop at once."""
@@ -217,7 +222,7 @@ class Service:
     async def auto_seal(self) -> Seal | None:
         """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
         bank = self.bank.bank
-        if not isinstance(bank, _Sealing):
+        if not isinstance(bank, _Sealing) or not bank.unlocked:  # seals are signed with the chief judge's key
             return None
         entries, deals = await self.bank.call(bank.unsealed)
         every_deals, every_min = self.config.seal_every_deals, self.config.seal_every_minutes
@@ -237,11 +242,19 @@ class Service:
         log.info("automatic seal: %d ledger entries, deals 1..%d", seal.size, seal.last_deal)
         return seal
 
+    async def lock_idle_custody(self) -> None:
+        """The chief judge's key leaves memory after ``idle_lock_s`` without a step that used it."""
+        bank = self.bank.bank
+        if isinstance(bank, _Sealing) and bank.unlocked and self.custody.idle(time.monotonic()):
+            await self.bank.call(bank.lock)
+            log.info("custody: locked after %d idle minutes", self.custody.idle_lock_s // 60)
+
     async def _tick(self) -> None:
         """Heartbeat and device status to the judges once a second; the ledger anchor; automatic seals."""
         while True:
             await asyncio.sleep(1.0)
             try:
+                await self.lock_idle_custody()
                 await self.auto_seal()
                 await self.watch_bank()
             except Exception as exc:  # a busy bank: the next tick tries again

@@ -199,6 +199,8 @@ class Station:
         if status != self.status:
             self.status = status
             self.announce()
+            if status == "target_reached":  # the bank is formed: the hall keeps none of its deals on screen
+                self.hub.publish({"type": "cleared", "station": self.name})
         self.send_state()
 
     # -- device --------------------------------------------------------------------------------------------

@@ -28,6 +28,14 @@
         for (const n of state.stations.keys()) dirty.add(n);
         return;
       case "commitment": state.commitment = m; headerDirty = true; return;
+      case "cleared":  // the bank is formed (or the chief judge asked): no deal of formation stays on screen
+        for (const st of (m.station == null ? [...state.stations.values()] : [station(m.station)])) {
+          Object.assign(st, { phase: "cleared", attempt: 0, reason: null, bank_deal: null, board: null, boards: null,
+            hands: emptyHands() });
+          dirty.add(st.station);
+        }
+        headerDirty = true;
+        return;
     }
     const st = station(m.station);
     dirty.add(m.station);
@@ -146,6 +154,7 @@
     if (st.phase === "voided") msg = voidText(st);
     else if (st.phase === "committed") msg = I18N.t("audience.committed", { n: st.bank_deal });
     else if (st.phase === "waiting") msg = I18N.t("audience.waiting");
+    else if (st.phase === "cleared") msg = I18N.t("audience.cleared");
     centre.appendChild(el("div", "compassrose", Cards.SEATS.map((s) => Cards.seatLetter(s)).join(" ")));
     centre.appendChild(el("div", "phase", msg));
     compass.appendChild(centre);

@@ -138,7 +138,38 @@
     polling.delete(label);
   }
   let last = null;
+  // The chief judge's key (docs/custody.md): set up once, unlocked with the passphrase for the steps that need it.
+  let custody = null;
+  async function refreshCustody() {
+    try { custody = await api("GET", "/api/director/custody"); } catch (e) { return; }
+    const state = document.getElementById("custody-state");
+    const form = document.getElementById("custody-form");
+    const open = document.getElementById("custody-open");
+    state.textContent = t("custody.state_" + custody.state, { minutes: custody.idle_lock_minutes, key: (custody.public_key || "").slice(0, 16) });
+    form.hidden = custody.state === "unlocked";
+    open.dataset.i18n = custody.state === "none" ? "custody.setup" : "custody.unlock";
+    open.textContent = t(open.dataset.i18n);
+    document.getElementById("custody-lock").hidden = custody.state !== "unlocked";
+  }
+  document.getElementById("custody-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const input = ev.target.elements.passphrase;
+    const path = custody && custody.state === "none" ? "/api/director/custody/setup" : "/api/director/custody/unlock";
+    try { await api("POST", path, { passphrase: input.value }); say(t("custody.opened")); } catch (e) { say(e.message, true); }
+    input.value = "";
+    await refreshCustody();
+    refresh();
+  });
+  document.getElementById("clear-hall").addEventListener("click", async () => {
+    try { await api("POST", "/api/director/hall/clear"); say(t("director.done")); } catch (e) { say(e.message, true); }
+  });
+  document.getElementById("custody-lock").addEventListener("click", async () => {
+    try { await api("POST", "/api/director/custody/lock"); say(t("custody.locked")); } catch (e) { say(e.message, true); }
+    await refreshCustody();
+    refresh();
+  });
   async function refresh() {
+    refreshCustody();
     try { last = await api("GET", "/api/director/status"); } catch (e) { say(e.message, true); return; }
     render();
   }
