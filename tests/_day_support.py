@@ -167,7 +167,7 @@ class ServerProcess:
                 raise RuntimeError(f"dealer serve exited with {self.proc.returncode}:\n{self.log.read_text()[-4000:]}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(self.base + "/api/public/snapshot", timeout=2).status_code == 200:
-                    return
+                    break
             if time.monotonic() > deadline:
                 raise RuntimeError(f"dealer serve did not answer:\n{self.log.read_text()[-4000:]}")
             time.sleep(0.05)

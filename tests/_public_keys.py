@@ -10,5 +10,6 @@ PUBLIC_KEYS = {
     "deal_voided": {"type", "station", "attempt", "reason"},
     "deal_committed": {"type", "station", "attempt", "bank_deal", "ledger_head", "formed"},
     "station": {"type", "station", "variant", "open_count", "status"},
+    "cleared": {"type", "station"},  # the displays forget formation's deals (a station's, or all when null)
     "bank": {"type", "formed", "target", "ledger_head", "ledger_size"},
 }

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from bank_engines import bank_target, engine  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
+from custody_support import unlocked
 from draw_support import derive, full_draw, regulation
 from test_bank_format import ANCHOR, FIXTURE
 from test_bank_store import _tamper_values
@@ -29,6 +30,7 @@ from dealer.bank.engines import open_bank_at
 from dealer.bank.importer import import_files, import_parsed, read_files
 from dealer.bank.store import ImportItem, SqliteBank
 from dealer.core import Deal
+from dealer.custody.files import plain_key
 from dealer.draw.bundle import load_bundle, verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.verify import verify_bank
@@ -57,7 +59,7 @@ def _deals(n: int, seed: int) -> list[Deal]:
 def _mixed_bank(path: Path) -> SqliteBank:
     """Deals of both forms: the full form (a station's commits, ``import_deals``) around two compact imports of
     several batches each, sealed, with a draw over all of them revealed and a second drawn."""
-    bank = SqliteBank(path)
+    bank = unlocked(SqliteBank(path))
     deals = _deals(60, 5)
     for d in deals[:4]:
         bank.commit_deal(d, station_source())
@@ -76,7 +78,7 @@ def _mixed_bank(path: Path) -> SqliteBank:
 
 
 def _sqlite_bytes_per_deal(path: Path, files: list[Path]) -> tuple[float, int]:
-    with SqliteBank(path) as bank:
+    with unlocked(SqliteBank(path)) as bank:
         report = import_files(bank, files)
         bank.seal()
         assert verify_bank(bank).ok
@@ -100,7 +102,7 @@ def test_an_imported_deal_costs_at_most_200_bytes_all_in_on_postgresql(tmp_path:
     """All in: every table's heap, TOAST, indexes and maps, as the server counts them, for a bank of 10,000 deals
     (an empty bank's relations take about 150 kB, so a small bank costs more a deal)."""
     with bank_target("postgresql", tmp_path) as url:
-        bank = open_bank_at(url, tmp_path / "keys")
+        bank = unlocked(open_bank_at(url, tmp_path / "keys"))
         try:
             report = import_files(bank, _files(tmp_path / "in", _deals(10000, 2), 32))
             bank.seal()
@@ -121,7 +123,7 @@ def test_compact_deals_rebuild_the_entries_the_ledger_chains_and_seals(engine: s
     SHA-256; the import entry closes the run, counting it."""
     deals = _deals(25, 3)
     with bank_target(engine, tmp_path) as target:
-        bank = open_bank_at(target, tmp_path / "keys")
+        bank = unlocked(open_bank_at(target, tmp_path / "keys"))
         try:
             bank.commit_deal(deals[0], station_source())
             report = import_parsed(bank, read_files(_files(tmp_path / "in", deals[1:], 5)), batch_size=10)
@@ -162,7 +164,7 @@ def test_compact_deals_rebuild_the_entries_the_ledger_chains_and_seals(engine: s
 
 
 def test_a_draw_of_compact_deals_gives_a_bundle_anyone_can_check(tmp_path: Path) -> None:
-    with SqliteBank(tmp_path / "bank.sqlite") as bank:
+    with unlocked(SqliteBank(tmp_path / "bank.sqlite")) as bank:
         import_parsed(bank, read_files(_files(tmp_path / "in", _deals(60, 6), 8)), batch_size=13)
         assert bank.meta()["schema"] == "2"
         director = Director(bank)
@@ -252,7 +254,9 @@ def test_the_old_codes_bank_takes_compact_deals_and_keeps_what_it_proved(tmp_pat
         before = [tuple(r) for r in bank.entries()]
         old_head = bank.ledger_head()
         old_deal = bank.get_deal(61)
-    with SqliteBank(path, key_dir=tmp_path) as bank:
+    keyring = plain_key(tmp_path)  # the old bank's plain key file, as `dealer custody init` adopts it
+    assert keyring is not None
+    with unlocked(SqliteBank(path, key_dir=tmp_path), keyring) as bank:
         report = import_files(bank, _files(tmp_path / "in", _deals(30, 9), 10))
         assert report.imported == 30 and bank.meta()["schema"] == "2"
         assert [tuple(r) for r in bank.entries(0, 79)] == before and bank.get_deal(61) == old_deal

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from bank_support import fill
+from custody_support import passphrase_file, write_custody
 
 from dealer.bank.store import SqliteBank
 from dealer.core import DEAL_COUNT, Deal
@@ -71,6 +72,7 @@ def event(tmp_path: Path) -> Path:
 def dealer(*args: str, cwd: Path, home: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", "LANG": "ru_RU.UTF-8"}
     env.pop("DEALER_EVENT", None)
+    env["DEALER_PASSPHRASE_FILE"] = str(passphrase_file(cwd))  # the chief judge's own file, for signing steps
     if home is not None:
         env["HOME"] = str(home)
     return subprocess.run(
@@ -125,6 +127,7 @@ def test_docs_day_finds_the_documents_the_consoles_issued(event: Path, tmp_path:
 
 
 def test_bank_seal_warns_against_the_events_target(event: Path, tmp_path: Path) -> None:
+    write_custody(event / "var")  # the chief judge's custody of the bank's key
     run = dealer("bank", "seal", cwd=event)
     assert run.returncode == 0, run.stderr
     assert "запечатано 20 сдач, меньше цели Положения 100" in run.stderr, run.stderr  # not the default's target

@@ -191,6 +191,16 @@ def test_audience_gets_every_open_card_in_order_and_no_hidden_card(fifty: tuple[
             assert m["count"] == per_seat[m["seat"]]
 
 
+def _history(server: Running) -> list[tuple[int, dict[str, Any]]]:
+    """The hall hub's held messages, parsed (what a resuming client is served from)."""
+    hub = server.service.hub
+    out = []
+    for data in hub._history:
+        lines = dict(line.split(": ", 1) for line in data.decode().splitlines() if ": " in line)
+        out.append((int(lines["id"]), json.loads(lines["data"])))
+    return out
+
+
 def test_snapshot_on_reconnect_and_last_event_id_resumption(tmp_path: Path) -> None:
     cfg = service_config(tmp_path)
     with running_service(cfg, regulation(2, K, target=3), autostart=False) as server:
@@ -198,21 +208,25 @@ def test_snapshot_on_reconnect_and_last_event_id_resumption(tmp_path: Path) -> N
         judge(server, "start")
         wait_for(lambda: server.service.stations["A"].status == "target_reached")
         last = server.service.hub.last_id
-        # a fresh client gets the snapshot first, holding only open cards of the last deal
+        # a fresh client gets the snapshot first: the bank is formed, so no deal of formation is on it (#27)
         with Capture(f"{server.base}/api/public/events") as cap:
             wait_for(lambda: b"\n\n" in cap.raw[20:])
         (first_id, snap), *_ = cap.messages()
         assert snap["type"] == "snapshot" and first_id == last
         (st,) = snap["stations"]
-        assert st["phase"] == "committed" and st["bank_deal"] == 3
-        assert sum(len(h["open"]) for h in st["hands"].values()) == K
-        assert sum(h["hidden"] for h in st["hands"].values()) == 52 - K
-        # a client resuming from an id gets exactly the messages after it, no snapshot
-        with Capture(f"{server.base}/api/public/events", {"Last-Event-ID": str(last - 10)}) as cap:
-            wait_for(lambda: cap.raw.count(b"\n\n") >= 11)
+        assert st["phase"] == "cleared" and st["bank_deal"] is None
+        assert sum(len(h["open"]) for h in st["hands"].values()) == 0
+        # a client resuming from an id after the clearing gets exactly the messages after it, no snapshot
+        cleared = max(i for i, m in _history(server) if m["type"] == "cleared")
+        with Capture(f"{server.base}/api/public/events", {"Last-Event-ID": str(cleared)}) as cap:
+            wait_for(lambda: cap.raw.count(b"\n\n") >= 1 + last - cleared)
         resumed = cap.messages()
-        assert [i for i, _ in resumed] == list(range(last - 9, last + 1))
+        assert [i for i, _ in resumed] == list(range(cleared + 1, last + 1))
         assert all(m["type"] != "snapshot" for _, m in resumed)
+        # one from before the clearing gets the (cleared) snapshot, not the old cards
+        with Capture(f"{server.base}/api/public/events", {"Last-Event-ID": str(cleared - 10)}) as cap:
+            wait_for(lambda: cap.raw.count(b"\n\n") >= 2)
+        assert cap.messages()[0][1]["type"] == "snapshot"
         # an id older than the history gets a snapshot
         server.service.hub.forget_history()
         with Capture(f"{server.base}/api/public/events", {"Last-Event-ID": "1"}) as cap:

@@ -43,6 +43,7 @@ from .models import (
     DirectorStatus,
     Drawn,
     DrawnDealView,
+    HallCleared,
     HallView,
     LabelParam,
     Prepared,
@@ -223,11 +224,11 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         custody.touch(time.monotonic())
         return await act(custody_view)
 
-    @app.post("/api/director/hall/clear", status_code=204, dependencies=write)
-    async def director_clear_hall() -> Response:
+    @app.post("/api/director/hall/clear", response_model=HallCleared, dependencies=write)
+    async def director_clear_hall() -> HallCleared:
         """The chief judge's command: the hall and remote displays forget every deal's cards and bank number."""
         service.streams.publish({"type": "cleared", "station": None})
-        return Response(status_code=204)
+        return HallCleared(cleared=True)
 
     @app.post("/api/director/custody/lock", response_model=CustodyView, dependencies=write)
     async def director_lock() -> CustodyView:

@@ -161,6 +161,7 @@ def address_of(peer: Any) -> str:  # Any: the peer address as socket.accept give
     return str(peer)
 
 
+# Any: the peer address, as typeshed types socket.accept (its shape depends on the family)
 def guarded_accept(listener: socket.socket, guard: ConnectionGuard) -> tuple[socket.socket, Any] | None:
     """One connection from ``listener``'s queue: the socket and its address if admitted, None if refused (then
     already closed). ``BlockingIOError`` when the queue is empty, as ``socket.accept``."""
@@ -237,6 +238,7 @@ class ConsoleAddresses:
         await self.app(scope, receive, noting)
 
 
+# Any: uvicorn.Config's keyword arguments, of many types (uvicorn types them one by one, not as a mapping)
 def server_options(limits: Limits) -> dict[str, Any]:
     """uvicorn's settings for a public listener (``dealer serve``, ``dealer relay``)."""
     protocol = type("Guarded", (GuardedH11Protocol,), {"request_timeout_s": float(limits.request_timeout_s)})

@@ -528,6 +528,10 @@ class CustodyPassphrase(Request):
     passphrase: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
 
 
+class HallCleared(BaseModel):
+    cleared: bool
+
+
 class CustodyView(BaseModel):
     state: str  # none | locked | unlocked
     public_key: str | None = None

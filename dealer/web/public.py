@@ -148,8 +148,7 @@ class PublicState:
             names = list(self.stations) if msg.get("station") is None else [msg["station"]]
             for name in names:
                 self._station(name).update(
-                    phase="cleared", attempt=0, reason=None, bank_deal=None, board=None, boards=None,
-                    hands=_empty_hands(),
+                    phase="cleared", attempt=0, reason=None, bank_deal=None, hands=_empty_hands()
                 )  # fmt: skip
             return
         st = self._station(msg["station"])

@@ -202,6 +202,7 @@ def make_router(service: Service) -> APIRouter:
             return translate(service.config.language, "audience.title_closed")
         return label
 
+    # Any: ExportMeta's own fields, passed through by name (str, bool and int among them)
     def meta_of(label: str, event: str = "", **extra: Any) -> ExportMeta:
         """PBN Event (the given one, else the session), Site (the venue) and Date (today, YYYY.MM.DD)."""
         reg = service.regulation

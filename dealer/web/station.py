@@ -199,7 +199,7 @@ class Station:
         if status != self.status:
             self.status = status
             self.announce()
-            if status == "target_reached":  # the bank is formed: the hall keeps none of its deals on screen
+            if status == "target_reached" and self.closed is None:  # the bank is formed: none of its deals stays
                 self.hub.publish({"type": "cleared", "station": self.name})
         self.send_state()
 

@@ -30,8 +30,7 @@
       case "commitment": state.commitment = m; headerDirty = true; return;
       case "cleared":  // the bank is formed (or the chief judge asked): no deal of formation stays on screen
         for (const st of (m.station == null ? [...state.stations.values()] : [station(m.station)])) {
-          Object.assign(st, { phase: "cleared", attempt: 0, reason: null, bank_deal: null, board: null, boards: null,
-            hands: emptyHands() });
+          Object.assign(st, { phase: "cleared", attempt: 0, reason: null, bank_deal: null, hands: emptyHands() });
           dirty.add(st.station);
         }
         headerDirty = true;
