@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -48,10 +49,13 @@ def env() -> dict[str, str]:
     return e
 
 
+_CHIEF_JUDGE = Path(tempfile.mkdtemp(prefix="dealer-chief-judge-"))  # their own folder, not the event's
+
+
 def dealer_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``dealer ARGS`` as a separate process (as a director would at a terminal; the chief judge's passphrase
     in a file of theirs, for the steps that need the key)."""
-    e = {**env(), "DEALER_PASSPHRASE_FILE": str(passphrase_file(cwd))}
+    e = {**env(), "DEALER_PASSPHRASE_FILE": str(passphrase_file(_CHIEF_JUDGE))}
     return subprocess.run(
         [sys.executable, "-m", "dealer", *args], cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout
     )

@@ -59,7 +59,7 @@ def test_after_the_target_no_public_byte_holds_a_deal_of_formation(tmp_path: Pat
                     assert all(not h["open"] for h in st["hands"].values()), st
         # the chief judge's command clears again, and a station that never reached a target too
         director = {"Authorization": f"Bearer {server.director}"}
-        assert httpx.post(f"{server.base}/api/director/hall/clear", headers=director).status_code == 204
+        assert httpx.post(f"{server.base}/api/director/hall/clear", headers=director).json() == {"cleared": True}
         assert httpx.post(f"{server.base}/api/director/hall/clear").status_code == 401
     with SqliteBank(tmp_path / "var" / "bank.sqlite", read_only=True) as bank:
         assert bank.deal_count() == 6 and set(committed) <= set(range(1, 7))
