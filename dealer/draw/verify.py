@@ -161,9 +161,7 @@ def _check_draw(
         return _check_sealed(row, steps, where, doc["n"])
     if not isinstance(secret, bytes) or sha256(secret).hexdigest() != doc["k_hash"]:
         raise Finding(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
-    pv = steps.get(EntryKind.PUBLIC_VALUE)
-    if (pv.data.get("value") if pv else None) != value:
-        raise Finding(f"{where}: public value {value!r} differs from the ledger's")
+    _check_public_value(row, steps, where)
     void = steps.get(EntryKind.DRAW_VOID)
     if (state == DrawState.VOID) != (void is not None):
         raise Finding(f"{where}: state {state!r} but the ledger {'has' if void else 'lacks'} a void entry")
@@ -176,15 +174,7 @@ def _check_draw(
         if vd.get("secret") != secret.hex() or drawn is not None or EntryKind.DRAW in steps:
             raise Finding(f"{where}: voided, but its void entry or result does not match")
         return {}
-    if state not in RUN_ORDER:
-        raise Finding(f"{where}: unknown state {state!r}")
-    reached = RUN_ORDER.index(DrawState(state))
-    for k, kind in enumerate(STEP_KINDS):
-        if (kind in steps) != (k <= reached):
-            raise Finding(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
-    if reached < 2:
-        if drawn is not None:
-            raise Finding(f"{where}: has a result before it was run")
+    if _reached(row, steps, where, RUN_ORDER) < 2:
         return {}
     if before is None:
         seed = draw_seed(secret, str(value), bytes.fromhex(doc["seal"]["root"]), doc["label"])
@@ -206,22 +196,13 @@ def _check_draw(
 def _check_sealed(row: DrawRow, steps: Mapping[str, Entry], where: str, n: int) -> dict[int, str]:
     """A draw whose K (and result, once run) are sealed: the steps match its state, the result has its form;
     it marks no deal (the deals stay in the bank's table until the reveal)."""
-    state, value, drawn = row.state, row.public_value, row.drawn
-    if state not in RUN_ORDER[:3]:
-        raise Finding(f"{where}: unknown state {state!r}")
-    pv = steps.get(EntryKind.PUBLIC_VALUE)
-    if (pv.data.get("value") if pv else None) != value:
-        raise Finding(f"{where}: public value {value!r} differs from the ledger's")
-    reached = RUN_ORDER.index(DrawState(state))
-    for k, kind in enumerate(STEP_KINDS):
-        if (kind in steps) != (k <= reached):
-            raise Finding(f"{where}: state {state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
-    if reached < 2:
-        if drawn is not None:
-            raise Finding(f"{where}: has a result before it was run")
+    if row.state not in RUN_ORDER[:3]:
+        raise Finding(f"{where}: unknown state {row.state!r}")
+    _check_public_value(row, steps, where)
+    if _reached(row, steps, where, RUN_ORDER[:3]) < 2:
         return {}
     try:
-        stored = json.loads(drawn)  # type: ignore[arg-type]  # None is a finding too (TypeError below)
+        stored = json.loads(row.drawn)  # type: ignore[arg-type]  # None is a finding too (TypeError below)
         sealed = bytes.fromhex(stored["sealed"])
         ok = set(stored) == {"count", "sealed"} and stored["count"] == n and sealed[:1] == b"\x01"
     except (TypeError, ValueError, KeyError) as exc:
@@ -229,3 +210,23 @@ def _check_sealed(row: DrawRow, steps: Mapping[str, Entry], where: str, n: int) 
     if not ok:
         raise Finding(f"{where}: stored sealed result is damaged")
     return {}
+
+
+def _check_public_value(row: DrawRow, steps: Mapping[str, Entry], where: str) -> None:
+    pv = steps.get(EntryKind.PUBLIC_VALUE)
+    if (pv.data.get("value") if pv else None) != row.public_value:
+        raise Finding(f"{where}: public value {row.public_value!r} differs from the ledger's")
+
+
+def _reached(row: DrawRow, steps: Mapping[str, Entry], where: str, states: Sequence[DrawState]) -> int:
+    """How far the draw ran (its index in ``RUN_ORDER``), its ledger steps being exactly those up to there; no
+    result before it was run."""
+    if row.state not in states:
+        raise Finding(f"{where}: unknown state {row.state!r}")
+    reached = RUN_ORDER.index(DrawState(row.state))
+    for k, kind in enumerate(STEP_KINDS):
+        if (kind in steps) != (k <= reached):
+            raise Finding(f"{where}: state {row.state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
+    if reached < 2 and row.drawn is not None:
+        raise Finding(f"{where}: has a result before it was run")
+    return reached
