@@ -252,3 +252,38 @@ def test_a_deal_played_from_bank_a_is_never_drawn_from_bank_b(tmp_path: Path) ->
     assert r.returncode == 0 and "none of its deals was played before" in r.stdout, r.stdout + r.stderr
     bank_a.close()
     bank_b.close()
+
+
+def test_bank_import_leaves_out_the_deals_the_register_holds_as_played(tmp_path: Path) -> None:
+    """#27 (Law 15): the register is checked at import too. A file of 12 deals, 3 of them drawn and played by an
+    earlier draw: the import commits 9 and names the 3 (file, board, the draw that played them); both front doors
+    (the people's summary and `--json`) do the same; a --register that is not there is refused, nothing written."""
+    from dealer.bank.register import PlayedRegister
+    from dealer.formats import BoardRecord, load_all
+    from dealer.formats.pbn import PBN
+
+    load_all()
+    rng = random.Random(12)
+    deals = [random_deal(rng) for _ in range(12)]
+    (tmp_path / "event.pbn").write_bytes(PBN.write([BoardRecord(d, k) for k, d in enumerate(deals, start=1)]))
+    played_boards = (2, 7, 11)
+    with PlayedRegister(tmp_path / "var" / "played.sqlite") as register:  # beside the bank: the default register
+        register.add((deals[b - 1].to_bytes() for b in played_boards), "bank X, draw 'Round 1'", "2026-11-30T10:00Z")
+    r = dealer(tmp_path, "bank", "import", "event.pbn", "--bank", "var/bank.sqlite", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["imported"] == 9 and report["duplicates"] == 0, report
+    assert len(report["problems"]) == 3, report
+    assert all("already played in the competition (bank X, draw 'Round 1'" in json.dumps(p) for p in report["problems"])
+    with sqlite3.connect(tmp_path / "var" / "bank.sqlite") as db:
+        held = {bytes(row[0]) for row in db.execute("SELECT canonical FROM deals")}
+    assert held == {d.to_bytes() for k, d in enumerate(deals, start=1) if k not in played_boards}
+    # the people's summary, into another bank: the same three named, by board
+    r = dealer(tmp_path, "bank", "import", "event.pbn", "--bank", "var/other.sqlite")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("already played in the competition") == 3, r.stdout
+    assert all(f"board {b}" in r.stdout for b in played_boards), r.stdout
+    # an explicit register that is not there: refused before anything is written
+    r = dealer(tmp_path, "bank", "import", "event.pbn", "--bank", "var/third.sqlite", "--register", "nowhere.sqlite")
+    assert r.returncode == 1 and "no register of played deals there" in r.stderr, r.stdout + r.stderr
+    assert not (tmp_path / "var" / "third.sqlite").exists()

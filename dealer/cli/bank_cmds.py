@@ -18,7 +18,7 @@ from .event import EventOption
 from .i18n import error, printable, t
 from .light import bank_status, bank_status_table, rich_table
 from .machine import print_json, print_line
-from .options import BankOption, KeysOption, PassphraseOption, open_bank, open_unlocked
+from .options import BankOption, KeysOption, PassphraseOption, RegisterOption, open_bank, open_unlocked
 from .root import app, fail
 
 if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside the commands that use them
@@ -240,16 +240,19 @@ def import_cmd(
     ),
     skip_bad: bool = typer.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
     as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
+    register: Path | None = RegisterOption,
 ) -> None:
-    """Import public deals: each deal once, committed in short batches; every record imported or reported."""
+    """Import public deals: each deal once, committed in short batches; every record imported or reported.
+    Deals the register of played deals holds are left out (Law 15), each reported."""
     from dealer.bank.engines import load_engine
     from dealer.bank.importer import import_parsed, read_files
 
-    from .light import NothingToImport, bank_import_json, collector_paused
+    from .light import NothingToImport, bank_import_json, collector_paused, set_aside_played
 
     if as_json:  # the lean front door runs this too (dealer.cli.fast): one body for both
         try:
-            print_line(bank_import_json(files, bank, keys, max_size, skip_bad))  # one line: thousands of duplicates
+            # one line: thousands of duplicates
+            print_line(bank_import_json(files, bank, keys, max_size, skip_bad, register))
         except NothingToImport as exc:
             raise fail(exc.message()) from None
         return
@@ -271,6 +274,7 @@ def import_cmd(
             parsed = read_files(files, max_bytes=max_size * 2**20, skip_bad=skip_bad, skipped=skipped, prepare=prepare)
         if not parsed:
             raise fail(t("no file with deals to import ({n} left out); nothing was imported", n=len(skipped)))
+        set_aside_played(parsed, bank, register)
         total = sum(len(records) for _, records in parsed)
         with open_bank(bank, keys, create=True) as b:
             if out.is_terminal:

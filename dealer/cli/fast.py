@@ -7,7 +7,7 @@
     dealer deal show PBN [--lang ru|en] [--ascii]
     dealer bank status [--bank P] [--keys P] [--json]
     dealer regulation check [PATH]
-    dealer bank import FILE… --json [--bank P] [--keys P] [--show N] [--max-size N] [--skip-bad]
+    dealer bank import FILE… --json [--bank P] [--keys P] [--show N] [--max-size N] [--skip-bad] [--register P]
 
 and computes their output with the same functions the typer commands call (``dealer.cli.light``). The typer
 commands print through rich; here the same text is written as rich writes it: a line as it is, a table drawn
@@ -249,7 +249,8 @@ def _bank_import(args: list[str]) -> Output:
     """``bank import … --json`` (the people's summary and progress bars are typer's): the same line as
     ``light.bank_import_json`` gives typer's command, in its two halves: reading (a doubt still hands over) and
     writing (never handed over)."""
-    found = _options(args, ("--json", "--skip-bad"), ("--bank", "--keys", "--show", "--max-size"), sys.maxsize)
+    valued = ("--bank", "--keys", "--show", "--max-size", "--register")
+    found = _options(args, ("--json", "--skip-bad"), valued, sys.maxsize)
     files = [Path(found[str(k)]) for k in range(len(args)) if str(k) in found]
     if "--json" not in found or not files:
         raise Doubt
@@ -275,7 +276,8 @@ def _bank_import(args: list[str]) -> Output:
         except DealerError as exc:
             return _error_output(error(exc), strict=True)
         try:
-            text = import_write(parsed, skipped, bank, keys)
+            register = Path(found["--register"]) if "--register" in found else None
+            text = import_write(parsed, skipped, bank, keys, register)
         except DealerError as exc:
             return _error_output(error(exc), strict=False)
         except Exception as exc:

@@ -251,18 +251,46 @@ def load_writing(bank: Path) -> None:
     from dealer.bank import import_json  # noqa: F401
 
 
-def import_write(parsed: Parsed, skipped: list[SkippedFile], bank: Path, keys: Path | None) -> str:
+def register_path(bank: Path, register: Path | None) -> Path:
+    """The register given, else ``played.sqlite`` beside a bank file (a PostgreSQL bank: ./var/played.sqlite)."""
+    if register is not None:
+        return register
+    return Path("var") / "played.sqlite" if str(bank).startswith("postgresql") else bank.parent / "played.sqlite"
+
+
+def set_aside_played(parsed: Parsed, bank: Path, register: Path | None) -> int:
+    """Deals the competition's register holds as played are left out of an import, each reported as a problem of
+    its file (a bank holding one could draw nothing). No register beside the bank: nothing played yet."""
+    path = register_path(bank, register)
+    if not path.is_file():
+        if register is not None:
+            from dealer.bank.errors import BankError
+
+            raise BankError("{path}: no register of played deals there", path=path)
+        return 0
+    from dealer.bank.register import PlayedRegister, set_aside_played
+
+    with PlayedRegister(path) as played:
+        return set_aside_played(parsed, played)
+
+
+def import_write(
+    parsed: Parsed, skipped: list[SkippedFile], bank: Path, keys: Path | None, register: Path | None = None
+) -> str:
     """``bank import``'s second half: the deals committed in batches; the JSON line ``--json`` prints. It writes:
     whoever runs it must not run it again on a failure (the batches committed would be reported as duplicates)."""
     from dealer.bank.engines import open_bank_at
     from dealer.bank.import_json import import_with_json
 
+    set_aside_played(parsed, bank, register)
     with open_bank_at(bank, keys, create=True) as b:  # as ``options.open_bank``: only an import creates a bank
         return import_with_json(b, parsed, skipped)
 
 
-def bank_import_json(files: Sequence[Path], bank: Path, keys: Path | None, max_mib: int, skip_bad: bool) -> str:
+def bank_import_json(
+    files: Sequence[Path], bank: Path, keys: Path | None, max_mib: int, skip_bad: bool, register: Path | None = None
+) -> str:
     """What ``bank import --json`` prints (one line)."""
     with collector_paused():
         parsed, skipped = import_read(files, max_mib, skip_bad, bank)
-        return import_write(parsed, skipped, bank, keys)
+        return import_write(parsed, skipped, bank, keys, register)

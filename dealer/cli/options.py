@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from .light import DEFAULT_BANK_PATH as DEFAULT_BANK_PATH  # the bank commands' default, named once
+from .light import register_path as register_path
 
 if TYPE_CHECKING:
     from dealer.bank.store import SqliteBank
@@ -77,10 +78,3 @@ RegisterOption = typer.Option(
     "--register",
     help="The register of played deals of the competition (default: played.sqlite beside the bank file).",
 )
-
-
-def register_path(bank: Path, register: Path | None) -> Path:
-    """The register given, else ``played.sqlite`` beside a bank file (a PostgreSQL bank: ./var/played.sqlite)."""
-    if register is not None:
-        return register
-    return Path("var") / "played.sqlite" if str(bank).startswith("postgresql") else bank.parent / "played.sqlite"
