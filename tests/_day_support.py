@@ -186,6 +186,7 @@ class ServerProcess:
         path = "/api/director/custody/setup" if state == "none" else "/api/director/custody/unlock"
         r = httpx.post(self.base + path, headers=director_headers(), json={"passphrase": TEST_PASSPHRASE}, timeout=60)
         assert r.status_code == 200 and r.json()["state"] == "unlocked", r.text
+        _signed_in[0] = r.cookies["dealer_custody"]  # the console's browser keeps it in a cookie; scripts after a dot
 
     def kill(self) -> None:
         """SIGKILL: no clean-up at all, as a power cut of the process."""
@@ -212,8 +213,13 @@ class ServerProcess:
         return 0
 
 
+_signed_in: list[str] = [""]  # the chief judge's latest sign-in on the console (one service runs at a time here)
+
+
 def director_headers() -> dict[str, str]:
-    return {"Authorization": f"Bearer {DIRECTOR}"}
+    """The director's link, and the chief judge's sign-in once made: SECRET.CUSTODY."""
+    token = _signed_in[0]
+    return {"Authorization": f"Bearer {DIRECTOR}.{token}" if token else f"Bearer {DIRECTOR}"}
 
 
 def judge_headers() -> dict[str, str]:

@@ -53,6 +53,7 @@ class Running:
     service: Service
     base: str
     port: int
+    custody_token: str | None = None  # the chief judge's sign-in, as a browser holds it in its cookie
 
     @property
     def judge(self) -> str:
@@ -60,7 +61,10 @@ class Running:
 
     @property
     def director(self) -> str:
-        return self.service.secrets.secret("director")
+        """The director's credential as the signed-in chief judge presents it: SECRET.CUSTODY (SECRET alone reaches
+        no step that needs the key)."""
+        secret = self.service.secrets.secret("director")
+        return f"{secret}.{self.custody_token}" if self.custody_token else secret
 
 
 def press_start(running: Running, *names: str) -> None:
@@ -80,9 +84,11 @@ def running_service(
     """``custody``: the chief judge's custody set up (the test key and passphrase) and unlocked, as after sign-in."""
     service = Service(config, reg, autostart=autostart)
     bank = service.bank.bank
+    token = None
     if custody and isinstance(bank, SqliteBank):
         write_custody(bank.key_dir)
         bank.unlock(TEST_KEYRING)
+        token = service.custody.sign_in()  # what the console's sign-in does besides unlocking
         service.custody.touch(time.monotonic())
     app = create_app(service)
     # the socket is bound here and handed to uvicorn: no other process (a parallel test worker, another run on
@@ -103,7 +109,7 @@ def running_service(
             raise RuntimeError("the test server did not start")
         time.sleep(0.01)
     try:
-        yield Running(service, f"http://127.0.0.1:{port}", port)
+        yield Running(service, f"http://127.0.0.1:{port}", port, token)
     finally:
         service.begin_shutdown()
         server.should_exit = True

@@ -55,9 +55,12 @@ class Live:
     app: FastAPI
     base: str
     port: int
+    custody_token: str  # the chief judge's sign-in on the console
 
     def secret(self, role: str) -> str | None:
-        if role in ("judge", "director"):
+        if role == "director":  # the link, and the chief judge's sign-in (``serve`` below)
+            return f"{self.service.secrets.secret(role)}.{self.custody_token}"
+        if role == "judge":
             return self.service.secrets.secret(role)
         return None if role == "none" else "w" + pysecrets.token_urlsafe(32)
 
@@ -81,6 +84,7 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
             assert isinstance(bank, SqliteBank)
             write_custody(bank.key_dir)  # the chief judge's key, set up and unlocked as after sign-in
             bank.unlock(TEST_KEYRING)
+            self.custody_token = self.service.custody.sign_in()
             self.service.custody.touch(time.monotonic())
             self.app = create_app(self.service)
             self.sock = socket.socket()  # bound here and handed to uvicorn: no other process can take the port
@@ -103,7 +107,7 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
                 if not self.thread.is_alive() or time.monotonic() > deadline:
                     raise RuntimeError("the test server did not start")
                 time.sleep(0.01)
-            return Live(self.service, self.app, f"http://127.0.0.1:{port}", port)
+            return Live(self.service, self.app, f"http://127.0.0.1:{port}", port, self.custody_token)
 
         def __exit__(self, *exc: object) -> None:
             self.server.should_exit = True
@@ -282,7 +286,8 @@ def test_foreign_origin_cannot_act_on_any_state_changing_route(live: Live, forge
     assert acting and all(e.area != "public" for e in acting)
     before = (director_status(live), live.service.stations["A"].state())
     for ep in acting:
-        cookie = {"Cookie": f"dealer_{ep.area}={live.secret(ep.area)}"}
+        secret, _, custody = str(live.secret(ep.area)).partition(".")  # the console's two cookies
+        cookie = {"Cookie": f"dealer_{ep.area}={secret}" + (f"; dealer_custody={custody}" if custody else "")}
         if ep.kind == "ws":
             assert ws_try(live, ep, {**cookie, **forged}) == "403", ep
             continue

@@ -279,15 +279,31 @@ class SqliteBank:
 
     @property
     def unlocked(self) -> bool:
+        """The key is here for this step: unlocked, and not withheld from whoever asked (``custody.withheld``)."""
+        if self._keyring is None:
+            return False
+        from dealer.custody.withheld import key_withheld  # loaded with the keyring already: it costs nothing here
+
+        return not key_withheld()
+
+    @property
+    def key_loaded(self) -> bool:
+        """The key is in memory, for whomever it is (``unlocked`` says whether this step may use it)."""
         return self._keyring is not None
 
     @property
     def keyring(self) -> Keyring:
-        if self._keyring is None:
-            from dealer.custody import CustodyLockedError
+        from dealer.custody import CustodyLockedError
+        from dealer.custody.withheld import key_withheld
 
+        if self._keyring is None:
             raise CustodyLockedError(
                 "this step needs the chief judge's key: give the custody passphrase (dealer custody init makes it)"
+            )
+        if key_withheld():
+            raise CustodyLockedError(
+                "this step needs the chief judge's key, which is open for another browser: sign in here with the "
+                "custody passphrase"
             )
         return self._keyring
 

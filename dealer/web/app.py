@@ -20,6 +20,7 @@ from dealer.core.errors import DealerError
 
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
+from .custody import CUSTODY_COOKIE, key_access
 from .guard import ConnectionGuard, ConsoleAddresses
 from .hub import PublicHub, parse_last_event_id
 from .i18n import LanguageMiddleware, catalogue, error_detail, translate
@@ -161,18 +162,21 @@ def create_app(service: Service) -> FastAPI:
         async def handler(request: Request) -> Response:
             token = request.query_params.get("token")
             if token is not None:
-                if not service.secrets.check(role, token):
+                secret, _, custody = token.partition(".")  # SECRET, or SECRET.CUSTODY as a script holds it
+                if not service.secrets.check(role, secret):
                     raise HTTPException(403, f"wrong secret for the {role} role")
                 response = RedirectResponse(f"/{role}", status_code=303)
                 response.set_cookie(
                     cookie_name(role),
-                    token,
+                    secret,
                     httponly=True,
                     samesite="strict",
                     secure=False,
                     path="/",
                     max_age=86400 * 7,
                 )
+                if role == "director" and service.custody.holds(custody):
+                    response.set_cookie(CUSTODY_COOKIE, custody, httponly=True, samesite="strict", path="/")
                 return response
             check_role(request, service.secrets, role, state_changing=False)
             return page(request, template, stations=list(service.stations), closed=service.closed is not None)
@@ -183,8 +187,9 @@ def create_app(service: Service) -> FastAPI:
     app.add_api_route("/director", role_page("director", "director.html"), methods=["GET"], response_class=HTMLResponse)
 
     # -- technical judge ----------------------------------------------------------------------------------
-    judge_read = [Depends(role_check(service.secrets, "judge", state_changing=False))]
-    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True))]
+    judge_access = Depends(key_access(service.custody, "judge"))  # the technical judge never uses the key
+    judge_read = [Depends(role_check(service.secrets, "judge", state_changing=False)), judge_access]
+    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True)), judge_access]
 
     @app.get("/api/judge/state", response_model=JudgeState, dependencies=judge_read)
     async def judge_state() -> JudgeState:

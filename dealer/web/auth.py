@@ -26,8 +26,8 @@ def cookie_name(role: str) -> str:
 def presented_secret(conn: Request | WebSocket, role: str) -> tuple[str | None, bool]:
     """The secret the client presents for ``role`` and whether it came from a cookie."""
     header = conn.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip(), False
+    if header.lower().startswith("bearer "):  # SECRET, or SECRET.CUSTODY after the chief judge's sign-in
+        return header[7:].strip().partition(".")[0], False
     value = conn.cookies.get(cookie_name(role))
     return value, value is not None
 

@@ -4,6 +4,7 @@ never blocks the event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,9 +22,11 @@ class BankWorker:
         self.bank: BankApi = self._executor.submit(factory).result()
 
     async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run ``fn(*args, **kwargs)`` on the bank's thread; the arguments are checked against ``fn``."""
+        """Run ``fn(*args, **kwargs)`` on the bank's thread, in a copy of the caller's context (so a request's
+        ``dealer.custody.withheld`` goes with it); the arguments are checked against ``fn``."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        step = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+        return await loop.run_in_executor(self._executor, step)
 
     def call_sync(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         return self._executor.submit(fn, *args, **kwargs).result()

@@ -9,13 +9,23 @@ K, the drawn deals and signing). The key is held in the service's memory only wh
 from __future__ import annotations
 
 import ctypes
+import hmac
 import logging
+import secrets
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from hashlib import sha256
 from ipaddress import ip_address
 
-from fastapi import Request
+from fastapi import HTTPException, Request, WebSocket
+
+from dealer.core.errors import DealerError
+from dealer.custody import CustodyLockedError
+from dealer.custody.withheld import withhold_key
+
+from .i18n import error_detail
 
 log = logging.getLogger("dealer.web")
 
@@ -28,6 +38,10 @@ class CustodyState(StrEnum):
     NONE = "none"  # no custody record yet: the chief judge sets one up
     LOCKED = "locked"
     UNLOCKED = "unlocked"
+    ELSEWHERE = "elsewhere"  # unlocked for another browser: this one signs in with the passphrase to take it over
+
+
+CUSTODY_COOKIE = "dealer_custody"
 
 
 @dataclass
@@ -51,17 +65,64 @@ class SignInThrottle:
 
 @dataclass
 class CustodySession:
-    """When the key was last used; the throttle of passphrase tries. Time is passed in (monotonic seconds)."""
+    """Who holds the unlocked key (the browser that signed in), when it was last used, and the throttle of
+    passphrase tries. Time is passed in (monotonic seconds).
+
+    A sign-in hands its browser a fresh token (an HttpOnly cookie, or after a ``.`` in the director's Bearer
+    credential for scripts); only requests that present it may use the key. The director's link alone, which the
+    account that runs the service can read in ``var/``, never reaches the key."""
 
     idle_lock_s: float = IDLE_LOCK_S
     last_use: float = 0.0
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    holder: bytes | None = None  # SHA-256 of the signed-in browser's token; None: nobody holds the key
+
+    def sign_in(self) -> str:
+        """A new holder (any earlier one loses the key): the token to give to its browser."""
+        token = secrets.token_urlsafe(32)
+        self.holder = sha256(token.encode()).digest()
+        return token
+
+    def sign_out(self) -> None:
+        self.holder = None
+
+    def holds(self, token: str | None) -> bool:
+        if self.holder is None or not token:
+            return False
+        return hmac.compare_digest(self.holder, sha256(token.encode("utf-8", "replace")).digest())
 
     def touch(self, now: float) -> None:
         self.last_use = now
 
     def idle(self, now: float) -> bool:
         return now - self.last_use >= self.idle_lock_s
+
+
+def presented_custody(conn: Request | WebSocket) -> str | None:
+    """The custody token a client presents: after the ``.`` of a Bearer credential, else the custody cookie."""
+    header = conn.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        _, dot, token = header[7:].strip().partition(".")
+        return token if dot else None
+    return conn.cookies.get(CUSTODY_COOKIE)
+
+
+def key_access(session: CustodySession, role: str) -> Callable[[Request], Awaitable[None]]:
+    """A route dependency: the request may use the unlocked key only if it is the director's and presents the
+    signed-in browser's token; otherwise every step it runs finds the key withheld (as locked). Async, so the
+    mark is made in the request's own context, which the bank's steps run in."""
+
+    async def dependency(request: Request) -> None:
+        if role != "director" or not session.holds(presented_custody(request)):
+            withhold_key()
+
+    return dependency
+
+
+def refusal(exc: DealerError) -> HTTPException:
+    """A refused step as the console gets it: 423 Locked when it needs the key (the console asks for the
+    passphrase), else 400."""
+    return HTTPException(423 if isinstance(exc, CustodyLockedError) else 400, error_detail(exc))
 
 
 def private_channel(request: Request) -> bool:

@@ -35,7 +35,7 @@ from dealer.custody.files import plain_key, read_record, record_path, remove_pla
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
-from .custody import CustodySession, CustodyState, private_channel
+from .custody import CUSTODY_COOKIE, CustodySession, CustodyState, key_access, presented_custody, private_channel
 from .i18n import error_detail
 from .models import (
     CustodyPassphrase,
@@ -90,8 +90,10 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     director = Director(bank, PlayedRegister(service.config.var_dir / "played.sqlite"))
     run = service.bank.call
     custody: CustodySession = service.custody
-    read = [Depends(role_check(service.secrets, "director", state_changing=False))]
-    write = [Depends(role_check(service.secrets, "director", state_changing=True))]
+    # the role first (401/403 before anything else), then the key: only the signed-in browser's requests use it
+    access = Depends(key_access(custody, "director"))
+    read = [Depends(role_check(service.secrets, "director", state_changing=False)), access]
+    write = [Depends(role_check(service.secrets, "director", state_changing=True)), access]
 
     def drawn_view(label: str) -> list[DrawnDealView]:
         """The drawn deals as the session's boards: 1..n in draw order, Law 2 dealer and vulnerability."""
@@ -150,17 +152,28 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         return result
 
     # -- the chief judge's custody ------------------------------------------------------------------------------
-    def custody_view() -> CustodyView:
+    def custody_view(holds: bool) -> CustodyView:
+        """The key as this browser sees it: unlocked for it, for another browser, locked, or not set up."""
         minutes = int(custody.idle_lock_s // 60)
-        if bank.unlocked:
-            return CustodyView(
-                state=CustodyState.UNLOCKED, public_key=bank.keyring.public_key, idle_lock_minutes=minutes
-            )
         try:
             record = read_record(bank.key_dir)
         except CustodyLockedError:
             return CustodyView(state=CustodyState.NONE, idle_lock_minutes=minutes)
-        return CustodyView(state=CustodyState.LOCKED, public_key=record.public_key, idle_lock_minutes=minutes)
+        if not bank.key_loaded:
+            state = CustodyState.LOCKED
+        else:
+            state = CustodyState.UNLOCKED if holds else CustodyState.ELSEWHERE
+        return CustodyView(state=state, public_key=record.public_key, idle_lock_minutes=minutes)
+
+    def signed_in(request: Request, response: Response) -> CustodyView:
+        """This browser now holds the key (any other loses it): its token in an HttpOnly cookie."""
+        token = custody.sign_in()
+        custody.throttle.succeeded()
+        custody.touch(time.monotonic())
+        response.set_cookie(
+            CUSTODY_COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/"
+        )
+        return custody_view(holds=True)
 
     def over_private_channel(request: Request) -> None:
         if not private_channel(request):
@@ -177,11 +190,11 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             )
 
     @app.get("/api/director/custody", response_model=CustodyView, dependencies=read)
-    async def director_custody() -> CustodyView:
-        return await act(custody_view)
+    async def director_custody(request: Request) -> CustodyView:
+        return await act(custody_view, custody.holds(presented_custody(request)))
 
     @app.post("/api/director/custody/unlock", response_model=CustodyView, dependencies=write)
-    async def director_unlock(request: Request, body: CustodyPassphrase) -> CustodyView:
+    async def director_unlock(request: Request, response: Response, body: CustodyPassphrase) -> CustodyView:
         over_private_channel(request)
         throttled()
 
@@ -197,13 +210,11 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             custody.throttle.failed(time.monotonic())
             log.warning("custody: a wrong passphrase (try %d)", custody.throttle.failures)
             raise HTTPException(403, error_detail(exc)) from exc
-        custody.throttle.succeeded()
-        custody.touch(time.monotonic())
         log.info("custody: unlocked by the chief judge")
-        return await act(custody_view)
+        return signed_in(request, response)
 
     @app.post("/api/director/custody/setup", response_model=CustodyView, dependencies=write)
-    async def director_custody_setup(request: Request, body: CustodyPassphrase) -> CustodyView:
+    async def director_custody_setup(request: Request, response: Response, body: CustodyPassphrase) -> CustodyView:
         over_private_channel(request)
 
         def setup() -> None:
@@ -221,8 +232,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             bank.unlock(keyring)
 
         await act(setup)
-        custody.touch(time.monotonic())
-        return await act(custody_view)
+        return signed_in(request, response)
 
     @app.post("/api/director/hall/clear", response_model=HallCleared, dependencies=write)
     async def director_clear_hall() -> HallCleared:
@@ -231,9 +241,12 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         return HallCleared(cleared=True)
 
     @app.post("/api/director/custody/lock", response_model=CustodyView, dependencies=write)
-    async def director_lock() -> CustodyView:
+    async def director_lock(response: Response) -> CustodyView:
+        """Any holder of the director's link may lock the key (the safe direction); it leaves memory at once."""
         await run(bank.lock)
-        return await act(custody_view)
+        custody.sign_out()
+        response.delete_cookie(CUSTODY_COOKIE, path="/")
+        return await act(custody_view, False)
 
     async def to_hall(label: str) -> None:
         view = await act(director.hall_view, label)

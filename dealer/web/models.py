@@ -533,7 +533,7 @@ class HallCleared(BaseModel):
 
 
 class CustodyView(BaseModel):
-    state: str  # none | locked | unlocked
+    state: str  # none | locked | unlocked (for this browser) | elsewhere (for another browser)
     public_key: str | None = None
     idle_lock_minutes: int
 

@@ -19,7 +19,8 @@ from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
 from .auth import role_check
-from .i18n import error_detail, translate
+from .custody import key_access, refusal
+from .i18n import translate
 from .models import (
     CheckRecorded,
     DirectorDocument,
@@ -85,10 +86,12 @@ def make_router(service: Service) -> APIRouter:
             raise HTTPException(404, "documents need the SQLite bank")
         return b
 
-    judge_read = [Depends(role_check(service.secrets, "judge", state_changing=False))]
-    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True))]
-    director_read = [Depends(role_check(service.secrets, "director", state_changing=False))]
-    director_write = [Depends(role_check(service.secrets, "director", state_changing=True))]
+    access = Depends(key_access(service.custody, "director"))  # the key only for the signed-in browser
+    judge_access = Depends(key_access(service.custody, "judge"))  # the technical judge never uses it
+    judge_read = [Depends(role_check(service.secrets, "judge", state_changing=False)), judge_access]
+    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True)), judge_access]
+    director_read = [Depends(role_check(service.secrets, "director", state_changing=False)), access]
+    director_write = [Depends(role_check(service.secrets, "director", state_changing=True)), access]
 
     def lang_of(body: EquipmentDocument | DirectorDocument) -> str:
         return body.lang or service.config.language
@@ -108,7 +111,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             return await run(fn, *args, **kwargs)
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
 
     async def issuing(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
@@ -121,7 +124,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             return await asyncio.to_thread(locked)
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
 
     def download(role: str, name: str, kinds: tuple[str, ...] | None) -> FileResponse:
         path = folder / name
@@ -154,7 +157,7 @@ def make_router(service: Service) -> APIRouter:
                 body.note,
             )
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
         index = await act(bank().record_event, CHECK_ENTRY, payload)
         return CheckRecorded(ledger_index=index, **payload)
 
@@ -246,7 +249,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             payload = equipment_override(body.station, body.reason)
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
         index = await act(bank().record_event, OVERRIDE_ENTRY, payload)
         return OverrideRecorded(ledger_index=index, station=body.station, reason=str(payload["reason"]))
 

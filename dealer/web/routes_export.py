@@ -36,6 +36,7 @@ from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
+from .custody import key_access, refusal
 from .i18n import error_detail, translate
 from .jobs import Job, JobBusy
 from .models import (
@@ -172,9 +173,11 @@ def make_router(service: Service) -> APIRouter:
     jobs = service.jobs
     export_root = service.config.var_dir / "export"
 
-    read = [Depends(role_check(service.secrets, "director", state_changing=False))]
-    write = [Depends(role_check(service.secrets, "director", state_changing=True))]
-    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True))]
+    access = Depends(key_access(service.custody, "director"))  # the key only for the signed-in browser
+    judge_access = Depends(key_access(service.custody, "judge"))  # the technical judge never uses it
+    read = [Depends(role_check(service.secrets, "director", state_changing=False)), access]
+    write = [Depends(role_check(service.secrets, "director", state_changing=True)), access]
+    judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True)), judge_access]
 
     def guard() -> Director:
         if director is None:
@@ -193,7 +196,7 @@ def make_router(service: Service) -> APIRouter:
         try:
             drawn = await service.bank.call(d.drawn_deals, label)
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
         return number_deals([item.deal.deal for item in drawn], first=first, copies=copies)
 
     def shown(label: str) -> str:
@@ -227,7 +230,7 @@ def make_router(service: Service) -> APIRouter:
                 write_session_files, boards, out_dir(label), session_slug(label), list(body.formats), meta
             )
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
         await record("files", label, paths, sealed=meta.sealed)
         return FilesWritten(label=label, boards=len(boards), files=[p.name for p in paths])
 
@@ -354,7 +357,7 @@ def make_router(service: Service) -> APIRouter:
         except NotRevealedError as exc:
             raise HTTPException(403, error_detail(exc)) from exc
         except DealerError as exc:
-            raise HTTPException(400, error_detail(exc)) from exc
+            raise refusal(exc) from exc
         boards = await boards_of(d, label, body.first, 1)
         records = [b.record() for b in boards]
         written: list[Path] = []

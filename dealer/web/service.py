@@ -247,6 +247,7 @@ class Service:
         bank = self.bank.bank
         if isinstance(bank, _Sealing) and bank.unlocked and self.custody.idle(time.monotonic()):
             await self.bank.call(bank.lock)
+            self.custody.sign_out()
             log.info("custody: locked after %d idle minutes", self.custody.idle_lock_s // 60)
 
     async def _tick(self) -> None:

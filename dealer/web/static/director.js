@@ -145,7 +145,7 @@
     const state = document.getElementById("custody-state");
     const form = document.getElementById("custody-form");
     const open = document.getElementById("custody-open");
-    const stateKey = { none: "custody.state_none", locked: "custody.state_locked", unlocked: "custody.state_unlocked" }[custody.state];
+    const stateKey = { none: "custody.state_none", locked: "custody.state_locked", unlocked: "custody.state_unlocked", elsewhere: "custody.state_elsewhere" }[custody.state];
     state.textContent = t(stateKey, { minutes: custody.idle_lock_minutes, key: (custody.public_key || "").slice(0, 16) });
     form.hidden = custody.state === "unlocked";
     open.dataset.i18n = custody.state === "none" ? "custody.setup" : "custody.unlock";

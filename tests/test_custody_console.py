@@ -1,0 +1,114 @@
+"""The account that runs the service reads the director's link in ``var/`` while the chief judge is signed in on the
+console: the link alone reaches no step that needs the key (docs/custody.md, "Sign-in on the director's console").
+
+A real server on a loopback port. The chief judge signs in (the test fixture's sign-in, the same token the console's
+cookie carries) and runs a draw; the intruder presents only ``var/director.secret``, as the service account can.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+from _web_server import Running, press_start, regulation, running_service, service_config
+from custody_support import TEST_PASSPHRASE
+
+from dealer.bank.store import SqliteBank
+
+LOCKED = 423
+
+
+def _bearer(credential: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {credential}"}
+
+
+def _drawn_session(server: Running) -> tuple[httpx.Client, list[dict[str, object]]]:
+    """The chief judge's client, after sealing and running the draw of session s1 (not yet revealed)."""
+    press_start(server)
+    deadline = time.monotonic() + 60
+    while server.service.stations["A"].status != "target_reached":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    chief = httpx.Client(base_url=server.base, headers=_bearer(server.director), timeout=30)
+    chief.post("/api/director/seal").raise_for_status()
+    chief.post(
+        "/api/director/draws", json={"label": "s1", "witnesses": ["Ann", "Boris"], "rolls": 8}
+    ).raise_for_status()
+    chief.post("/api/director/draws/s1/publish").raise_for_status()
+    chief.post("/api/director/draws/s1/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
+    drawn = chief.post("/api/director/draws/s1/run").json()["drawn"]
+    assert len(drawn) == 1
+    return chief, drawn
+
+
+def test_the_directors_link_from_var_reaches_no_step_that_needs_the_key(tmp_path: Path) -> None:
+    with running_service(service_config(tmp_path), regulation(3, None, target=40)) as server:
+        chief, drawn = _drawn_session(server)
+        secret = (tmp_path / "var" / "director.secret").read_text().strip()  # what the service account can read
+        assert server.custody_token and secret == server.director.split(".")[0]
+        pbn = str(drawn[0]["pbn"])
+        for credential in (secret, f"{secret}.{'A' * 43}", f"{secret}."):  # alone, with a guessed or empty token
+            with httpx.Client(base_url=server.base, headers=_bearer(credential), timeout=30) as intruder:
+                assert intruder.get("/api/director/custody").json()["state"] == "elsewhere"
+                status = intruder.get("/api/director/status")
+                assert status.status_code == 200 and pbn not in status.text
+                assert [d.get("drawn") for d in status.json()["draws"]] == [None]
+                for method, path, body in (
+                    ("POST", "/api/director/draws/s1/files", {}),
+                    ("POST", "/api/director/draws/s1/reveal", None),
+                    ("POST", "/api/director/seal", None),
+                    (
+                        "POST",
+                        "/api/director/draws",
+                        {"label": "s2", "witnesses": ["Ann", "Boris"], "rolls": 8, "replacement": True},
+                    ),
+                    ("POST", "/api/director/draws/s1/boards", {}),
+                ):
+                    reply = intruder.request(method, path, json=body)
+                    assert reply.status_code == LOCKED, (credential[-4:], path, reply.status_code, reply.text)
+                    assert pbn not in reply.text and "another browser" in reply.json()["detail"]
+        # the cookie route is the same: a browser with the director's cookie and a made-up custody cookie
+        cookies = {"dealer_director": secret, "dealer_custody": "B" * 43}
+        with httpx.Client(base_url=server.base, cookies=cookies, timeout=30) as browser:
+            assert browser.post("/api/director/draws/s1/files", json={}).status_code == LOCKED
+        # the technical judge's link never reaches the key either
+        judge = httpx.get(f"{server.base}/api/judge/state", headers=_bearer(server.judge), timeout=30)
+        assert judge.status_code == 200 and pbn not in judge.text
+        # the chief judge, meanwhile, sees the drawn deals
+        status = chief.get("/api/director/status").json()
+        assert [d["drawn"][0]["pbn"] for d in status["draws"]] == [pbn]
+        assert chief.get("/api/director/custody").json()["state"] == "unlocked"
+        chief.close()
+
+
+def test_a_sign_in_elsewhere_takes_the_key_over_and_a_lock_ends_it_for_everyone(tmp_path: Path) -> None:
+    with running_service(service_config(tmp_path), regulation(3, None, target=40)) as server:
+        chief, drawn = _drawn_session(server)
+        secret = server.director.split(".")[0]
+        with httpx.Client(base_url=server.base, headers=_bearer(secret), timeout=30) as other:
+            wrong = other.post("/api/director/custody/unlock", json={"passphrase": TEST_PASSPHRASE + "x"})
+            assert wrong.status_code == 403
+            assert chief.get("/api/director/custody").json()["state"] == "unlocked"  # a wrong try changes nothing
+        # the chief judge signs in on a second browser: it holds the key from now on, the first does not
+        second = httpx.Client(base_url=server.base, headers=_bearer(secret), timeout=30)
+        throttle = server.service.custody.throttle
+        throttle.not_before = 0.0  # the wrong try above made the next one wait a second; the test does not
+        signed = second.post("/api/director/custody/unlock", json={"passphrase": TEST_PASSPHRASE})
+        assert signed.status_code == 200 and signed.json()["state"] == "unlocked"
+        token = signed.cookies["dealer_custody"]
+        cookie = signed.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+        second.headers["Authorization"] = f"Bearer {secret}.{token}"
+        assert chief.get("/api/director/custody").json()["state"] == "elsewhere"
+        assert chief.post("/api/director/draws/s1/files", json={}).status_code == LOCKED
+        status = second.get("/api/director/status").json()
+        assert [d["drawn"][0]["pbn"] for d in status["draws"]] == [drawn[0]["pbn"]]
+        # anyone with the director's link may lock: the key leaves memory for every browser
+        assert chief.post("/api/director/custody/lock").json()["state"] == "locked"
+        assert second.get("/api/director/custody").json()["state"] == "locked"
+        assert second.post("/api/director/draws/s1/files", json={}).status_code == LOCKED
+        bank = server.service.bank.bank
+        assert isinstance(bank, SqliteBank) and not bank.key_loaded
+        chief.close()
+        second.close()
