@@ -240,3 +240,45 @@ def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path:
         assert errors == []
         page.close()
         audience.close()
+
+
+def test_a_browser_with_only_the_directors_link_sees_the_key_open_elsewhere(browser: Any, tmp_path: Path) -> None:
+    """#27: the account that runs the service opens the director's page with the link from ``var/`` while the chief
+    judge is signed in elsewhere: «Открыт для другого браузера», no drawn card on the page; the passphrase typed
+    there takes the key over, and only then the drawn deal appears."""
+    import httpx
+    from custody_support import TEST_PASSPHRASE
+
+    cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
+    with running_service(cfg, regulation(3, None, target=40)) as server:
+        press_start(server)
+        deadline = time.monotonic() + 60
+        while server.service.stations["A"].status != "target_reached":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
+            chief.post("/api/director/seal").raise_for_status()
+            body = {"label": "Сессия 1", "witnesses": ["Аня", "Борис"], "rolls": 8}
+            chief.post("/api/director/draws", json=body, timeout=30).raise_for_status()
+            chief.post("/api/director/draws/Сессия 1/publish").raise_for_status()
+            chief.post("/api/director/draws/Сессия 1/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
+            chief.post("/api/director/draws/Сессия 1/run").raise_for_status()
+        secret = (tmp_path / "var" / "director.secret").read_text().strip()
+        context = browser.new_context(viewport={"width": 1366, "height": 768})  # its own cookies: another browser
+        page = context.new_page()
+        errors = page_errors(page)
+        page.goto(f"{server.base}/director?token={secret}")  # the link sets the cookie and drops the query
+        page.goto(f"{server.base}/director?lang=ru")
+        state = page.locator("#custody-state")
+        page.wait_for_function("document.getElementById('custody-state').textContent.includes('другого браузера')")
+        page.wait_for_selector(".draw[data-state='drawn']")
+        assert page.locator(".drawnlist .card").count() == 0 and page.locator("#custody-form").is_visible()
+        page.screenshot(path=str(ARTIFACTS / "director-key-elsewhere.png"), full_page=True)
+        page.fill("#custody-form input[name=passphrase]", TEST_PASSPHRASE)
+        page.locator("#custody-open").click()
+        page.wait_for_function("document.getElementById('custody-state').textContent.startsWith('Открыт (')")
+        page.wait_for_function("document.querySelectorAll('.drawnlist .card').length === 52")
+        assert "другого браузера" not in state.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "director-key-taken-over.png"), full_page=True)
+        assert errors == []
+        context.close()
