@@ -48,6 +48,22 @@ def _bank_facts(cfg: DayConfig) -> dict[str, Any]:
     return {"ids": ids, "deal_entries": len(deal_entries), "voids": voids}
 
 
+def _opened(cfg: DayConfig, path: Path) -> bytes:
+    """A file of ``var/export`` as the chief judge's key opens it (the service seals them at rest before play)."""
+    from custody_support import TEST_PASSPHRASE
+
+    from dealer.custody import unlock_record
+    from dealer.custody.files import read_record
+    from dealer.export.at_rest import SEALED_MARK, AtRest
+
+    raw = path.read_bytes()
+    assert raw[:1] == SEALED_MARK and b'"done"' not in raw  # the account that runs the service reads nothing there
+    with open_bank_at(cfg.bank, cfg.var, create=False) as bank:
+        bank_id, key_dir = bank.bank_id, bank.key_dir
+    keyring = unlock_record(read_record(key_dir), TEST_PASSPHRASE)  # the chief judge's passphrase
+    return AtRest(lambda: keyring, bank_id, LABEL).opened(path.name, raw)
+
+
 def _interrupted(voids: list[dict[str, Any]]) -> int:
     return sum(1 for v in voids if v["reason"] == "interrupted")
 
@@ -157,7 +173,7 @@ def crash_day(
                 break  # finished before the kill
             server.kill()
             figures["board_kills"] += 1
-            on_disk = {tuple(x) for x in json.loads(journal.read_text())["done"]}
+            on_disk = {tuple(x) for x in json.loads(_opened(cfg, journal))["done"]}
             assert finished <= on_disk, "a copy reported finished is missing from the journal"
             finished = on_disk  # the copy in progress at the kill may have finished just before it
             bank_verify(cfg)

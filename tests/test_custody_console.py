@@ -7,6 +7,7 @@ cookie carries) and runs a draw; the intruder presents only ``var/director.secre
 
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 
@@ -112,3 +113,51 @@ def test_a_sign_in_elsewhere_takes_the_key_over_and_a_lock_ends_it_for_everyone(
         assert isinstance(bank, SqliteBank) and not bank.key_loaded
         chief.close()
         second.close()
+
+
+def _every_byte_under(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+def test_board_files_and_the_journal_tell_var_nothing_before_play(tmp_path: Path) -> None:
+    """#27: the chief judge writes the session's deal files and makes its boards (a simulated machine with foul
+    copies) before play; everything under ``var/`` then holds neither the drawn deal in any spelling, nor the
+    SHA-256 of a file of it, nor the journal's digest of the boards (each would let the service account find it
+    among the bank's deals). The chief judge downloads the files opened; the service account gets 423."""
+    from dealer.core import Deal
+    from dealer.export.boards import number_deals
+    from dealer.export.journal import boards_digest
+    from dealer.formats import by_name, load_all
+
+    with running_service(service_config(tmp_path), regulation(3, None, target=40)) as server:
+        chief, drawn = _drawn_session(server)
+        written = chief.post("/api/director/draws/s1/files", json={"formats": ["pbn", "dup", "lin"]})
+        assert written.status_code == 200, written.text
+        names = written.json()["files"]
+        body = {"device": "simulator", "pace": 0.05, "copies": 2, "faults": "wrong_pocket~0.3", "seed": 7}
+        assert chief.post("/api/director/draws/s1/boards", json=body).status_code == 202
+        deadline = time.monotonic() + 120
+        while (progress := chief.get("/api/director/draws/s1/boards").json())["state"] == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert progress["state"] == "done", progress
+        pbn = str(drawn[0]["pbn"])
+        deal = Deal.from_pbn(pbn)
+        opened = {name: chief.get(f"/api/director/draws/s1/files/{name}") for name in names}
+        assert all(r.status_code == 200 for r in opened.values())
+        assert pbn.split(":", 1)[1] in opened["s1.pbn"].text  # the chief judge's download is the real file
+        load_all()
+        board = number_deals([deal], first=1, copies=2)
+        assert by_name("pbn").read(opened["s1.pbn"].content).records[0].deal == deal
+        secret = server.director.split(".")[0]
+        with httpx.Client(base_url=server.base, headers=_bearer(secret), timeout=30) as intruder:
+            assert intruder.get("/api/director/draws/s1/files/s1.pbn").status_code == LOCKED
+        var = _every_byte_under(tmp_path / "var")
+        hands = pbn.split(":", 1)[1].split(" ")
+        # (the bank itself holds every deal's 13 bytes: what must not be there is what tells which one was drawn)
+        spellings = [h.encode() for h in hands]
+        digests = [hashlib.sha256(r.content).hexdigest().encode() for r in opened.values()]
+        digests.append(boards_digest(board).encode())
+        found = [x for x in spellings + digests if x in var]
+        assert found == [], found
+        chief.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
+from dealer.export.at_rest import AtRest
 from dealer.regulation import Regulation
 
 from . import acts
@@ -67,11 +68,13 @@ def issue_draw_annex(
     return issue(bank, out_dir, lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label)
 
 
-def read_journal(path: Path | None) -> JsonObject | None:
+def read_journal(path: Path | None, at_rest: AtRest | None = None) -> JsonObject | None:
+    """A board-making journal, opened with the chief judge's key when the service sealed it (``at_rest``)."""
     if path is None or not path.is_file():
         return None
     try:
-        data: JsonObject = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes() if at_rest is None else at_rest.read(path)
+        data: JsonObject = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise DocumentError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
     return data
@@ -87,7 +90,7 @@ def issue_boards_act(
     witnesses: Sequence[str] = (),
     shown: str | None = None,
 ) -> Issued:
-    data = read_journal(journal)
+    data = read_journal(journal, AtRest(lambda: bank.keyring, bank.bank_id, label))
     files = None
     if data is not None and journal is not None:
         files = {journal.name: sha256(journal.read_bytes()).hexdigest()}

@@ -9,6 +9,7 @@ from dealer.formats import ExportMeta, ReadResult, by_name, by_path, load_all
 from dealer.formats.base import FormatError, no_deals_reason
 from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input, write_atomic
 
+from .at_rest import AtRest
 from .boards import SessionBoard, records_of
 
 # What closed commercial machines' own software deals from.
@@ -24,16 +25,23 @@ def render(boards: Sequence[SessionBoard], fmt_name: str, meta: ExportMeta) -> b
 
 
 def write_session_files(
-    boards: Sequence[SessionBoard], out_dir: Path, stem: str, formats: Sequence[str], meta: ExportMeta
+    boards: Sequence[SessionBoard],
+    out_dir: Path,
+    stem: str,
+    formats: Sequence[str],
+    meta: ExportMeta,
+    at_rest: AtRest | None = None,
 ) -> list[Path]:
-    """Render every format first (so a bad one writes nothing), then write each file atomically."""
+    """Render every format first (so a bad one writes nothing), then write each file atomically; sealed under the
+    chief judge's key when ``at_rest`` is given (the service's folder, before play)."""
     load_all()
     rendered: list[tuple[Path, bytes]] = []
     for name in formats:
         fmt = by_name(name)
         rendered.append((out_dir / f"{stem}.{fmt.extensions[0]}", render(boards, fmt.name, meta)))
+    write = write_atomic if at_rest is None else at_rest.write
     for path, data in rendered:
-        write_atomic(path, data)
+        write(path, data)
     return [p for p, _ in rendered]
 
 

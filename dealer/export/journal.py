@@ -16,6 +16,7 @@ from pathlib import Path
 from dealer.core.errors import DealerError, Phrase
 from dealer.fsutil import write_atomic
 
+from .at_rest import AtRest
 from .boards import SessionBoard
 
 VERSION = 1
@@ -53,13 +54,19 @@ def boards_digest(boards: Sequence[SessionBoard]) -> str:
     return h.hexdigest()
 
 
-def finished_copies(path: Path) -> list[tuple[int, int]] | None:
+def _text(path: Path, at_rest: AtRest | None) -> str:
+    raw = path.read_bytes() if at_rest is None else at_rest.read(path)
+    return raw.decode("utf-8")
+
+
+def finished_copies(path: Path, at_rest: AtRest | None = None) -> list[tuple[int, int]] | None:
     """The (board, copy) pairs a journal records as finished, in order; None when there is no readable journal
-    (for showing an interrupted run's progress: it does not check which boards the journal belongs to)."""
+    (for showing an interrupted run's progress: it does not check which boards the journal belongs to), or when it
+    is sealed and the key is not here."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(_text(path, at_rest))
         return sorted((int(b), int(c)) for b, c in doc["done"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, DealerError):
         return None
 
 
@@ -69,14 +76,15 @@ class Journal:
     digest: str
     done: set[tuple[int, int]] = field(default_factory=set)
     fouls: list[FoulCopy] = field(default_factory=list)
+    at_rest: AtRest | None = None  # sealed under the chief judge's key (the service's folder, before play)
 
     @classmethod
-    def open(cls, path: Path, boards: Sequence[SessionBoard]) -> Journal:
+    def open(cls, path: Path, boards: Sequence[SessionBoard], at_rest: AtRest | None = None) -> Journal:
         digest = boards_digest(boards)
         if not path.exists():
-            return cls(path, digest)
+            return cls(path, digest, at_rest=at_rest)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(_text(path, at_rest))
             if not isinstance(doc, dict):
                 raise TypeError("not a JSON object")
             if doc.get("version") != VERSION:
@@ -101,7 +109,7 @@ class Journal:
                 their=their[:12],
                 digest=digest[:12],
             )
-        return cls(path, digest, done, fouls)
+        return cls(path, digest, done, fouls, at_rest)
 
     def is_done(self, board: int, copy: int) -> bool:
         return (board, copy) in self.done
@@ -121,4 +129,8 @@ class Journal:
             "done": sorted([b, c] for b, c in self.done),
             "fouls": [asdict(f) for f in self.fouls],
         }
-        write_atomic(self.path, (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+        data = (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+        if self.at_rest is None:
+            write_atomic(self.path, data)
+        else:
+            self.at_rest.write(self.path, data)

@@ -22,6 +22,7 @@ from dealer.core.dealcheck import DealCheck, Problem, Verdict
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, Reconnected
 
+from .at_rest import AtRest
 from .boards import SessionBoard
 from .journal import FoulCopy, Journal
 
@@ -221,8 +222,10 @@ class BoardMaker:
         max_attempts: int = 3,
         on_progress: ProgressCallback | None = None,
         before_remake: Callable[[FoulCopy], Awaitable[None]] | None = None,
+        at_rest: AtRest | None = None,
     ) -> None:
-        """``before_remake`` is awaited after a foul copy, e.g. to wait for the operator to clear a jam."""
+        """``before_remake`` is awaited after a foul copy, e.g. to wait for the operator to clear a jam;
+        ``at_rest``: the journal sealed under the chief judge's key."""
         if hasattr(device, "make_copy"):
             self.maker: CopyMaker = cast(CopyMaker, device)
         else:
@@ -231,6 +234,7 @@ class BoardMaker:
         self.max_attempts = max_attempts
         self.on_progress = on_progress
         self.before_remake = before_remake
+        self.at_rest = at_rest
 
     async def _make(self, board: SessionBoard, copy: int) -> Iterable[DeviceEvent]:
         try:
@@ -247,7 +251,7 @@ class BoardMaker:
         return asyncio.run(self.run_async(boards))
 
     async def run_async(self, boards: Sequence[SessionBoard]) -> MakeReport:
-        journal = Journal.open(self.journal_path, boards)
+        journal = Journal.open(self.journal_path, boards, self.at_rest)
         report = MakeReport()
         total = len(boards)
         copies_total = sum(b.copies for b in boards)

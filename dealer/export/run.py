@@ -12,6 +12,7 @@ from pathlib import Path
 from drivers import open_device, parse_device_id
 from drivers.device import MachineInfo
 
+from .at_rest import AtRest
 from .boards import SessionBoard
 from .driver import DriverCopyMaker
 from .journal import FoulCopy
@@ -38,6 +39,7 @@ async def make_boards_on(
     pace: float = 0.5,
     faults: str = "",
     seed: int | None = None,
+    at_rest: AtRest | None = None,
 ) -> BoardsDone:
     """Make every copy of ``boards`` on ``device`` (a device id: ``simulator``, ``serial:PATH``, a path,
     ``tcp://HOST:PORT``, ``usb:VID:PID``). ``pace``, ``faults`` and ``seed`` set up the simulator; ``wrap``
@@ -51,7 +53,12 @@ async def make_boards_on(
         if wrap is not None:
             maker = wrap(maker)
         made = BoardMaker(
-            maker, journal, max_attempts=max_attempts, on_progress=on_progress, before_remake=before_remake
+            maker,
+            journal,
+            max_attempts=max_attempts,
+            on_progress=on_progress,
+            before_remake=before_remake,
+            at_rest=at_rest,
         )
         report = await made.run_async(boards)
         return BoardsDone(report, machine.info)

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import Response
 
 from dealer.core import Deal
 from dealer.core.errors import DealerError
 from dealer.core.events import DeviceEvent
+from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard, number_deals
 from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import CopyMaker, Progress, Stage
@@ -187,6 +189,12 @@ def make_router(service: Service) -> APIRouter:
     def out_dir(label: str) -> Path:
         return export_root / session_folder(label)
 
+    def at_rest(d: Director, label: str) -> AtRest:
+        """The session's files in ``var/export`` sealed under the chief judge's key (``dealer.export.at_rest``):
+        the account that runs the service reads that folder, and before play they are the drawn deals."""
+        bank = d.bank
+        return AtRest(lambda: bank.keyring, bank.bank_id, label)
+
     async def boards_of(d: Director, label: str, first: int, copies: int) -> list[SessionBoard]:
         if label == CLOSED_LABEL and service.closed is not None:  # variant 1: the boards the stations dealt
             made = service.closed.session_boards()
@@ -227,7 +235,13 @@ def make_router(service: Service) -> APIRouter:
 
         try:
             paths = await asyncio.to_thread(
-                write_session_files, boards, out_dir(label), session_slug(label), list(body.formats), meta
+                write_session_files,
+                boards,
+                out_dir(label),
+                session_slug(label),
+                list(body.formats),
+                meta,
+                at_rest(d, label),
             )
         except DealerError as exc:
             raise refusal(exc) from exc
@@ -237,19 +251,28 @@ def make_router(service: Service) -> APIRouter:
     @router.get(
         "/api/director/draws/{label}/files/{name}",
         dependencies=read,
-        response_class=FileResponse,
+        response_class=Response,
         responses={200: {"content": {"application/octet-stream": {}}}},
     )
-    async def download(label: LabelParam, name: FileParam) -> FileResponse:
-        guard()
+    async def download(label: LabelParam, name: FileParam) -> Response:
+        """A file of the session, opened with the chief judge's key when sealed (423 for anyone else)."""
+        d = guard()
         folder = out_dir(label)
         path = folder / name
         if name != Path(name).name or name.startswith(".") or not path.is_file():
             raise HTTPException(404, "no such file for this session")
-        return FileResponse(path, filename=name, headers={"Cache-Control": "no-store"})
+        try:
+            data = await asyncio.to_thread(at_rest(d, label).read, path)
+        except DealerError as exc:
+            raise refusal(exc) from exc
+        disposition = f"attachment; filename*=UTF-8''{quote(name)}"
+        return Response(data, media_type="application/octet-stream",
+                        headers={"Content-Disposition": disposition, "Cache-Control": "no-store"})  # fmt: skip
 
     # -- boards on a machine --------------------------------------------------------------------------------
-    async def make_boards(job: Job[BoardProgress], boards: list[SessionBoard], body: MakeBoards) -> None:
+    async def make_boards(
+        job: Job[BoardProgress], boards: list[SessionBoard], body: MakeBoards, sealed: AtRest
+    ) -> None:
         """The whole run, set-up included: whatever fails here ends the job ``failed`` (the job runner)."""
         from dealer.export.run import make_boards_on
 
@@ -283,6 +306,7 @@ def make_router(service: Service) -> APIRouter:
             pace=body.pace,
             faults=body.faults,
             seed=body.seed,
+            at_rest=sealed,
         )
         machine = dataclasses.asdict(done.machine) if done.machine is not None else None
         await record("boards", job.key, [journal], copies=p.total_copies, machine=machine)
@@ -310,7 +334,7 @@ def make_router(service: Service) -> APIRouter:
                 "boards",
                 label,
                 progress,
-                lambda j: make_boards(j, boards, body),
+                lambda j: make_boards(j, boards, body, at_rest(d, label)),
                 on_end=lambda j: service.operator.send(job_view(j, cards=service.board_cards_shown)),
             )
         except JobBusy as exc:
@@ -319,14 +343,15 @@ def make_router(service: Service) -> APIRouter:
 
     @router.get("/api/director/draws/{label}/boards", dependencies=read, response_model=BoardsView)
     async def boards_progress(label: LabelParam) -> BoardsView:
-        guard()
+        d = guard()
         job = jobs.get("boards", label)
         if job is not None:
             return job_view(job)
         progress = BoardProgress()
         state = JobState.IDLE
         journal = out_dir(label) / f"{session_slug(label)}.journal.json"
-        done = finished_copies(journal)  # made in an earlier run of the service: what its journal says is finished
+        # made in an earlier run of the service: what its journal says is finished
+        done = finished_copies(journal, at_rest(d, label))
         if done is not None:
             progress.copies_done = len(done)
             progress.skipped = done
