@@ -101,7 +101,7 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     bundle = json.loads((tmp_path / "b.json").read_text())
     assert {Deal.from_pbn(d["pbn"]).to_pbn() for d in bundle["drawn"]} == {" ".join(h) for h in drawn_pbn}
     r = dealer(tmp_path, "draw", "verify", "b.json")
-    assert r.returncode == 0 and "all 14 checks passed" in r.stdout
+    assert r.returncode == 0 and "all 15 checks passed" in r.stdout
     key = dealer(tmp_path, "bank", "export-key")
     assert key.returncode == 0 and bundle["public_key"] in key.stdout
     r = dealer(tmp_path, "bank", "verify")

@@ -51,8 +51,8 @@ def test_worked_example_recomputed_by_hand() -> None:
     blocks = _blocks()
     assert len(blocks) == 2
     drawn_before: set[int] = set()
-    root = blocks[0]["root"]
     for k, values in enumerate(blocks, start=1):
+        root = values["root"]
         bundle = _bundle(k)
         com = bundle["commitment"]
         assert (values["K"], values["V"], values["label"]) == (bundle["secret"], bundle["public_value"], com["label"])
@@ -87,7 +87,29 @@ def test_worked_example_recomputed_by_hand() -> None:
 def test_example_bundles_verify_only_as_a_chain() -> None:
     b1, b2 = _bundle(1), _bundle(2)
     checks = verify_bundle(b1)
-    assert len(checks) == 14 and all(c.ok for c in checks)
+    assert len(checks) == 15 and all(c.ok for c in checks)
     assert all(c.ok for c in verify_bundle(b2, [b1]))
     alone = verify_bundle(b2)
     assert alone[-1].name == "chain" and not alone[-1].ok
+
+
+def test_heads_in_the_text_are_the_entries_hashed() -> None:
+    """§9 names the two heads draw 1 proves: (index + 1):SHA-256 of the entry's bytes, by hand."""
+    b1 = _bundle(1)
+    for member in ("seal_entry", "commitment_entry"):
+        body = b1[member]
+        index = json.loads(body)["i"]
+        assert f"{index + 1}:{sha256(body.encode()).hexdigest()}" in DOC
+
+
+def test_the_example_files_are_made_again_byte_for_byte() -> None:
+    """tests/bundle_examples.py makes docs/examples/ from a real bank with fixed randomness: the same bytes."""
+    from bundle_examples import EXAMPLES as folder
+    from bundle_examples import all_files
+
+    made = all_files()
+    assert folder == EXAMPLES and "draw-1.json" in made
+    for name, data in made.items():
+        assert (EXAMPLES / name).read_bytes() == data, name
+    on_disk = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*") if p.is_file()}
+    assert on_disk == set(made), "files in docs/examples/ that the generator does not make, or missing ones"

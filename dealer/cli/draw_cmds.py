@@ -259,13 +259,24 @@ def verify_cmd(
         "--commitment",
         help="The commitment's SHA-256 as the hall showed it and the draw protocol printed it (16 to 64 hex digits).",
     ),
+    head: str | None = typer.Option(
+        None,
+        "--head",
+        help="The ledger head SIZE:HASH noted after the seal (dealer bank seal) or printed in the draw protocol: it "
+        "must be the one right after this bundle's seal or commitment.",
+    ),
     register: Path | None = typer.Option(
         None, "--register", help="A register of played deals: no drawn deal may have been played before this draw."
     ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
-    from dealer.draw.bundle import anchor_check, verify_bundle
+    from dealer.bank.anchors import AnchorError, Head
+    from dealer.draw.bundle import anchor_check, head_check, verify_bundle
 
+    try:
+        noted_head = Head.parse(head) if head is not None else None
+    except AnchorError as exc:
+        raise fail(error(exc)) from None
     bundle = _read_bundle(bundle_path)
     paths = list(earlier or [])
     if chain is not None:
@@ -276,6 +287,8 @@ def verify_cmd(
     checks = verify_bundle(bundle, pool)
     if commitment is not None and checks and checks[-1].ok:
         checks.append(anchor_check(bundle, commitment))
+    if noted_head is not None and checks and checks[-1].ok:
+        checks.append(head_check(bundle, noted_head))
     if register is not None and checks and checks[-1].ok:
         checks.append(_register_check(bundle, register))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
@@ -324,6 +337,8 @@ def _check_name(name: str) -> str:
         "commitment names the seal": t("commitment names the seal"),
         "seal is possible": t("seal is possible"),
         "commitment as printed": t("commitment as printed"),
+        "head as printed": t("ledger head as printed"),
+        "ledger entries": t("ledger entries"),
         "register": t("register of played deals"),
         "chain": t("chain"),
         "public value": t("public value"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import NoReturn
 
+from dealer.bank.anchors import Head
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
 from dealer.bank.merkle import leaf_hash, verify_inclusion
@@ -38,8 +39,9 @@ from .protocol import (
     quota_limit,
 )
 
-BUNDLE_FORMAT = "bridge-dealer-draw-bundle/2"
-OLD_FORMATS = ("bridge-dealer-draw-bundle/1",)
+BUNDLE_FORMAT = "bridge-dealer-draw-bundle/3"
+OLD_FORMATS = ("bridge-dealer-draw-bundle/1", "bridge-dealer-draw-bundle/2")
+ENTRY_MEMBERS = ("d", "i", "k", "prev", "ts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +153,8 @@ def _members(obj: object, where: str, names: Sequence[str]) -> JsonObject:
 
 
 BUNDLE_MEMBERS = (
-    "format", "public_key", "seal", "commitment", "commitment_signature", "public_value", "secret", "drawn",
-    "void", "void_signature",
+    "format", "public_key", "seal", "seal_entry", "commitment", "commitment_signature", "commitment_entry",
+    "public_value", "secret", "drawn", "void", "void_signature",
 )  # fmt: skip
 CHECKPOINT_MEMBERS = ("format", "bank", "size", "root", "last_deal", "ts")
 COMMIT_MEMBERS = (
@@ -166,10 +168,16 @@ VOID_MEMBERS = ("format", "label", "commitment", "published", "reason", "secret"
 def check_shape(b: JsonObject) -> None:
     """Every member present, known, of its type and form; hex lower-case of its exact length."""
     fmt = b.get("format")
-    if fmt in OLD_FORMATS:
+    if fmt == OLD_FORMATS[0]:
         raise BundleError(
             "format {fmt!r} is the previous bundle format (it published the eligible list and had no chain): see "
             "docs/bundle.md, migration",
+            fmt=fmt,
+        )
+    if fmt in OLD_FORMATS:
+        raise BundleError(
+            "format {fmt!r} is an earlier bundle format without the ledger entries of its seal and commitment: "
+            "make the bundle again with `dealer draw bundle` from the bank (docs/bundle.md, migration)",
             fmt=fmt,
         )
     if fmt != BUNDLE_FORMAT:
@@ -225,6 +233,9 @@ def check_shape(b: JsonObject) -> None:
         raise BundleError("commitment.public_value: {exc}", exc=exc) from exc
     _text(com["ts"], "commitment.ts")
     _hex(b["commitment_signature"], "commitment_signature", 64)
+    for name in ("seal_entry", "commitment_entry"):
+        if not isinstance(b[name], str) or not b[name].isascii():
+            raise BundleError("{name} is not an ASCII string", name=name)
     _hex(b["secret"], "secret", 32)
     if not isinstance(b["drawn"], list):
         raise BundleError("drawn is not a list")
@@ -373,6 +384,23 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
         Phrase("commitment seal {root} / bank {bank}", root=cs["root"], bank=com["bank"]),
         Phrase("the commitment's seal differs from the checkpoint in {fields}", fields=", ".join(diff)),
     )
+    if diff:
+        return
+    entries_problem = _entries_problem(b)
+    yield _fail_or(
+        entries_problem is None,
+        "ledger entries",
+        Phrase(
+            "seal entry {seal}, commitment entry {commit}: the heads {seal_head} and {commit_head}",
+            seal=entry_index(b["seal_entry"]),
+            commit=entry_index(b["commitment_entry"]),
+            seal_head=entry_head(b["seal_entry"]),
+            commit_head=entry_head(b["commitment_entry"]),
+        ),
+        entries_problem or Phrase("nothing checked"),
+    )
+    if entries_problem is not None:
+        return
 
     if known is None:
         ok, detail, before = _chain(b, pool)
@@ -715,6 +743,106 @@ def _inclusion(d: JsonObject, size: int, root: bytes) -> Phrase | None:
             "the audit path does not lead from ledger entry {index} to the sealed root", index=d["ledger_index"]
         )
     return None
+
+
+# -- the ledger entries of the seal and the commitment, and the heads they prove (docs/bundle.md §3, check 7) ----
+def _entry(body: str, name: str) -> JsonObject:
+    """A ledger entry's bytes, strictly: exactly d, i, k, prev, ts, canonical, i a whole number, prev a hash."""
+    entry = strict_json(body)
+    if not isinstance(entry, dict) or set(entry) != set(ENTRY_MEMBERS):
+        raise BundleError("{name} is not a ledger entry with exactly d, i, k, prev, ts", name=name)
+    if canonical_json(entry).decode() != body:
+        raise BundleError("{name}: the ledger entry's bytes are not in canonical form", name=name)
+    _intv(entry["i"], f"{name}.i")
+    _hex(entry["prev"], f"{name}.prev", 32)
+    _text(entry["ts"], f"{name}.ts")
+    return entry
+
+
+def entry_index(body: str) -> int:
+    """The ledger index ``i`` of a well-formed entry (``check_shape`` and check 7 have read it)."""
+    entry = strict_json(body)
+    return int(entry["i"]) if isinstance(entry, dict) and type(entry.get("i")) is int else -1
+
+
+def entry_head(body: str) -> str:
+    """The ledger head once ``body`` was the last entry: ``SIZE:HASH`` with SIZE = i + 1 and HASH = hex(H(body))."""
+    return f"{entry_index(body) + 1}:{sha256(body.encode()).hexdigest()}"
+
+
+def _entries_problem(b: JsonObject) -> Phrase | None:
+    """The seal entry and the draw-commit entry are the bank's: the bundle's own seal and commitment, where the
+    bank writes them. None when they are."""
+    try:
+        seal = _entry(b["seal_entry"], "seal_entry")
+        com = _entry(b["commitment_entry"], "commitment_entry")
+    except BundleError as exc:
+        return Phrase("{exc}", exc=exc)
+    cp = b["seal"]["checkpoint"]
+    if seal["k"] != "seal":
+        return Phrase("seal_entry is a {kind!r} entry, not a 'seal' entry", kind=_short(seal["k"]))
+    if seal["d"] != {"checkpoint": cp, "public_key": b["public_key"], "signature": b["seal"]["signature"]}:
+        return Phrase("seal_entry does not hold exactly the bundle's checkpoint, its signature and the public key")
+    if seal["i"] != cp["size"]:
+        return Phrase(
+            "seal_entry is ledger entry {i}, but a seal of {size} entries is entry {size}", i=seal["i"], size=cp["size"]
+        )
+    if seal["ts"] != cp["ts"]:
+        return Phrase("seal_entry is dated {ts}, its checkpoint {cp_ts}", ts=seal["ts"], cp_ts=cp["ts"])
+    if com["k"] != "draw-commit":
+        return Phrase("commitment_entry is a {kind!r} entry, not a 'draw-commit' entry", kind=_short(com["k"]))
+    if com["d"] != {"commitment": b["commitment"], "signature": b["commitment_signature"]}:
+        return Phrase("commitment_entry does not hold exactly the bundle's commitment and its signature")
+    if com["i"] <= seal["i"]:
+        return Phrase(
+            "commitment_entry is ledger entry {i}, not after the seal entry {seal}", i=com["i"], seal=seal["i"]
+        )
+    if com["ts"] < b["commitment"]["ts"] or com["ts"] < seal["ts"]:
+        return Phrase(
+            "commitment_entry is dated {ts}, before the commitment ({com_ts}) or the seal ({seal_ts})",
+            ts=com["ts"],
+            com_ts=b["commitment"]["ts"],
+            seal_ts=seal["ts"],
+        )
+    if com["i"] == seal["i"] + 1 and com["prev"] != sha256(b["seal_entry"].encode()).hexdigest():
+        return Phrase("commitment_entry follows the seal entry but does not chain onto its hash")
+    return None
+
+
+def head_check(bundle: JsonObject, noted: Head) -> Check:
+    """The ledger head the officials noted is one this bundle proves: the ledger right after its seal entry, or
+    right after its commitment entry (``SIZE:HASH`` as ``dealer bank seal`` and the draw protocol print it). A head
+    noted at another moment is for ``dealer bank verify --head``."""
+    heads = {"seal": entry_head(bundle["seal_entry"]), "commitment": entry_head(bundle["commitment_entry"])}
+
+    def fits(head: str) -> bool:
+        size, _, digest = head.partition(":")
+        return digest.startswith(noted.prefix) and (noted.size is None or noted.size == int(size))
+
+    if fits(heads["seal"]):
+        return Check(
+            "head as printed",
+            True,
+            Phrase("the ledger head {head} noted is the one right after the seal", head=str(noted)),
+        )
+    if fits(heads["commitment"]):
+        return Check(
+            "head as printed",
+            True,
+            Phrase("the ledger head {head} noted is the one right after the commitment", head=str(noted)),
+        )
+    return Check(
+        "head as printed",
+        False,
+        Phrase(
+            "the ledger head {head} noted is neither the one after this bundle's seal ({seal}) nor the one after its "
+            "commitment ({commitment}): this is not the draw or the seal that was noted (a head noted at another "
+            "moment is checked by dealer bank verify --head)",
+            head=str(noted),
+            seal=heads["seal"],
+            commitment=heads["commitment"],
+        ),
+    )
 
 
 def anchor_check(bundle: JsonObject, noted: str) -> Check:

@@ -398,7 +398,10 @@ class Director:
         published = self.commitment(label)
         doc = published["commitment"]
         seal_entry = bank.entry(doc["seal"]["index"])
+        bodies = bank.entry_bodies([seal_entry.index, rec.commit_index])  # the exact bytes: a head is their hash
         out: JsonObject = {
+            "commitment_entry": bodies[rec.commit_index].decode(),
+            "seal_entry": bodies[seal_entry.index].decode(),
             "commitment": doc,
             "commitment_signature": published["signature"],
             "format": BUNDLE_FORMAT,
