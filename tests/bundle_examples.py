@@ -185,10 +185,151 @@ class Point:
     fails_at: str
 
 
+OTHER_BANK = "0f3c9a52-7d41-4e8b-9b6a-2c5e1d7f8a90"
+NAMED = {"count": 10, "description": "Lotto draw 1600, the first 10 numbers, as drawn", "distinct": True,
+         "kind": "named", "max": 90, "min": 1, "order": "as drawn", "separator": "-", "width": 2}  # fmt: skip
+
+
+def _later(ts: str, seconds: int) -> str:
+    return (datetime.fromisoformat(ts) + timedelta(seconds=seconds)).isoformat(timespec="microseconds")
+
+
+def _void_with(d1: Bundle, change: Callable[[Bundle], None], reason: str | None = None) -> Bundle:
+    """Draw 1 altered by ``change`` (commitment or checkpoint), re-signed, and voided."""
+    out = voided(altered(d1, change)) if reason is None else voided(altered(d1, change), reason)
+    return out
+
+
+def _set(path: str, value: object) -> Callable[[Bundle], None]:
+    """A change that sets the member at dotted ``path`` (list items by number)."""
+
+    def change(b: Bundle) -> None:
+        *parents, last = path.split(".")
+        node: Any = b
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node[last] = value
+
+    return change
+
+
+def _all(*changes: Callable[[Bundle], None]) -> Callable[[Bundle], None]:
+    def change(b: Bundle) -> None:
+        for c in changes:
+            c(b)
+
+    return change
+
+
+def _respell(pbn: str) -> str:
+    """The same deal spelled otherwise: the first suit of more than one card with its ranks reversed."""
+    hands = pbn[2:].split(" ")
+    for h, hand in enumerate(hands):
+        suits = hand.split(".")
+        for s, suit in enumerate(suits):
+            if len(suit) > 1:
+                suits[s] = suit[::-1]
+                hands[h] = ".".join(suits)
+                return "N:" + " ".join(hands)
+    raise AssertionError("a deal has a suit of two cards or more")
+
+
 def points(d1: Bundle, d2: Bundle) -> list[Point]:
-    """Per point of docs/bundle.md §12: the files and the verify arguments that pass and fail (none yet)."""
-    del d1, d2
-    return []
+    """Per point of docs/bundle.md §12, the files and the `dealer draw verify` arguments (paths relative to
+    docs/examples/) that pass and that fail, and where the wrong one fails."""
+    com_ts = d1["commitment"]["ts"]
+    void_ok = voided(copy.deepcopy(d1))
+    other = altered(d1, _all(_set("seal.checkpoint.bank", OTHER_BANK), _set("commitment.bank", OTHER_BANK)))
+    restarted = voided(
+        altered(
+            d2,
+            _all(
+                _set("commitment.previous", None),
+                _set("commitment.drawn_before", 0),
+                _set("commitment.eligible", {"count": 40, "rule": "sealed-minus-chain"}),
+            ),
+        )
+    )
+    respelled = copy.deepcopy(d1)
+    respelled["drawn"][0]["pbn"] = _respell(d1["drawn"][0]["pbn"])
+    sealed_late = altered(
+        d1, _all(_set("seal.checkpoint.ts", _later(com_ts, 1)), _set("commitment.seal.ts", _later(com_ts, 1)))
+    )
+    void_early = copy.deepcopy(void_ok)
+    void_early["void"]["ts"] = _later(com_ts, -1)
+    resign(void_early)
+    P = Point
+    failed = "verification failed at "
+    return [
+        P(1, "time", {"01-time.bad.json": dumps(altered(d1, _set("commitment.ts", com_ts.replace(".000000", ""))))},
+          ("draw-1.json",), ("points/01-time.bad.json",), "commitment.ts"),
+        P(2, "bank id", {"02-bank-id.bad.json": dumps(altered(d1, _all(_set("seal.checkpoint.bank", BANK_ID.upper()),
+                                                                        _set("commitment.bank", BANK_ID.upper()))))},
+          ("draw-1.json",), ("points/02-bank-id.bad.json",), "is not a bank id"),
+        P(3, "pbn", {"03-pbn.bad.json": dumps(respelled)}, ("draw-1.json",), ("points/03-pbn.bad.json",),
+          failed + "'openings'"),
+        P(4, "replacement", {
+            "04-replacement.ok.json": dumps(_void_with(d1, _all(_set("commitment.kind", "replacement"),
+                                                                 _set("commitment.n", 1)))),
+            "04-replacement.bad.json": dumps(_void_with(d1, _set("commitment.kind", "replacement")))},
+          ("points/04-replacement.ok.json",), ("points/04-replacement.bad.json",), "a replacement draw draws"),
+        P(5, "one commitment", {"05-one-commitment.ok.json": dumps(d1), "05-one-commitment.bad.json": dumps(void_ok)},
+          ("draw-2.json", "draw-1.json", "points/05-one-commitment.ok.json"),
+          ("draw-2.json", "draw-1.json", "points/05-one-commitment.bad.json"), "two different bundles"),
+        P(6, "restart", {"06-restart.bad.json": dumps(restarted)}, ("points/06-restart.bad.json",),
+          ("points/06-restart.bad.json", "draw-1.json"), "two chains of one bank"),
+        P(7, "32 bits", {"07-bits.bad.json": dumps(_void_with(d1, _set("commitment.public_value.witnesses", ["Ann"])))},
+          ("draw-1.json",), ("points/07-bits.bad.json",), "at least 32 bits"),
+        P(8, "seal and eligible", {
+            "08-last-deal.bad.json": dumps(_void_with(d1, _all(
+                _set("seal.checkpoint.last_deal", 41), _set("commitment.seal.last_deal", 41),
+                _set("commitment.eligible.count", 41)))),
+            "08-seal-index.bad.json": dumps(_void_with(d1, _set("commitment.seal.index", 40))),
+            "08-eligible-rule.bad.json": dumps(_void_with(d1, _set("commitment.eligible.rule", "sealed")))},
+          ("draw-1.json",), ("points/08-last-deal.bad.json",), failed + "'seal is possible'"),
+        P(9, "target and override", {
+            "09-override.ok.json": dumps(_void_with(d1, _all(
+                _set("commitment.quota.target", 50),
+                _set("commitment.quota.override", "the stage bank of 40 deals, by the chief judge's decision")))),
+            "09-target.bad.json": dumps(_void_with(d1, _set("commitment.quota.target", 10_000_001))),
+            "09-override.bad.json": dumps(_void_with(d1, _all(
+                _set("commitment.quota.target", 50), _set("commitment.quota.override", "x" * 501))))},
+          ("points/09-override.ok.json",), ("points/09-target.bad.json",), "commitment.quota.target"),
+        P(10, "lotto spec", {
+            "10-named.ok.json": dumps(_void_with(d1, _set("commitment.public_value", dict(NAMED)))),
+            "10-named.bad.json": dumps(_void_with(d1, _set("commitment.public_value", {**NAMED, "width": 11})))},
+          ("points/10-named.ok.json",), ("points/10-named.bad.json",), "width 11"),
+        P(11, "other banks", {"11-chain/draw-1.json": dumps(d1), "11-chain/other-bank.json": dumps(other)},
+          ("draw-2.json", "--chain", "points/11-chain"),
+          ("draw-2.json", "draw-1.json", "points/11-chain/other-bank.json"), "is of bank " + OTHER_BANK),
+        P(12, "time order", {"12-void.ok.json": dumps(void_ok), "12-void-time.bad.json": dumps(void_early),
+                             "12-seal-time.bad.json": dumps(sealed_late)},
+          ("points/12-void.ok.json",), ("points/12-void-time.bad.json",), failed + "'void draw'"),
+        P(13, "void quota", {"13-void-quota.bad.json": dumps(_void_with(d1, _set("commitment.n", 5)))},
+          ("points/12-void.ok.json",), ("points/13-void-quota.bad.json",), failed + "'quota'"),
+        P(14, "printable", {
+            "14-printable.ok.json": dumps(voided(copy.deepcopy(d1), "witness Boris\u00a0Petrov taken ill — not shown")),
+            "14-printable.bad.json": dumps(voided(copy.deepcopy(d1), "witness Boris\x7f taken ill")),
+            "14-space.bad.json": dumps(voided(copy.deepcopy(d1), "witness Boris taken ill\u2003"))},
+          ("points/14-printable.ok.json",), ("points/14-printable.bad.json",), "void.reason"),
+        P(15, "bom", {"15-bom.bad.json": b"\xef\xbb\xbf" + dumps(d1)}, ("draw-1.json",), ("points/15-bom.bad.json",),
+          "byte order mark"),
+        P(16, "chain folder", {"16-chain-ok/draw-1.json": dumps(d1), "16-chain-ok/notes.txt": b"draw 1 of 2\n",
+                               "16-chain-bad/draw-1.json": dumps(d1),
+                               "16-chain-bad/notes.json": b'{"note": "draw 1 of 2"}\n'},
+          ("draw-2.json", "--chain", "points/16-chain-ok"), ("draw-2.json", "--chain", "points/16-chain-bad"),
+          "notes.json: not a well-formed bundle"),
+    ]  # fmt: skip
+
+
+# the wrong bundles of a point beyond its first, with where each fails (the test refuses each)
+MORE_WRONG = {
+    "points/08-seal-index.bad.json": "verification failed at 'commitment names the seal'",
+    "points/08-eligible-rule.bad.json": "commitment.eligible.rule",
+    "points/09-override.bad.json": "commitment.quota.override",
+    "points/12-seal-time.bad.json": "verification failed at 'seal is possible'",
+    "points/14-space.bad.json": "void.reason",
+}
 
 
 def all_files() -> dict[str, bytes]:

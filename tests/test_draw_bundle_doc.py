@@ -4,11 +4,19 @@ before it, the second only with the first."""
 
 from __future__ import annotations
 
+import copy
 import json
+import os
 import re
+import subprocess
+import sys
+from functools import cache
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
+
+import pytest
+from bundle_examples import MORE_WRONG, Point
 
 from dealer.draw.bundle import load_bundle, verify_bundle
 
@@ -113,3 +121,51 @@ def test_the_example_files_are_made_again_byte_for_byte() -> None:
         assert (EXAMPLES / name).read_bytes() == data, name
     on_disk = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*") if p.is_file()}
     assert on_disk == set(made), "files in docs/examples/ that the generator does not make, or missing ones"
+
+
+@cache
+def _points() -> dict[int, Point]:
+    from bundle_examples import points, worked_example
+
+    return {p.number: p for p in points(*worked_example())}
+
+
+def _verify(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "dealer", "--lang", "en", "draw", "verify", *args]
+    return subprocess.run(command, cwd=EXAMPLES, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("number", range(1, 17))
+def test_each_point_accepts_the_right_bundle_and_refuses_the_wrong_one(number: int) -> None:
+    """docs/bundle.md §12: the real `dealer draw verify` passes the right files and refuses the wrong one, at the
+    check (or with the refusal) the point names."""
+    point = _points()[number]
+    assert f"### 12.{number}. " in DOC
+    for name in point.files:
+        assert f"points/{name.split('/')[0]}" in DOC, f"§12 does not name {name}"
+    ok = _verify(*point.ok)
+    assert ok.returncode == 0 and "checks passed" in ok.stdout, ok.stdout + ok.stderr
+    bad = _verify(*point.bad)
+    assert bad.returncode == 1 and point.fails_at in bad.stdout + bad.stderr, bad.stdout + bad.stderr
+    if number == 5:  # whatever the order
+        again = _verify(point.bad[0], *reversed(point.bad[1:]))
+        assert again.returncode == 1 and point.fails_at in again.stderr
+    if number == 11:
+        assert "ignored points/11-chain/other-bank.json: a bundle of another bank" in ok.stdout
+
+
+@pytest.mark.parametrize("name", sorted(MORE_WRONG))
+def test_the_other_wrong_bundles_are_refused_where_the_document_says(name: str) -> None:
+    bad = _verify(name)
+    assert bad.returncode == 1 and MORE_WRONG[name] in bad.stdout + bad.stderr, bad.stdout + bad.stderr
+    assert name in DOC
+
+
+def test_a_void_reissue_is_refused_whatever_the_order_in_the_api() -> None:
+    """§12.5 by the library too: the run bundle and the void of one commitment, given either way round."""
+    run, void = _bundle(1), load_bundle((EXAMPLES / "points" / "05-one-commitment.bad.json").read_bytes())
+    for checked, given in ((run, [void]), (void, [run]), (_bundle(2), [run, void]), (_bundle(2), [void, run])):
+        checks = verify_bundle(checked, given)
+        assert checks[-1].name == "chain" and "two different bundles" in checks[-1].detail
+    assert verify_bundle(_bundle(2), [run, copy.deepcopy(run)])[-1].ok  # the same bundle twice counts once

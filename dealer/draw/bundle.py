@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from hashlib import sha256
 from typing import NoReturn
 
@@ -20,7 +21,7 @@ from dealer.bank.anchors import Head
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
 from dealer.bank.merkle import leaf_hash, verify_inclusion
-from dealer.core import Deal
+from dealer.core import Deal, Seat
 from dealer.core.errors import DealError, Phrase
 from dealer.core.json_types import JsonObject
 
@@ -36,12 +37,18 @@ from .protocol import (
     check_public_value,
     commitment_hash,
     commitment_picks,
+    printable,
     quota_limit,
 )
 
 BUNDLE_FORMAT = "bridge-dealer-draw-bundle/3"
 OLD_FORMATS = ("bridge-dealer-draw-bundle/1", "bridge-dealer-draw-bundle/2")
 ENTRY_MEMBERS = ("d", "i", "k", "prev", "ts")
+MAX_TARGET = 10_000_000  # quota.target: 1 … 10^7 deals, as a regulation's bank.target (docs/bundle.md §12.9)
+MAX_OVERRIDE = 500  # quota.override: at most 500 characters
+TIME_FORM = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00")  # §12.1: UTC, microseconds
+BANK_ID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # §12.2
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +89,8 @@ def _no_constant(text: str) -> NoReturn:
 
 def strict_json(data: bytes | str) -> object:
     """JSON with duplicate members, floats, NaN and Infinity refused."""
+    if (isinstance(data, bytes) and data.startswith(BOM)) or (isinstance(data, str) and data.startswith("\ufeff")):
+        raise BundleError("the file starts with a UTF-8 byte order mark (BOM): a bundle is UTF-8 without one")
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
@@ -133,9 +142,38 @@ def _intv(value: object, where: str, lo: int = 0) -> int:
 
 
 def _text(value: object, where: str) -> str:
-    if not isinstance(value, str) or not value or value != value.strip() or not value.isprintable():
+    if not isinstance(value, str) or not printable(value):
         raise BundleError(
             "{where} = {short} is not printable text without surrounding space", where=where, short=_short(value)
+        )
+    return value
+
+
+def _time(value: object, where: str) -> str:
+    """A time exactly as the bank writes it: ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00`` (so that times compare as
+    strings in the order of time)."""
+    ok = isinstance(value, str) and TIME_FORM.fullmatch(value) is not None
+    if ok:
+        try:
+            datetime.fromisoformat(str(value))
+        except ValueError:
+            ok = False
+    if not ok:
+        raise BundleError(
+            "{where} = {short} is not a time of the form YYYY-MM-DDTHH:MM:SS.ffffff+00:00 (UTC, 6 digits of "
+            "microseconds)",
+            where=where,
+            short=_short(value),
+        )
+    return str(value)
+
+
+def _bank_id(value: object, where: str) -> str:
+    if not isinstance(value, str) or BANK_ID_FORM.fullmatch(value) is None:
+        raise BundleError(
+            "{where} = {short} is not a bank id (a lower-case UUID: 8-4-4-4-12 hex digits)",
+            where=where,
+            short=_short(value),
         )
     return value
 
@@ -190,14 +228,14 @@ def check_shape(b: JsonObject) -> None:
     _hex(seal["signature"], "seal.signature", 64)
     cp = _members(seal["checkpoint"], "seal.checkpoint", CHECKPOINT_MEMBERS)
     _text(cp["format"], "seal.checkpoint.format")
-    _text(cp["bank"], "seal.checkpoint.bank")
+    _bank_id(cp["bank"], "seal.checkpoint.bank")
     _intv(cp["size"], "seal.checkpoint.size", 1)
     _hex(cp["root"], "seal.checkpoint.root", 32)
     _intv(cp["last_deal"], "seal.checkpoint.last_deal")
-    _text(cp["ts"], "seal.checkpoint.ts")
+    _time(cp["ts"], "seal.checkpoint.ts")
     com = _members(b["commitment"], "commitment", COMMIT_MEMBERS)
     _text(com["format"], "commitment.format")
-    _text(com["bank"], "commitment.bank")
+    _bank_id(com["bank"], "commitment.bank")
     _text(com["label"], "commitment.label")
     if com["kind"] not in DRAW_KINDS:
         raise BundleError(
@@ -208,7 +246,7 @@ def check_shape(b: JsonObject) -> None:
     _intv(cs["size"], "commitment.seal.size", 1)
     _hex(cs["root"], "commitment.seal.root", 32)
     _intv(cs["last_deal"], "commitment.seal.last_deal")
-    _text(cs["ts"], "commitment.seal.ts")
+    _time(cs["ts"], "commitment.seal.ts")
     if com["previous"] is not None:
         _hex(com["previous"], "commitment.previous", 32)
     _intv(com["drawn_before"], "commitment.drawn_before")
@@ -221,17 +259,27 @@ def check_shape(b: JsonObject) -> None:
             ELIGIBLE_RULE=ELIGIBLE_RULE,
         )
     _intv(com["n"], "commitment.n", 1)
+    if com["kind"] == "replacement" and com["n"] != 1:
+        raise BundleError("commitment.n = {n}: a replacement draw draws exactly one deal", n=com["n"])
     q = _members(com["quota"], "commitment.quota", ("share_bp", "target", "override"))
     _intv(q["share_bp"], "commitment.quota.share_bp")
-    _intv(q["target"], "commitment.quota.target")
+    target = _intv(q["target"], "commitment.quota.target", 1)
+    if target > MAX_TARGET:
+        raise BundleError("commitment.quota.target = {target} is above {most} deals", target=target, most=MAX_TARGET)
     if q["override"] is not None:
         _text(q["override"], "commitment.quota.override")
+        if len(q["override"]) > MAX_OVERRIDE:
+            raise BundleError(
+                "commitment.quota.override is {n} characters long, at most {most}",
+                n=len(q["override"]),
+                most=MAX_OVERRIDE,
+            )
     _hex(com["k_hash"], "commitment.k_hash", 32)
     try:
         PublicValueSpec.from_dict(com["public_value"])
     except DrawError as exc:
         raise BundleError("commitment.public_value: {exc}", exc=exc) from exc
-    _text(com["ts"], "commitment.ts")
+    _time(com["ts"], "commitment.ts")
     _hex(b["commitment_signature"], "commitment_signature", 64)
     for name in ("seal_entry", "commitment_entry"):
         if not isinstance(b[name], str) or not b[name].isascii():
@@ -250,8 +298,9 @@ def check_shape(b: JsonObject) -> None:
             )
     else:
         v = _members(b["void"], "void", VOID_MEMBERS)
-        for k in ("format", "label", "reason", "ts"):
+        for k in ("format", "label", "reason"):
             _text(v[k], f"void.{k}")
+        _time(v["ts"], "void.ts")
         _hex(v["commitment"], "void.commitment", 32)
         _hex(v["secret"], "void.secret", 32)
         if not isinstance(v["published"], bool):
@@ -283,19 +332,42 @@ def check_shape(b: JsonObject) -> None:
 
 
 # -- verification -----------------------------------------------------------------------------------
-def verify_bundle(bundle: JsonObject, chain: Sequence[JsonObject] = ()) -> list[Check]:
+def verify_bundle(
+    bundle: JsonObject, chain: Sequence[JsonObject] = (), folder: Sequence[JsonObject] = ()
+) -> list[Check]:
     """All checks passed, or those passed followed by the first one failed (``ok`` False).
 
-    ``chain`` holds bundles of earlier draws of the same bank (any order; others are ignored); every draw
-    the bundle's commitment follows must be among them.
+    ``chain`` holds bundles given one by one (any order): all must be of the bundle's bank (§12.11); ``folder``
+    holds bundles read from a folder, of which those of other banks are ignored (``other_banks`` names them).
+    Every draw the bundle's commitment follows must be among them.
     """
-    return _run(bundle, None, list(chain))
+    foreign = [chain[k] for k in other_banks(bundle, chain)]
+    ignored = set(other_banks(bundle, folder))
+    pool = [*chain, *(b for k, b in enumerate(folder) if k not in ignored)]
+    return _run(bundle, None, pool, foreign)
 
 
-def _run(bundle: JsonObject, known: list[int] | None, pool: Sequence[JsonObject] = ()) -> list[Check]:
+def bank_of(bundle: object) -> object:
+    """The bank a bundle's commitment names (None when it has none)."""
+    com = bundle.get("commitment") if isinstance(bundle, dict) else None
+    return com.get("bank") if isinstance(com, dict) else None
+
+
+def other_banks(bundle: JsonObject, bundles: Sequence[JsonObject]) -> list[int]:
+    """The positions in ``bundles`` of those of another bank than ``bundle``'s (forks and chains are per bank)."""
+    mine = bank_of(bundle)
+    return [k for k, other in enumerate(bundles) if bank_of(other) != mine]
+
+
+def _run(
+    bundle: JsonObject,
+    known: list[int] | None,
+    pool: Sequence[JsonObject] = (),
+    foreign: Sequence[JsonObject] = (),
+) -> list[Check]:
     results: list[Check] = []
     try:
-        for check in _checks(bundle, list(pool), known):
+        for check in _checks(bundle, list(pool), known, foreign):
             results.append(check)
             if not check.ok:
                 break
@@ -317,7 +389,9 @@ def _fail_or(ok: bool, name: str, good: Phrase, bad: Phrase) -> Check:
     return Check(name, ok, good if ok else bad)
 
 
-def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = None) -> Iterator[Check]:
+def _checks(
+    b: JsonObject, pool: list[JsonObject], known: list[int] | None = None, foreign: Sequence[JsonObject] = ()
+) -> Iterator[Check]:
     """``known``: the deals drawn before ``b``, when the chain is being checked by a later draw."""
     fmt = b.get("format")
     yield _fail_or(
@@ -402,6 +476,21 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
     if entries_problem is not None:
         return
 
+    if foreign:  # given one by one, a bundle of another bank is a mistake or a substitution (§12.11)
+        other = foreign[0]
+        yield Check(
+            "chain",
+            False,
+            Phrase(
+                "the bundle of draw {label!r} given is of bank {bank}, not of this draw's bank {mine}: give only this "
+                "bank's bundles one by one (a folder given with --chain may hold other banks' bundles: they are "
+                "ignored)",
+                label=str(other["commitment"].get("label")),
+                bank=str(bank_of(other)),
+                mine=com["bank"],
+            ),
+        )
+        return
     if known is None:
         ok, detail, before = _chain(b, pool)
     else:
@@ -553,6 +642,10 @@ def _void_check(b: JsonObject, pub: str) -> Check:
         problems.append(Phrase("the void names another draw"))
     if v["secret"] != b["secret"]:
         problems.append(Phrase("the void's K differs from the bundle's"))
+    if v["ts"] < com["ts"]:  # §12.12: a draw is voided after it was committed
+        problems.append(
+            Phrase("the void is dated {ts}, before the commitment ({com_ts})", ts=v["ts"], com_ts=com["ts"])
+        )
     if v["published"] is not False:  # once before the hall, whoever could read K could void a draw they disliked
         problems.append(Phrase("the draw was voided after its commitment was shown to the hall"))
     if b["public_value"] is not None:  # with K and V the result is fixed: a void then would discard a known draw
@@ -579,11 +672,25 @@ def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, Phrase, list[in
     """Follow ``previous`` back through ``pool``; every earlier draw must be there and verify. Returns the
     deals drawn before this draw."""
     com = b["commitment"]
+    me = commitment_hash(com)
     by_hash: dict[str, JsonObject] = {}
+    given = {me: canonical_json(b)}
     for other in pool:
         if isinstance(other, dict) and isinstance(other.get("commitment"), dict):
-            by_hash[commitment_hash(other["commitment"])] = other
-    me = commitment_hash(com)
+            digest = commitment_hash(other["commitment"])
+            if given.setdefault(digest, canonical_json(other)) != canonical_json(other):  # §12.5, whatever the order
+                return (
+                    False,
+                    Phrase(
+                        "two different bundles of draw {label!r} (commitment {digest}) were given: a draw has one "
+                        "bundle (a run draw re-issued as a void, or a bundle altered)",
+                        label=str(other["commitment"].get("label")),
+                        digest=digest,
+                    ),
+                    [],
+                )
+            if digest != me:
+                by_hash[digest] = other
     links: list[JsonObject] = []
     cur = b
     while cur["commitment"]["previous"] is not None:
@@ -730,7 +837,15 @@ def _opening(d: JsonObject) -> Phrase | None:
     deal = Deal.from_bytes(canonical)  # checks 13 cards a hand
     if commitment(bytes.fromhex(d["salt"]), canonical).hex() != data.get("c"):
         return Phrase("SHA-256(salt ‖ deal) is not the commitment {c}", c=data.get("c"))
-    if Deal.from_pbn(d["pbn"]) != deal:
+    spelling = deal.to_pbn(Seat.N)  # §12.3: the one spelling the bank writes
+    if d["pbn"] != spelling:
+        try:
+            same = Deal.from_pbn(d["pbn"]) == deal
+        except (DealError, ValueError):
+            same = False
+        if same:
+            return Phrase("the PBN {pbn!r} is not spelled as the bank writes it: {spelling!r}", pbn=d["pbn"],
+                          spelling=spelling)  # fmt: skip
         return Phrase("the PBN {pbn!r} is not the committed deal", pbn=d["pbn"])
     return None
 
@@ -755,7 +870,7 @@ def _entry(body: str, name: str) -> JsonObject:
         raise BundleError("{name}: the ledger entry's bytes are not in canonical form", name=name)
     _intv(entry["i"], f"{name}.i")
     _hex(entry["prev"], f"{name}.prev", 32)
-    _text(entry["ts"], f"{name}.ts")
+    _time(entry["ts"], f"{name}.ts")
     return entry
 
 
