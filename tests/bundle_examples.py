@@ -234,6 +234,27 @@ def _respell(pbn: str) -> str:
     raise AssertionError("a deal has a suit of two cards or more")
 
 
+# where each wrong bundle of §12 fails: the text `dealer draw verify` prints (its check, or the refusal)
+FAILS = {
+    1: "not a well-formed bundle: commitment.ts = ",
+    2: "not a well-formed bundle: seal.checkpoint.bank = ",
+    3: "verification failed at 'openings': deal 40: the PBN",
+    4: "not a well-formed bundle: commitment.n = 2: a replacement",
+    5: "verification failed at 'chain': two different bundles",
+    6: "verification failed at 'chain': draw 'Open pairs, session 1' also follows nothing",
+    7: "not a well-formed bundle: commitment.public_value: the public value carries 20.7 bits",
+    8: "verification failed at 'seal is possible': the seal covers 41 ledger entries but claims deals 1..41",
+    9: "not a well-formed bundle: commitment.quota.target = 10000001 is above",
+    10: "not a well-formed bundle: commitment.public_value: named public value: width 11",
+    11: "verification failed at 'chain': the bundle of draw 'Open pairs, session 1' given is of bank " + OTHER_BANK,
+    12: "verification failed at 'void draw': the void is dated",
+    13: "verification failed at 'quota': 0 drawn before + 5 = 5 deals, above 10% of 40",
+    14: "not a well-formed bundle: void.reason = 'witness Boris\\x7f taken ill' is not printable",
+    15: "15-bom.bad.json: not a well-formed bundle: the file starts with a UTF-8 byte order mark",
+    16: "16-chain-bad/notes.json: not a well-formed bundle: format = None",
+}
+
+
 def points(d1: Bundle, d2: Bundle) -> list[Point]:
     """Per point of docs/bundle.md §12, the files and the `dealer draw verify` arguments (paths relative to
     docs/examples/) that pass and that fail, and where the wrong one fails."""
@@ -259,34 +280,33 @@ def points(d1: Bundle, d2: Bundle) -> list[Point]:
     void_early["void"]["ts"] = _later(com_ts, -1)
     resign(void_early)
     P = Point
-    failed = "verification failed at "
     return [
         P(1, "time", {"01-time.bad.json": dumps(altered(d1, _set("commitment.ts", com_ts.replace(".000000", ""))))},
-          ("draw-1.json",), ("points/01-time.bad.json",), "commitment.ts"),
+          ("draw-1.json",), ("points/01-time.bad.json",), FAILS[1]),
         P(2, "bank id", {"02-bank-id.bad.json": dumps(altered(d1, _all(_set("seal.checkpoint.bank", BANK_ID.upper()),
                                                                         _set("commitment.bank", BANK_ID.upper()))))},
-          ("draw-1.json",), ("points/02-bank-id.bad.json",), "is not a bank id"),
+          ("draw-1.json",), ("points/02-bank-id.bad.json",), FAILS[2]),
         P(3, "pbn", {"03-pbn.bad.json": dumps(respelled)}, ("draw-1.json",), ("points/03-pbn.bad.json",),
-          failed + "'openings'"),
+          FAILS[3]),
         P(4, "replacement", {
             "04-replacement.ok.json": dumps(_void_with(d1, _all(_set("commitment.kind", "replacement"),
                                                                  _set("commitment.n", 1)))),
             "04-replacement.bad.json": dumps(_void_with(d1, _set("commitment.kind", "replacement")))},
-          ("points/04-replacement.ok.json",), ("points/04-replacement.bad.json",), "a replacement draw draws"),
+          ("points/04-replacement.ok.json",), ("points/04-replacement.bad.json",), FAILS[4]),
         P(5, "one commitment", {"05-one-commitment.ok.json": dumps(d1), "05-one-commitment.bad.json": dumps(void_ok)},
           ("draw-2.json", "draw-1.json", "points/05-one-commitment.ok.json"),
-          ("draw-2.json", "draw-1.json", "points/05-one-commitment.bad.json"), "two different bundles"),
+          ("draw-2.json", "draw-1.json", "points/05-one-commitment.bad.json"), FAILS[5]),
         P(6, "restart", {"06-restart.bad.json": dumps(restarted)}, ("points/06-restart.bad.json",),
-          ("points/06-restart.bad.json", "draw-1.json"), "two chains of one bank"),
+          ("points/06-restart.bad.json", "draw-1.json"), FAILS[6]),
         P(7, "32 bits", {"07-bits.bad.json": dumps(_void_with(d1, _set("commitment.public_value.witnesses", ["Ann"])))},
-          ("draw-1.json",), ("points/07-bits.bad.json",), "at least 32 bits"),
+          ("draw-1.json",), ("points/07-bits.bad.json",), FAILS[7]),
         P(8, "seal and eligible", {
             "08-last-deal.bad.json": dumps(_void_with(d1, _all(
                 _set("seal.checkpoint.last_deal", 41), _set("commitment.seal.last_deal", 41),
                 _set("commitment.eligible.count", 41)))),
             "08-seal-index.bad.json": dumps(_void_with(d1, _set("commitment.seal.index", 40))),
             "08-eligible-rule.bad.json": dumps(_void_with(d1, _set("commitment.eligible.rule", "sealed")))},
-          ("draw-1.json",), ("points/08-last-deal.bad.json",), failed + "'seal is possible'"),
+          ("draw-1.json",), ("points/08-last-deal.bad.json",), FAILS[8]),
         P(9, "target and override", {
             "09-override.ok.json": dumps(_void_with(d1, _all(
                 _set("commitment.quota.target", 50),
@@ -294,41 +314,43 @@ def points(d1: Bundle, d2: Bundle) -> list[Point]:
             "09-target.bad.json": dumps(_void_with(d1, _set("commitment.quota.target", 10_000_001))),
             "09-override.bad.json": dumps(_void_with(d1, _all(
                 _set("commitment.quota.target", 50), _set("commitment.quota.override", "x" * 501))))},
-          ("points/09-override.ok.json",), ("points/09-target.bad.json",), "commitment.quota.target"),
+          ("points/09-override.ok.json",), ("points/09-target.bad.json",), FAILS[9]),
         P(10, "lotto spec", {
             "10-named.ok.json": dumps(_void_with(d1, _set("commitment.public_value", dict(NAMED)))),
             "10-named.bad.json": dumps(_void_with(d1, _set("commitment.public_value", {**NAMED, "width": 11})))},
-          ("points/10-named.ok.json",), ("points/10-named.bad.json",), "width 11"),
+          ("points/10-named.ok.json",), ("points/10-named.bad.json",), FAILS[10]),
         P(11, "other banks", {"11-chain/draw-1.json": dumps(d1), "11-chain/other-bank.json": dumps(other)},
           ("draw-2.json", "--chain", "points/11-chain"),
-          ("draw-2.json", "draw-1.json", "points/11-chain/other-bank.json"), "is of bank " + OTHER_BANK),
+          ("draw-2.json", "draw-1.json", "points/11-chain/other-bank.json"), FAILS[11]),
         P(12, "time order", {"12-void.ok.json": dumps(void_ok), "12-void-time.bad.json": dumps(void_early),
                              "12-seal-time.bad.json": dumps(sealed_late)},
-          ("points/12-void.ok.json",), ("points/12-void-time.bad.json",), failed + "'void draw'"),
+          ("points/12-void.ok.json",), ("points/12-void-time.bad.json",), FAILS[12]),
         P(13, "void quota", {"13-void-quota.bad.json": dumps(_void_with(d1, _set("commitment.n", 5)))},
-          ("points/12-void.ok.json",), ("points/13-void-quota.bad.json",), failed + "'quota'"),
+          ("points/12-void.ok.json",), ("points/13-void-quota.bad.json",), FAILS[13]),
         P(14, "printable", {
             "14-printable.ok.json": dumps(voided(copy.deepcopy(d1), "witness Boris\u00a0Petrov taken ill — not shown")),
             "14-printable.bad.json": dumps(voided(copy.deepcopy(d1), "witness Boris\x7f taken ill")),
             "14-space.bad.json": dumps(voided(copy.deepcopy(d1), "witness Boris taken ill\u2003"))},
-          ("points/14-printable.ok.json",), ("points/14-printable.bad.json",), "void.reason"),
+          ("points/14-printable.ok.json",), ("points/14-printable.bad.json",),
+          FAILS[14]),
         P(15, "bom", {"15-bom.bad.json": b"\xef\xbb\xbf" + dumps(d1)}, ("draw-1.json",), ("points/15-bom.bad.json",),
-          "byte order mark"),
+          FAILS[15]),
         P(16, "chain folder", {"16-chain-ok/draw-1.json": dumps(d1), "16-chain-ok/notes.txt": b"draw 1 of 2\n",
                                "16-chain-bad/draw-1.json": dumps(d1),
                                "16-chain-bad/notes.json": b'{"note": "draw 1 of 2"}\n'},
           ("draw-2.json", "--chain", "points/16-chain-ok"), ("draw-2.json", "--chain", "points/16-chain-bad"),
-          "notes.json: not a well-formed bundle"),
+          FAILS[16]),
     ]  # fmt: skip
 
 
 # the wrong bundles of a point beyond its first, with where each fails (the test refuses each)
 MORE_WRONG = {
-    "points/08-seal-index.bad.json": "verification failed at 'commitment names the seal'",
-    "points/08-eligible-rule.bad.json": "commitment.eligible.rule",
-    "points/09-override.bad.json": "commitment.quota.override",
-    "points/12-seal-time.bad.json": "verification failed at 'seal is possible'",
-    "points/14-space.bad.json": "void.reason",
+    "points/08-seal-index.bad.json": "failed at 'commitment names the seal': the commitment's seal differs from the "
+    "checkpoint in index",
+    "points/08-eligible-rule.bad.json": "not a well-formed bundle: commitment.eligible.rule = 'sealed'",
+    "points/09-override.bad.json": "not a well-formed bundle: commitment.quota.override is 501 characters long",
+    "points/12-seal-time.bad.json": "failed at 'seal is possible': the seal is dated after the commitment",
+    "points/14-space.bad.json": "not a well-formed bundle: void.reason = 'witness Boris taken ill\\u2003' is not",
 }
 
 

@@ -449,8 +449,10 @@ def _checks(
         "seal is possible",
         Phrase("deals 1..{last} lie in its {size} entries; sealed before the commitment", last=cp["last_deal"],
                size=cp["size"]),
-        Phrase("the seal covers {size} ledger entries but claims deals 1..{last}, or is dated after the commitment "
-               "({ts} > {com_ts})", size=cp["size"], last=cp["last_deal"], ts=cp["ts"], com_ts=com["ts"]),
+        Phrase("the seal covers {size} ledger entries but claims deals 1..{last}: at most {most} deals fit",
+               size=cp["size"], last=cp["last_deal"], most=cp["size"] - 1)
+        if cp["last_deal"] >= cp["size"]
+        else Phrase("the seal is dated after the commitment ({ts} > {com_ts})", ts=cp["ts"], com_ts=com["ts"]),
     )  # fmt: skip
     yield _fail_or(
         not diff,
