@@ -169,3 +169,15 @@ def test_a_void_reissue_is_refused_whatever_the_order_in_the_api() -> None:
         checks = verify_bundle(checked, given)
         assert checks[-1].name == "chain" and "two different bundles" in checks[-1].detail
     assert verify_bundle(_bundle(2), [run, copy.deepcopy(run)])[-1].ok  # the same bundle twice counts once
+
+
+def test_other_banks_in_the_api_ignored_from_a_folder_and_refused_one_by_one() -> None:
+    """§12.11 by the library: ``folder`` bundles of another bank are ignored, ``chain`` ones refused (also a thing
+    that is not a bundle at all)."""
+    b1, b2 = _bundle(1), _bundle(2)
+    other = load_bundle((EXAMPLES / "points" / "11-chain" / "other-bank.json").read_bytes())
+    assert verify_bundle(b2, [b1], folder=[other])[-1].ok
+    assert verify_bundle(b2, folder=[b1, other])[-1].ok
+    for given in ([b1, other], [b1, {"not": "a bundle"}]):
+        last = verify_bundle(b2, given)[-1]
+        assert last.name == "chain" and not last.ok and "give only this bank's bundles" in last.detail

@@ -353,6 +353,11 @@ def bank_of(bundle: object) -> object:
     return com.get("bank") if isinstance(com, dict) else None
 
 
+def _label_of(bundle: object) -> object:
+    com = bundle.get("commitment") if isinstance(bundle, dict) else None
+    return com.get("label") if isinstance(com, dict) else None
+
+
 def other_banks(bundle: JsonObject, bundles: Sequence[JsonObject]) -> list[int]:
     """The positions in ``bundles`` of those of another bank than ``bundle``'s (forks and chains are per bank)."""
     mine = bank_of(bundle)
@@ -487,7 +492,7 @@ def _checks(
                 "the bundle of draw {label!r} given is of bank {bank}, not of this draw's bank {mine}: give only this "
                 "bank's bundles one by one (a folder given with --chain may hold other banks' bundles: they are "
                 "ignored)",
-                label=str(other["commitment"].get("label")),
+                label=str(_label_of(other)),
                 bank=str(bank_of(other)),
                 mine=com["bank"],
             ),
