@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from hashlib import sha256
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Any
 from bank_support import random_deal, station_source
 from custody_support import unlocked
 
+from dealer.bank.ledger import canonical_json
 from dealer.bank.merkle import audit_path, tree_levels
 from dealer.bank.store import ImportItem, SqliteBank
 from dealer.draw.director import Director
@@ -117,3 +120,13 @@ def forge(
         )
     forged["drawn"] = drawn
     return forged
+
+
+def resign_commitment(bundle: dict[str, Any], sign: Callable[[bytes], str]) -> dict[str, Any]:
+    """What the holder of the key and the database can do to an altered commitment: sign it again and write its
+    draw-commit entry again at the same place (same index, previous hash and time)."""
+    bundle["commitment_signature"] = sign(canonical_json(bundle["commitment"]))
+    entry = json.loads(bundle["commitment_entry"])
+    entry["d"] = {"commitment": bundle["commitment"], "signature": bundle["commitment_signature"]}
+    bundle["commitment_entry"] = canonical_json(entry).decode()
+    return bundle

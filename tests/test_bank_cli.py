@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -101,7 +102,11 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     bundle = json.loads((tmp_path / "b.json").read_text())
     assert {Deal.from_pbn(d["pbn"]).to_pbn() for d in bundle["drawn"]} == {" ".join(h) for h in drawn_pbn}
     r = dealer(tmp_path, "draw", "verify", "b.json")
-    assert r.returncode == 0 and "all 14 checks passed" in r.stdout
+    assert r.returncode == 0 and "all 15 checks passed" in r.stdout
+    noted = re.search(r"ledger head (\d+):([0-9a-f]{16}) ", sealed.stdout + sealed.stderr)  # as `bank seal` printed it
+    assert noted is not None, sealed.stdout + sealed.stderr
+    r = dealer(tmp_path, "draw", "verify", "b.json", "--head", noted.group(0).split()[-1])
+    assert r.returncode == 0 and "is the one right after the seal" in r.stdout, r.stdout + r.stderr
     key = dealer(tmp_path, "bank", "export-key")
     assert key.returncode == 0 and bundle["public_key"] in key.stdout
     r = dealer(tmp_path, "bank", "verify")

@@ -175,7 +175,7 @@ def test_the_commitment_noted_in_the_hall_pins_the_bundle(tmp_path: Path) -> Non
     assert r.returncode == 1 and "not the draw that was shown" in r.stderr
     noted = commitment_hash(again["commitment"])
     r = dealer(tmp_path, "draw", "verify", "S2.json", "--chain", "chain", "--commitment", noted)
-    assert r.returncode == 0 and "all 15 checks passed" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "all 16 checks passed" in r.stdout, r.stdout + r.stderr
 
 
 def test_law_6_lower_bound_of_the_whole_bank(tmp_path: Path) -> None:

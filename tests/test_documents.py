@@ -175,8 +175,9 @@ def test_bank_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: str) 
         *WITNESSES,
         bank.bank_id,
         seal.root,
-        bank.entry(issued.ledger_index).prev,
     ]
+    # the head as the act was issued (SIZE:HASH): the hash its own ledger entry chains onto
+    assert f"{issued.ledger_index}:{bank.entry(issued.ledger_index).prev}" in text.replace(" ", "")
     must += ["DM-4", "SN-0042", "1.3.0"]
     for value in must:
         assert has(text, value), value
@@ -525,3 +526,63 @@ def test_regulation_venue_and_dates() -> None:
         parse_regulation(REGULATION.replace("starts = 2026-12-01", 'starts = "2026-12-01"'))
     with pytest.raises(RegulationError, match="starts = .* must be a date"):
         parse_regulation(REGULATION.replace("starts = 2026-12-01", "starts = 2026-12-01T10:00:00"))
+
+
+def _printed_head(path: Path) -> str:
+    """The one SIZE:HASH printed in the document (a hash may wrap in its cell: its pieces are joined)."""
+    tokens = pdf_text(path).split()
+    found = []
+    for k, token in enumerate(tokens):
+        start = re.fullmatch(r"(\d+):([0-9a-f]+)", token)
+        if start is None:
+            continue
+        digits = start.group(2)
+        for more in tokens[k + 1 :]:  # the rest of a hash wrapped in its cell
+            if len(digits) >= 64 or not re.fullmatch(r"[0-9a-f]+", more):
+                break
+            digits += more
+        found.append(f"{start.group(1)}:{digits}")
+    assert len(found) == 1 and re.fullmatch(r"\d+:[0-9a-f]{64}", found[0]), found  # one head printed
+    return found[0]
+
+
+def test_heads_printed_in_the_acts_pin_the_bundle(reg: Regulation, tmp_path: Path) -> None:
+    """#27: the bank act issued right after the seal and the draw protocol print heads that `dealer draw verify
+    --head` accepts for the draw's bundle, naming which; a head noted at another moment is refused, naming both heads
+    the bundle proves."""
+    b = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
+    fill(b, 80)
+    director = Director(b)
+    seal = b.seal()
+    act = issue_bank_act(b, reg, "en", tmp_path / "docs", WITNESSES, audit=False)
+    director.prepare(LABEL, dice_spec(["Орлов О. О.", "Белова Б. Б."], 7), reg)
+    commit_index = b.get_draw(LABEL).commit_index
+    director.publish(LABEL)
+    later = f"{b.ledger_size()}:{b.ledger_head()}"  # noted after the publish: neither the seal nor the commitment
+    director.enter_public_value(LABEL, ["1234561", "6543216"], None)
+    director.run(LABEL)
+    protocol = issue_draw_protocol(b, reg, "en", tmp_path / "docs", LABEL)
+    director.reveal(LABEL)
+    (tmp_path / "b.json").write_text(json.dumps(director.bundle(LABEL)), encoding="utf-8")
+    bodies = b.entry_bodies([seal.ledger_index, commit_index])  # the heads by hand: the entries' bytes hashed
+    seal_head = f"{seal.ledger_index + 1}:{sha256(bodies[seal.ledger_index]).hexdigest()}"
+    commit_head = f"{commit_index + 1}:{sha256(bodies[commit_index]).hexdigest()}"
+    assert _printed_head(act.path) == seal_head and _printed_head(protocol.path) == commit_head
+    b.close()
+
+    def verify(head: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+        command = [sys.executable, "-m", "dealer", "--lang", "en", "draw", "verify", "b.json", "--head", head]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+    for head, moment in ((seal_head, "after the seal"), (commit_head, "after the commitment")):
+        r = verify(head)
+        assert r.returncode == 0 and f"noted is the one right {moment}" in r.stdout, r.stdout + r.stderr
+        assert "all 16 checks passed" in r.stdout
+    short = commit_head[: commit_head.index(":") + 17]  # as the hall shows it: 16 hex digits
+    assert verify(short).returncode == 0
+    r = verify(later)
+    assert r.returncode == 1 and "verification failed at 'ledger head as printed'" in r.stderr, r.stderr
+    assert seal_head in r.stderr and commit_head in r.stderr and "dealer bank verify --head" in r.stderr
+    r = verify(f"{seal.ledger_index}:{seal_head.split(':')[1]}")  # the right hash with the wrong size
+    assert r.returncode == 1

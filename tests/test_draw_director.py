@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from bank_engines import bank_at, engine  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
-from draw_support import DICE, derive, full_draw, make_bank, regulation
+from draw_support import DICE, derive, full_draw, make_bank, regulation, resign_commitment
 
 from dealer.bank.ledger import canonical_json
 from dealer.bank.store import BankError, SqliteBank
@@ -90,8 +90,8 @@ def test_bundle_verifies_and_an_independent_derivation_agrees(director: Director
     assert all(c.ok for c in checks), checks
     assert [c.name for c in checks] == [
         "format", "well-formed", "seal signature", "commitment signature", "seal is possible",
-        "commitment names the seal", "chain", "eligible set", "quota", "secret", "public value", "draw", "openings",
-        "inclusion",
+        "commitment names the seal", "ledger entries", "chain", "eligible set", "quota", "secret", "public value",
+        "draw", "openings", "inclusion",
     ]  # fmt: skip
     assert derive(bundle, set()) == [(d["position"], d["deal_id"]) for d in bundle["drawn"]]
     assert [director.bank.get_deal(d["deal_id"]).deal.to_bytes().hex() for d in bundle["drawn"]] == [
@@ -188,13 +188,13 @@ def test_reordered_chain_is_detected_even_when_re_signed(director: Director) -> 
     # the key holder re-signs S2 as the first draw and S1 as following it
     f2 = copy.deepcopy(b2)
     f2["commitment"].update(previous=None, drawn_before=0, eligible={"count": 400, "rule": "sealed-minus-chain"})
-    f2["commitment_signature"] = bank.sign(canonical_json(f2["commitment"]))
+    resign_commitment(f2, bank.sign)
     from dealer.draw.protocol import commitment_hash
 
     f1 = copy.deepcopy(b1)
     f1["commitment"].update(previous=commitment_hash(f2["commitment"]), drawn_before=18)
     f1["commitment"]["eligible"]["count"] = 382
-    f1["commitment_signature"] = bank.sign(canonical_json(f1["commitment"]))
+    resign_commitment(f1, bank.sign)
     checks = verify_bundle(f1, [f2])
     assert not checks[-1].ok and checks[-1].name in ("chain", "draw"), checks[-1]
     assert not verify_bundle(f2)[-1].ok  # S2 alone, re-signed as first: its picks are not over 400 deals
@@ -296,7 +296,7 @@ def test_cli_verifies_a_bundle_and_its_chain_without_any_database(director: Dire
     good.write_text(json.dumps(b3))
     ok = _cli("draw", "verify", str(good), "--chain", str(chain), cwd=alone)
     assert ok.returncode == 0, ok.stderr
-    assert "all 14 checks passed" in ok.stdout
+    assert "all 15 checks passed" in ok.stdout
     files = _cli("draw", "verify", str(good), str(chain / "s2.json"), str(chain / "s1.json"), cwd=alone)
     assert files.returncode == 0, files.stderr
     alone_ = _cli("draw", "verify", str(good), cwd=alone)

@@ -94,5 +94,5 @@ def test_the_directors_day_from_the_guide(tmp_path: Path) -> None:
     elsewhere = tmp_path / "verifier"
     elsewhere.mkdir()
     (elsewhere / "b.json").write_bytes((tmp_path / "round1-bundle.json").read_bytes())
-    assert "all 14 checks passed" in dealer(elsewhere, "draw", "verify", "b.json").stdout
+    assert "all 15 checks passed" in dealer(elsewhere, "draw", "verify", "b.json").stdout
     assert dealer(tmp_path, "bank", "verify").stdout.startswith("ok:")

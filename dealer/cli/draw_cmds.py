@@ -259,23 +259,39 @@ def verify_cmd(
         "--commitment",
         help="The commitment's SHA-256 as the hall showed it and the draw protocol printed it (16 to 64 hex digits).",
     ),
+    head: str | None = typer.Option(
+        None,
+        "--head",
+        help="The ledger head SIZE:HASH noted after the seal (dealer bank seal) or printed in the draw protocol: it "
+        "must be the one right after this bundle's seal or commitment.",
+    ),
     register: Path | None = typer.Option(
         None, "--register", help="A register of played deals: no drawn deal may have been played before this draw."
     ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
-    from dealer.draw.bundle import anchor_check, verify_bundle
+    from dealer.bank.anchors import AnchorError, Head
+    from dealer.draw.bundle import anchor_check, bank_of, head_check, other_banks, verify_bundle
 
+    try:
+        noted_head = Head.parse(head) if head is not None else None
+    except AnchorError as exc:
+        raise fail(error(exc)) from None
     bundle = _read_bundle(bundle_path)
-    paths = list(earlier or [])
-    if chain is not None:
+    given = [_read_bundle(p) for p in earlier or []]
+    in_folder: list[Path] = []
+    if chain is not None:  # every *.json there must be a bundle; other files are not read
         if not chain.is_dir():
             raise fail(t("{chain}: not a folder of bundles", chain=chain))
-        paths += sorted(p for p in chain.glob("*.json") if p.resolve() != bundle_path.resolve())
-    pool = [_read_bundle(p) for p in paths]
-    checks = verify_bundle(bundle, pool)
+        in_folder = sorted(p for p in chain.glob("*.json") if p.resolve() != bundle_path.resolve())
+    folder = [_read_bundle(p) for p in in_folder]
+    for k in other_banks(bundle, folder):  # a folder may hold several banks' bundles: listed, never used
+        print_line(t("ignored {path}: a bundle of another bank ({bank})", path=in_folder[k], bank=bank_of(folder[k])))
+    checks = verify_bundle(bundle, given, folder)
     if commitment is not None and checks and checks[-1].ok:
         checks.append(anchor_check(bundle, commitment))
+    if noted_head is not None and checks and checks[-1].ok:
+        checks.append(head_check(bundle, noted_head))
     if register is not None and checks and checks[-1].ok:
         checks.append(_register_check(bundle, register))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
@@ -324,6 +340,8 @@ def _check_name(name: str) -> str:
         "commitment names the seal": t("commitment names the seal"),
         "seal is possible": t("seal is possible"),
         "commitment as printed": t("commitment as printed"),
+        "head as printed": t("ledger head as printed"),
+        "ledger entries": t("ledger entries"),
         "register": t("register of played deals"),
         "chain": t("chain"),
         "public value": t("public value"),

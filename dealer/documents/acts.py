@@ -236,7 +236,9 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
             (m("bank.dealt"), m.plural("count.deals", dealt)),
             (m("bank.imported"), m.plural("count.deals", total - dealt)),
             (m("bank.ledger"), m.plural("count.entries", bank.ledger_size())),
-            (m("bank.ledger_head"), bank.ledger_head()),
+            # SIZE:HASH, as `dealer bank seal` prints it: issued right after the seal, `dealer draw verify --head`
+            # checks a draw's bundle against it; at any moment `dealer bank verify --head` checks the ledger
+            (m("bank.ledger_head"), f"{bank.ledger_size()}:{bank.ledger_head()}"),
         ),
     )
     devices = devices_by_station(bank)
@@ -641,7 +643,7 @@ def closed_act(
             ),
             (m("boards.sets"), m.plural("count.sets", reg.copies)),
             (m("boards.machine"), "\n".join(machines) or m("doc.dash")),
-            (m("bank.ledger_head"), bank.ledger_head()),
+            (m("bank.ledger_head"), f"{bank.ledger_size()}:{bank.ledger_head()}"),
             (
                 m("closed.check"),
                 m("closed.check_ok") if not mismatches else m.plural("closed.check_failed", mismatches),

@@ -13,13 +13,15 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from hashlib import sha256
 from typing import NoReturn
 
+from dealer.bank.anchors import Head
 from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
 from dealer.bank.merkle import leaf_hash, verify_inclusion
-from dealer.core import Deal
+from dealer.core import Deal, Seat
 from dealer.core.errors import DealError, Phrase
 from dealer.core.json_types import JsonObject
 
@@ -35,11 +37,18 @@ from .protocol import (
     check_public_value,
     commitment_hash,
     commitment_picks,
+    printable,
     quota_limit,
 )
 
-BUNDLE_FORMAT = "bridge-dealer-draw-bundle/2"
-OLD_FORMATS = ("bridge-dealer-draw-bundle/1",)
+BUNDLE_FORMAT = "bridge-dealer-draw-bundle/3"
+OLD_FORMATS = ("bridge-dealer-draw-bundle/1", "bridge-dealer-draw-bundle/2")
+ENTRY_MEMBERS = ("d", "i", "k", "prev", "ts")
+MAX_TARGET = 10_000_000  # quota.target: 1 … 10^7 deals, as a regulation's bank.target (docs/bundle.md §12.9)
+MAX_OVERRIDE = 500  # quota.override: at most 500 characters
+TIME_FORM = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00")  # §12.1: UTC, microseconds
+BANK_ID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # §12.2
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,8 @@ def _no_constant(text: str) -> NoReturn:
 
 def strict_json(data: bytes | str) -> object:
     """JSON with duplicate members, floats, NaN and Infinity refused."""
+    if (isinstance(data, bytes) and data.startswith(BOM)) or (isinstance(data, str) and data.startswith("\ufeff")):
+        raise BundleError("the file starts with a UTF-8 byte order mark (BOM): a bundle is UTF-8 without one")
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
@@ -131,9 +142,38 @@ def _intv(value: object, where: str, lo: int = 0) -> int:
 
 
 def _text(value: object, where: str) -> str:
-    if not isinstance(value, str) or not value or value != value.strip() or not value.isprintable():
+    if not isinstance(value, str) or not printable(value):
         raise BundleError(
             "{where} = {short} is not printable text without surrounding space", where=where, short=_short(value)
+        )
+    return value
+
+
+def _time(value: object, where: str) -> str:
+    """A time exactly as the bank writes it: ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00`` (so that times compare as
+    strings in the order of time)."""
+    ok = isinstance(value, str) and TIME_FORM.fullmatch(value) is not None
+    if ok:
+        try:
+            datetime.fromisoformat(str(value))
+        except ValueError:
+            ok = False
+    if not ok:
+        raise BundleError(
+            "{where} = {short} is not a time of the form YYYY-MM-DDTHH:MM:SS.ffffff+00:00 (UTC, 6 digits of "
+            "microseconds)",
+            where=where,
+            short=_short(value),
+        )
+    return str(value)
+
+
+def _bank_id(value: object, where: str) -> str:
+    if not isinstance(value, str) or BANK_ID_FORM.fullmatch(value) is None:
+        raise BundleError(
+            "{where} = {short} is not a bank id (a lower-case UUID: 8-4-4-4-12 hex digits)",
+            where=where,
+            short=_short(value),
         )
     return value
 
@@ -151,8 +191,8 @@ def _members(obj: object, where: str, names: Sequence[str]) -> JsonObject:
 
 
 BUNDLE_MEMBERS = (
-    "format", "public_key", "seal", "commitment", "commitment_signature", "public_value", "secret", "drawn",
-    "void", "void_signature",
+    "format", "public_key", "seal", "seal_entry", "commitment", "commitment_signature", "commitment_entry",
+    "public_value", "secret", "drawn", "void", "void_signature",
 )  # fmt: skip
 CHECKPOINT_MEMBERS = ("format", "bank", "size", "root", "last_deal", "ts")
 COMMIT_MEMBERS = (
@@ -166,10 +206,16 @@ VOID_MEMBERS = ("format", "label", "commitment", "published", "reason", "secret"
 def check_shape(b: JsonObject) -> None:
     """Every member present, known, of its type and form; hex lower-case of its exact length."""
     fmt = b.get("format")
-    if fmt in OLD_FORMATS:
+    if fmt == OLD_FORMATS[0]:
         raise BundleError(
             "format {fmt!r} is the previous bundle format (it published the eligible list and had no chain): see "
             "docs/bundle.md, migration",
+            fmt=fmt,
+        )
+    if fmt in OLD_FORMATS:
+        raise BundleError(
+            "format {fmt!r} is an earlier bundle format without the ledger entries of its seal and commitment: "
+            "make the bundle again with `dealer draw bundle` from the bank (docs/bundle.md, migration)",
             fmt=fmt,
         )
     if fmt != BUNDLE_FORMAT:
@@ -182,14 +228,14 @@ def check_shape(b: JsonObject) -> None:
     _hex(seal["signature"], "seal.signature", 64)
     cp = _members(seal["checkpoint"], "seal.checkpoint", CHECKPOINT_MEMBERS)
     _text(cp["format"], "seal.checkpoint.format")
-    _text(cp["bank"], "seal.checkpoint.bank")
+    _bank_id(cp["bank"], "seal.checkpoint.bank")
     _intv(cp["size"], "seal.checkpoint.size", 1)
     _hex(cp["root"], "seal.checkpoint.root", 32)
     _intv(cp["last_deal"], "seal.checkpoint.last_deal")
-    _text(cp["ts"], "seal.checkpoint.ts")
+    _time(cp["ts"], "seal.checkpoint.ts")
     com = _members(b["commitment"], "commitment", COMMIT_MEMBERS)
     _text(com["format"], "commitment.format")
-    _text(com["bank"], "commitment.bank")
+    _bank_id(com["bank"], "commitment.bank")
     _text(com["label"], "commitment.label")
     if com["kind"] not in DRAW_KINDS:
         raise BundleError(
@@ -200,7 +246,7 @@ def check_shape(b: JsonObject) -> None:
     _intv(cs["size"], "commitment.seal.size", 1)
     _hex(cs["root"], "commitment.seal.root", 32)
     _intv(cs["last_deal"], "commitment.seal.last_deal")
-    _text(cs["ts"], "commitment.seal.ts")
+    _time(cs["ts"], "commitment.seal.ts")
     if com["previous"] is not None:
         _hex(com["previous"], "commitment.previous", 32)
     _intv(com["drawn_before"], "commitment.drawn_before")
@@ -213,18 +259,31 @@ def check_shape(b: JsonObject) -> None:
             ELIGIBLE_RULE=ELIGIBLE_RULE,
         )
     _intv(com["n"], "commitment.n", 1)
+    if com["kind"] == "replacement" and com["n"] != 1:
+        raise BundleError("commitment.n = {n}: a replacement draw draws exactly one deal", n=com["n"])
     q = _members(com["quota"], "commitment.quota", ("share_bp", "target", "override"))
     _intv(q["share_bp"], "commitment.quota.share_bp")
-    _intv(q["target"], "commitment.quota.target")
+    target = _intv(q["target"], "commitment.quota.target", 1)
+    if target > MAX_TARGET:
+        raise BundleError("commitment.quota.target = {target} is above {most} deals", target=target, most=MAX_TARGET)
     if q["override"] is not None:
         _text(q["override"], "commitment.quota.override")
+        if len(q["override"]) > MAX_OVERRIDE:
+            raise BundleError(
+                "commitment.quota.override is {n} characters long, at most {most}",
+                n=len(q["override"]),
+                most=MAX_OVERRIDE,
+            )
     _hex(com["k_hash"], "commitment.k_hash", 32)
     try:
         PublicValueSpec.from_dict(com["public_value"])
     except DrawError as exc:
         raise BundleError("commitment.public_value: {exc}", exc=exc) from exc
-    _text(com["ts"], "commitment.ts")
+    _time(com["ts"], "commitment.ts")
     _hex(b["commitment_signature"], "commitment_signature", 64)
+    for name in ("seal_entry", "commitment_entry"):
+        if not isinstance(b[name], str) or not b[name].isascii():
+            raise BundleError("{name} is not an ASCII string", name=name)
     _hex(b["secret"], "secret", 32)
     if not isinstance(b["drawn"], list):
         raise BundleError("drawn is not a list")
@@ -239,8 +298,9 @@ def check_shape(b: JsonObject) -> None:
             )
     else:
         v = _members(b["void"], "void", VOID_MEMBERS)
-        for k in ("format", "label", "reason", "ts"):
+        for k in ("format", "label", "reason"):
             _text(v[k], f"void.{k}")
+        _time(v["ts"], "void.ts")
         _hex(v["commitment"], "void.commitment", 32)
         _hex(v["secret"], "void.secret", 32)
         if not isinstance(v["published"], bool):
@@ -272,19 +332,47 @@ def check_shape(b: JsonObject) -> None:
 
 
 # -- verification -----------------------------------------------------------------------------------
-def verify_bundle(bundle: JsonObject, chain: Sequence[JsonObject] = ()) -> list[Check]:
+def verify_bundle(
+    bundle: JsonObject, chain: Sequence[JsonObject] = (), folder: Sequence[JsonObject] = ()
+) -> list[Check]:
     """All checks passed, or those passed followed by the first one failed (``ok`` False).
 
-    ``chain`` holds bundles of earlier draws of the same bank (any order; others are ignored); every draw
-    the bundle's commitment follows must be among them.
+    ``chain`` holds bundles given one by one (any order): all must be of the bundle's bank (§12.11); ``folder``
+    holds bundles read from a folder, of which those of other banks are ignored (``other_banks`` names them).
+    Every draw the bundle's commitment follows must be among them.
     """
-    return _run(bundle, None, list(chain))
+    foreign = [chain[k] for k in other_banks(bundle, chain)]
+    ignored = set(other_banks(bundle, folder))
+    pool = [*chain, *(b for k, b in enumerate(folder) if k not in ignored)]
+    return _run(bundle, None, pool, foreign)
 
 
-def _run(bundle: JsonObject, known: list[int] | None, pool: Sequence[JsonObject] = ()) -> list[Check]:
+def bank_of(bundle: object) -> object:
+    """The bank a bundle's commitment names (None when it has none)."""
+    com = bundle.get("commitment") if isinstance(bundle, dict) else None
+    return com.get("bank") if isinstance(com, dict) else None
+
+
+def _label_of(bundle: object) -> object:
+    com = bundle.get("commitment") if isinstance(bundle, dict) else None
+    return com.get("label") if isinstance(com, dict) else None
+
+
+def other_banks(bundle: JsonObject, bundles: Sequence[JsonObject]) -> list[int]:
+    """The positions in ``bundles`` of those of another bank than ``bundle``'s (forks and chains are per bank)."""
+    mine = bank_of(bundle)
+    return [k for k, other in enumerate(bundles) if bank_of(other) != mine]
+
+
+def _run(
+    bundle: JsonObject,
+    known: list[int] | None,
+    pool: Sequence[JsonObject] = (),
+    foreign: Sequence[JsonObject] = (),
+) -> list[Check]:
     results: list[Check] = []
     try:
-        for check in _checks(bundle, list(pool), known):
+        for check in _checks(bundle, list(pool), known, foreign):
             results.append(check)
             if not check.ok:
                 break
@@ -306,7 +394,9 @@ def _fail_or(ok: bool, name: str, good: Phrase, bad: Phrase) -> Check:
     return Check(name, ok, good if ok else bad)
 
 
-def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = None) -> Iterator[Check]:
+def _checks(
+    b: JsonObject, pool: list[JsonObject], known: list[int] | None = None, foreign: Sequence[JsonObject] = ()
+) -> Iterator[Check]:
     """``known``: the deals drawn before ``b``, when the chain is being checked by a later draw."""
     fmt = b.get("format")
     yield _fail_or(
@@ -364,8 +454,10 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
         "seal is possible",
         Phrase("deals 1..{last} lie in its {size} entries; sealed before the commitment", last=cp["last_deal"],
                size=cp["size"]),
-        Phrase("the seal covers {size} ledger entries but claims deals 1..{last}, or is dated after the commitment "
-               "({ts} > {com_ts})", size=cp["size"], last=cp["last_deal"], ts=cp["ts"], com_ts=com["ts"]),
+        Phrase("the seal covers {size} ledger entries but claims deals 1..{last}: at most {most} deals fit",
+               size=cp["size"], last=cp["last_deal"], most=cp["size"] - 1)
+        if cp["last_deal"] >= cp["size"]
+        else Phrase("the seal is dated after the commitment ({ts} > {com_ts})", ts=cp["ts"], com_ts=com["ts"]),
     )  # fmt: skip
     yield _fail_or(
         not diff,
@@ -373,7 +465,39 @@ def _checks(b: JsonObject, pool: list[JsonObject], known: list[int] | None = Non
         Phrase("commitment seal {root} / bank {bank}", root=cs["root"], bank=com["bank"]),
         Phrase("the commitment's seal differs from the checkpoint in {fields}", fields=", ".join(diff)),
     )
+    if diff:
+        return
+    entries_problem = _entries_problem(b)
+    yield _fail_or(
+        entries_problem is None,
+        "ledger entries",
+        Phrase(
+            "seal entry {seal}, commitment entry {commit}: the heads {seal_head} and {commit_head}",
+            seal=entry_index(b["seal_entry"]),
+            commit=entry_index(b["commitment_entry"]),
+            seal_head=entry_head(b["seal_entry"]),
+            commit_head=entry_head(b["commitment_entry"]),
+        ),
+        entries_problem or Phrase("nothing checked"),
+    )
+    if entries_problem is not None:
+        return
 
+    if foreign:  # given one by one, a bundle of another bank is a mistake or a substitution (§12.11)
+        other = foreign[0]
+        yield Check(
+            "chain",
+            False,
+            Phrase(
+                "the bundle of draw {label!r} given is of bank {bank}, not of this draw's bank {mine}: give only this "
+                "bank's bundles one by one (a folder given with --chain may hold other banks' bundles: they are "
+                "ignored)",
+                label=str(_label_of(other)),
+                bank=str(bank_of(other)),
+                mine=com["bank"],
+            ),
+        )
+        return
     if known is None:
         ok, detail, before = _chain(b, pool)
     else:
@@ -525,6 +649,10 @@ def _void_check(b: JsonObject, pub: str) -> Check:
         problems.append(Phrase("the void names another draw"))
     if v["secret"] != b["secret"]:
         problems.append(Phrase("the void's K differs from the bundle's"))
+    if v["ts"] < com["ts"]:  # §12.12: a draw is voided after it was committed
+        problems.append(
+            Phrase("the void is dated {ts}, before the commitment ({com_ts})", ts=v["ts"], com_ts=com["ts"])
+        )
     if v["published"] is not False:  # once before the hall, whoever could read K could void a draw they disliked
         problems.append(Phrase("the draw was voided after its commitment was shown to the hall"))
     if b["public_value"] is not None:  # with K and V the result is fixed: a void then would discard a known draw
@@ -551,11 +679,25 @@ def _chain(b: JsonObject, pool: list[JsonObject]) -> tuple[bool, Phrase, list[in
     """Follow ``previous`` back through ``pool``; every earlier draw must be there and verify. Returns the
     deals drawn before this draw."""
     com = b["commitment"]
+    me = commitment_hash(com)
     by_hash: dict[str, JsonObject] = {}
+    given = {me: canonical_json(b)}
     for other in pool:
         if isinstance(other, dict) and isinstance(other.get("commitment"), dict):
-            by_hash[commitment_hash(other["commitment"])] = other
-    me = commitment_hash(com)
+            digest = commitment_hash(other["commitment"])
+            if given.setdefault(digest, canonical_json(other)) != canonical_json(other):  # §12.5, whatever the order
+                return (
+                    False,
+                    Phrase(
+                        "two different bundles of draw {label!r} (commitment {digest}) were given: a draw has one "
+                        "bundle (a run draw re-issued as a void, or a bundle altered)",
+                        label=str(other["commitment"].get("label")),
+                        digest=digest,
+                    ),
+                    [],
+                )
+            if digest != me:
+                by_hash[digest] = other
     links: list[JsonObject] = []
     cur = b
     while cur["commitment"]["previous"] is not None:
@@ -702,7 +844,15 @@ def _opening(d: JsonObject) -> Phrase | None:
     deal = Deal.from_bytes(canonical)  # checks 13 cards a hand
     if commitment(bytes.fromhex(d["salt"]), canonical).hex() != data.get("c"):
         return Phrase("SHA-256(salt ‖ deal) is not the commitment {c}", c=data.get("c"))
-    if Deal.from_pbn(d["pbn"]) != deal:
+    spelling = deal.to_pbn(Seat.N)  # §12.3: the one spelling the bank writes
+    if d["pbn"] != spelling:
+        try:
+            same = Deal.from_pbn(d["pbn"]) == deal
+        except (DealError, ValueError):
+            same = False
+        if same:
+            return Phrase("the PBN {pbn!r} is not spelled as the bank writes it: {spelling!r}", pbn=d["pbn"],
+                          spelling=spelling)  # fmt: skip
         return Phrase("the PBN {pbn!r} is not the committed deal", pbn=d["pbn"])
     return None
 
@@ -715,6 +865,106 @@ def _inclusion(d: JsonObject, size: int, root: bytes) -> Phrase | None:
             "the audit path does not lead from ledger entry {index} to the sealed root", index=d["ledger_index"]
         )
     return None
+
+
+# -- the ledger entries of the seal and the commitment, and the heads they prove (docs/bundle.md §3, check 7) ----
+def _entry(body: str, name: str) -> JsonObject:
+    """A ledger entry's bytes, strictly: exactly d, i, k, prev, ts, canonical, i a whole number, prev a hash."""
+    entry = strict_json(body)
+    if not isinstance(entry, dict) or set(entry) != set(ENTRY_MEMBERS):
+        raise BundleError("{name} is not a ledger entry with exactly d, i, k, prev, ts", name=name)
+    if canonical_json(entry).decode() != body:
+        raise BundleError("{name}: the ledger entry's bytes are not in canonical form", name=name)
+    _intv(entry["i"], f"{name}.i")
+    _hex(entry["prev"], f"{name}.prev", 32)
+    _time(entry["ts"], f"{name}.ts")
+    return entry
+
+
+def entry_index(body: str) -> int:
+    """The ledger index ``i`` of a well-formed entry (``check_shape`` and check 7 have read it)."""
+    entry = strict_json(body)
+    return int(entry["i"]) if isinstance(entry, dict) and type(entry.get("i")) is int else -1
+
+
+def entry_head(body: str) -> str:
+    """The ledger head once ``body`` was the last entry: ``SIZE:HASH`` with SIZE = i + 1 and HASH = hex(H(body))."""
+    return f"{entry_index(body) + 1}:{sha256(body.encode()).hexdigest()}"
+
+
+def _entries_problem(b: JsonObject) -> Phrase | None:
+    """The seal entry and the draw-commit entry are the bank's: the bundle's own seal and commitment, where the
+    bank writes them. None when they are."""
+    try:
+        seal = _entry(b["seal_entry"], "seal_entry")
+        com = _entry(b["commitment_entry"], "commitment_entry")
+    except BundleError as exc:
+        return Phrase("{exc}", exc=exc)
+    cp = b["seal"]["checkpoint"]
+    if seal["k"] != "seal":
+        return Phrase("seal_entry is a {kind!r} entry, not a 'seal' entry", kind=_short(seal["k"]))
+    if seal["d"] != {"checkpoint": cp, "public_key": b["public_key"], "signature": b["seal"]["signature"]}:
+        return Phrase("seal_entry does not hold exactly the bundle's checkpoint, its signature and the public key")
+    if seal["i"] != cp["size"]:
+        return Phrase(
+            "seal_entry is ledger entry {i}, but a seal of {size} entries is entry {size}", i=seal["i"], size=cp["size"]
+        )
+    if seal["ts"] != cp["ts"]:
+        return Phrase("seal_entry is dated {ts}, its checkpoint {cp_ts}", ts=seal["ts"], cp_ts=cp["ts"])
+    if com["k"] != "draw-commit":
+        return Phrase("commitment_entry is a {kind!r} entry, not a 'draw-commit' entry", kind=_short(com["k"]))
+    if com["d"] != {"commitment": b["commitment"], "signature": b["commitment_signature"]}:
+        return Phrase("commitment_entry does not hold exactly the bundle's commitment and its signature")
+    if com["i"] <= seal["i"]:
+        return Phrase(
+            "commitment_entry is ledger entry {i}, not after the seal entry {seal}", i=com["i"], seal=seal["i"]
+        )
+    if com["ts"] < b["commitment"]["ts"] or com["ts"] < seal["ts"]:
+        return Phrase(
+            "commitment_entry is dated {ts}, before the commitment ({com_ts}) or the seal ({seal_ts})",
+            ts=com["ts"],
+            com_ts=b["commitment"]["ts"],
+            seal_ts=seal["ts"],
+        )
+    if com["i"] == seal["i"] + 1 and com["prev"] != sha256(b["seal_entry"].encode()).hexdigest():
+        return Phrase("commitment_entry follows the seal entry but does not chain onto its hash")
+    return None
+
+
+def head_check(bundle: JsonObject, noted: Head) -> Check:
+    """The ledger head the officials noted is one this bundle proves: the ledger right after its seal entry, or
+    right after its commitment entry (``SIZE:HASH`` as ``dealer bank seal`` and the draw protocol print it). A head
+    noted at another moment is for ``dealer bank verify --head``."""
+    heads = {"seal": entry_head(bundle["seal_entry"]), "commitment": entry_head(bundle["commitment_entry"])}
+
+    def fits(head: str) -> bool:
+        size, _, digest = head.partition(":")
+        return digest.startswith(noted.prefix) and (noted.size is None or noted.size == int(size))
+
+    if fits(heads["seal"]):
+        return Check(
+            "head as printed",
+            True,
+            Phrase("the ledger head {head} noted is the one right after the seal", head=str(noted)),
+        )
+    if fits(heads["commitment"]):
+        return Check(
+            "head as printed",
+            True,
+            Phrase("the ledger head {head} noted is the one right after the commitment", head=str(noted)),
+        )
+    return Check(
+        "head as printed",
+        False,
+        Phrase(
+            "the ledger head {head} noted is neither the one after this bundle's seal ({seal}) nor the one after its "
+            "commitment ({commitment}): this is not the draw or the seal that was noted (a head noted at another "
+            "moment is checked by dealer bank verify --head)",
+            head=str(noted),
+            seal=heads["seal"],
+            commitment=heads["commitment"],
+        ),
+    )
 
 
 def anchor_check(bundle: JsonObject, noted: str) -> Check:

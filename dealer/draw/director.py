@@ -22,7 +22,7 @@ from dealer.core import Seat
 from dealer.core.json_types import JsonObject
 from dealer.regulation import Regulation
 
-from .bundle import BUNDLE_FORMAT, register_source
+from .bundle import BUNDLE_FORMAT, MAX_OVERRIDE, register_source
 from .protocol import (
     COMMIT_FORMAT,
     ELIGIBLE_RULE,
@@ -35,6 +35,7 @@ from .protocol import (
     commitment_hash,
     commitment_picks,
     percent_text,
+    printable,
     public_value,
     quota_limit,
 )
@@ -178,7 +179,7 @@ class Director:
         """Commit to a draw: the sealed root, the chain (previous draw, running total), n from the
         regulation's schedule, the label, SHA-256(K) and the committed format of V. No eligible list."""
         label = label.strip()
-        if not label or not label.isprintable():
+        if not printable(label):
             raise DrawError("a draw needs a session label (printable text)")
         spec.check()
         bank = self.bank
@@ -202,8 +203,10 @@ class Director:
                 )
             n, kind = regulation.deals_per_session, "session"
         reason = (override or "").strip() or None
-        if reason is not None and not reason.isprintable():
-            raise DrawError("the override reason must be printable text")
+        if reason is not None and (not printable(reason) or len(reason) > MAX_OVERRIDE):
+            raise DrawError(
+                "the override reason must be printable text of at most {most} characters", most=MAX_OVERRIDE
+            )
         if sealed < regulation.bank_target and reason is None:
             raise DrawError(
                 "the sealed bank holds {sealed} deals, below the regulation's target of {bank_target} "
@@ -261,7 +264,7 @@ class Director:
     def void(self, label: str, reason: str) -> JsonObject:
         """Abandon a prepared (not run) draw publicly: a signed void with the reason and K, in the ledger."""
         reason = reason.strip()
-        if not reason or not reason.isprintable():
+        if not printable(reason):
             raise DrawError("voiding a draw needs a reason (printable text)")
         rec = self.bank.get_draw(label)
         if self.bank.draw_published(label):  # the bank refuses it too; said here before the key is asked for
@@ -398,7 +401,10 @@ class Director:
         published = self.commitment(label)
         doc = published["commitment"]
         seal_entry = bank.entry(doc["seal"]["index"])
+        bodies = bank.entry_bodies([seal_entry.index, rec.commit_index])  # the exact bytes: a head is their hash
         out: JsonObject = {
+            "commitment_entry": bodies[rec.commit_index].decode(),
+            "seal_entry": bodies[seal_entry.index].decode(),
             "commitment": doc,
             "commitment_signature": published["signature"],
             "format": BUNDLE_FORMAT,

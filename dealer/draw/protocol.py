@@ -30,6 +30,15 @@ MAX_PERCENT = 10
 SECRET_SIZE = 32
 MIN_BITS = 32  # a public value with fewer possible outcomes lets the holder of K grind K against them
 DRAW_KINDS = ("session", "replacement")
+NAMED_MAX = 10**9  # the largest number a named public value may name (docs/bundle.md §12.10)
+NAMED_MAX_WIDTH = 10  # its digits, with leading zeros: at most 10
+NOT_PRINTABLE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn"))  # controls (DEL too), format, surrogates, private, unassigned
+
+
+def printable(text: str) -> bool:
+    """Printable text (docs/bundle.md §12.14): non-empty, no character of the Unicode categories Cc, Cf, Cs, Co, Cn,
+    and no surrounding space (any Unicode White_Space at either end, as ``str.strip`` removes)."""
+    return bool(text) and text == text.strip() and not any(unicodedata.category(c) in NOT_PRINTABLE for c in text)
 
 
 class DrawError(DealerError):
@@ -118,7 +127,7 @@ def _int_field(d: Mapping[str, object], key: str, lo: int, hi: int, what: str) -
 
 def _text_field(d: Mapping[str, object], key: str, what: str) -> str:
     v = d[key]
-    if not isinstance(v, str) or not v or v != v.strip() or not v.isprintable():
+    if not isinstance(v, str) or not printable(v):
         raise DrawError(
             "{what}.{key} = {v!r} must be printable text without surrounding space", what=what, key=key, v=v
         )
@@ -269,7 +278,7 @@ class PublicValueSpec:
             if not self.witnesses:
                 raise DrawError("dice: name at least one witness who will roll")
             for w in self.witnesses:
-                if not w or w != w.strip() or not w.isprintable():
+                if not printable(w):
                     raise DrawError("dice: witness name {w!r} must be printable text without surrounding space", w=w)
             if len(set(self.witnesses)) != len(self.witnesses):
                 raise DrawError("dice: each witness is named once")
@@ -282,18 +291,20 @@ class PublicValueSpec:
                 raise DrawError("named public value: describe which public number will be used, and when")
             if not 1 <= self.count <= 100:
                 raise DrawError("named public value: count {count} is outside 1..100", count=self.count)
-            if not 0 <= self.minimum < self.maximum:
+            if not 0 <= self.minimum < self.maximum <= NAMED_MAX:
                 raise DrawError(
-                    "named public value: range {minimum}..{maximum} is empty or negative",
+                    "named public value: range {minimum}..{maximum} is empty, negative or above {most}",
                     minimum=self.minimum,
                     maximum=self.maximum,
+                    most=NAMED_MAX,
                 )
-            if not len(str(self.maximum)) <= self.width <= 20:
+            if not len(str(self.maximum)) <= self.width <= NAMED_MAX_WIDTH:
                 raise DrawError(
-                    "named public value: width {width} must hold {maximum} ({n_maximum}..20 digits)",
+                    "named public value: width {width} must hold {maximum} ({n_maximum}..{most} digits)",
                     width=self.width,
                     maximum=self.maximum,
                     n_maximum=len(str(self.maximum)),
+                    most=NAMED_MAX_WIDTH,
                 )
             if self.order not in NAMED_ORDERS:
                 raise DrawError(
