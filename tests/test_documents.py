@@ -525,3 +525,49 @@ def test_regulation_venue_and_dates() -> None:
         parse_regulation(REGULATION.replace("starts = 2026-12-01", 'starts = "2026-12-01"'))
     with pytest.raises(RegulationError, match="starts = .* must be a date"):
         parse_regulation(REGULATION.replace("starts = 2026-12-01", "starts = 2026-12-01T10:00:00"))
+
+
+def _ink_rows(pdf: Path, page: int) -> tuple[int, int, int]:
+    """The page rendered by poppler (pdftoppm, 30 dpi, grey): its height in pixels and the first and last rows
+    holding ink above the footer (a row with a pixel darker than 160)."""
+    out = subprocess.run(
+        ["pdftoppm", "-r", "30", "-gray", "-f", str(page), "-l", str(page), str(pdf)],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    header = out.split(b"\n", 3)  # P5, width height, maxval, pixels
+    width, height = (int(v) for v in header[1].split())
+    pixels = header[3]
+    footer = height - round(20 / 297 * height)  # the footer's line: 11 mm from the bottom, leave 20 mm
+    inked = [y for y in range(footer) if min(pixels[y * width : (y + 1) * width]) < 160]
+    return height, inked[0], inked[-1]
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils (pdftoppm) not installed")
+@pytest.mark.parametrize("revealed", [False, True])
+def test_a_typical_draw_protocol_fits_one_page_with_its_signatures(
+    reg: Regulation, tmp_path: Path, revealed: bool
+) -> None:
+    """A dice draw before three witnesses (the chief judge, the secretary and the three sign: five lines), before
+    and after the reveal (two rows more): one page, the signatures under the content, the page filled (rendered
+    to pixels: the last ink below 80% of its height) rather than a third left empty with the signatures overleaf."""
+    b = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
+    fill(b, 80)
+    b.seal()
+    director = Director(b)
+    director.prepare(LABEL, dice_spec(["Орлов О. О.", "Белова Б. Б.", "Ким К. К."], 8), reg)
+    director.publish(LABEL)
+    director.enter_public_value(LABEL, ["12345612", "65432163", "11223344"], None)
+    director.run(LABEL)
+    if revealed:
+        director.reveal(LABEL)
+    issued = issue_draw_protocol(b, reg, "ru", tmp_path / "docs", LABEL)
+    pages = pdf_pages(issued.path)
+    assert len(pages) == 1, [p[:80] for p in pages]
+    signatures_have_company(issued.path)
+    for name in (reg.chief_judge, reg.secretary, "Орлов О. О.", "Белова Б. Б.", "Ким К. К.", "Список выбранных"):
+        assert has(pages[0], name), name
+    height, first, last = _ink_rows(issued.path, 1)
+    print(f"revealed={revealed}: ink from {100 * first / height:.1f}% to {100 * last / height:.1f}% of the page")
+    assert last > 0.8 * height
