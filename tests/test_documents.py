@@ -288,8 +288,8 @@ def test_the_annex_cites_its_protocol_by_number(bank: SqliteBank, reg: Regulatio
     protocol = issue_draw_protocol(bank, reg, "ru", tmp_path / "docs", LABEL)
     annex = issue_draw_annex(bank, reg, "ru", tmp_path / "docs", LABEL)
     text = pdf_text(annex.path)
-    assert (protocol.number, annex.number) == (2, 3)
-    assert has(text, "К протоколу жеребьёвки") and has(text, "№ 2, составлен")  # label and value: two columns
+    assert (early.number, protocol.number, annex.number) == (1, 1, 2)  # each type numbered on its own
+    assert has(text, "К протоколу жеребьёвки") and has(text, "№ 1, составлен")  # label and value: two columns
     signatures_have_company(annex.path)
 
 
@@ -419,14 +419,41 @@ def test_equipment_check_refuses_bad_input() -> None:
             equipment_check(*args, None, {})
 
 
-def test_numbers_run_on_and_the_day_bundles_them(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+def test_each_type_numbered_on_its_own(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+    """Протокол жеребьёвки № 1, № 2 and Акт проверки оборудования № 1, № 2 beside each other, each title
+    with its number on the page; a bank whose documents were numbered in one run (before) goes on past the
+    highest of each type, so no file name is taken twice."""
+    out = tmp_path / "docs"
+    got = []
+    for kind, lang in (("equipment", "ru"), ("draw", "ru"), ("equipment", "ru"), ("draw", "ru"), ("draw", "en")):
+        if kind == "draw":
+            got.append(issue_draw_protocol(bank, reg, lang, out, LABEL))
+        else:
+            got.append(issue_equipment_act(bank, reg, lang, out, LABEL))
+    assert [(i.kind, i.number) for i in got] == [
+        ("equipment", 1), ("draw", 1), ("equipment", 2), ("draw", 2), ("draw", 3)
+    ]  # fmt: skip
+    assert [i.path.name for i in got] == [
+        "001-equipment-ru.pdf", "001-draw-ru.pdf", "002-equipment-ru.pdf", "002-draw-ru.pdf", "003-draw-en.pdf"
+    ]  # fmt: skip
+    assert has(pdf_text(got[3].path), "№ 2") and has(pdf_text(got[2].path), "№ 2")
+    # a bank numbered in one run: document 7 was a draw protocol, 8 an equipment act (files of that time kept)
+    for number, kind in ((7, "draw"), (8, "equipment")):
+        name = f"{number:03d}-{kind}-ru.pdf"
+        (out / name).write_bytes(b"%PDF old")
+        bank.record_event("document", {"doc": kind, "number": number, "lang": "ru", "file": name, "sha256": "0" * 64})
+    assert issue_draw_protocol(bank, reg, "ru", out, LABEL).path.name == "008-draw-ru.pdf"
+    assert issue_equipment_act(bank, reg, "ru", out, LABEL).path.name == "009-equipment-ru.pdf"
+
+
+def test_the_day_bundles_the_documents(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     out = tmp_path / "docs"
     first = issue_equipment_act(bank, reg, "ru", out, LABEL)
     second = issue_draw_protocol(bank, reg, "en", out, LABEL)
-    assert (first.number, second.number) == (1, 2)
+    assert (first.number, second.number) == (1, 1)
     day = local_day(bank_time(bank, first.ledger_index))
     issued = issue_day(bank, out, day, "ru")
-    assert issued.number == 3
+    assert issued.number == 1
     check_recorded(bank, issued.path, issued.ledger_index)
     text = pdf_text(issued.path)
     assert "Содержание" in text
