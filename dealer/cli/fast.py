@@ -236,9 +236,11 @@ def _bank_status(args: list[str]) -> Output:
     def compute() -> Output:
         st = bank_status(bank, keys)
         if "--json" in found:
-            import json
+            from dealer.core.json_types import json_text
 
-            return json.dumps(st, indent=2, sort_keys=False) + "\n", "", 0  # as ``machine.print_json``
+            if not sys.stdout.encoding.lower().replace("-", "").startswith("utf"):
+                raise Doubt  # machine.print_json writes UTF-8 bytes past the console's encoding
+            return json_text(st, sort_keys=False) + "\n", "", 0  # as ``machine.print_json``
         spec = bank_status_table(st)
         return _table(spec) + "".join(line + "\n" for line in spec.lines), "", 0
 

@@ -142,6 +142,7 @@
       const box = el("div", "seat seat-" + seat);
       box.dataset.seat = seat;
       const name = el("div", "seatname");
+      name.title = Cards.seatName(seat);
       name.append(el("span", "seatletter", Cards.seatLetter(seat)), el("span", "seatfull", " " + Cards.seatName(seat)));
       const hand = Cards.hand(h.open, h.hidden, known);
       name.appendChild(hand.querySelector(".backs"));  // the backs share the name's line: four suit rows below
