@@ -427,7 +427,10 @@ def _private(path: Path) -> bool:
     """Only this user's own cache is believed: owned by them and writable by nobody else (the key can be
     guessed, so a file another user planted in a shared XDG_CACHE_HOME is not printed)."""
     status = os.stat(path)
-    return status.st_uid == os.getuid() and not status.st_mode & 0o022
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: no owner ids in stat; the cache is in the user's own profile, private by its ACL
+        return True
+    return bool(status.st_uid == getuid() and not status.st_mode & 0o022)
 
 
 KEEP = 32  # help renderings kept (a new version or an edited help text makes new ones; the oldest go)
