@@ -102,3 +102,31 @@ def test_a_whole_day_of_russian_documents_has_no_latin_word(tmp_path: Path) -> N
             found[doc.path.name] = sorted(set(words))
     assert found == {}
     assert len(issued) == 7
+
+
+def test_the_variant_1_act_has_no_latin_word(tmp_path: Path) -> None:
+    """Акт закрытой сдачи of a variant 1 day (boards dealt closed, in the ledger as salted hashes, their audit)."""
+    import random
+    from hashlib import sha256 as digest
+
+    from bank_support import random_deal
+
+    from dealer.documents.acts import CLOSED_BOARD_ENTRY, ClosedRecord, closed_board_payload
+    from dealer.documents.issuers import issue_closed_act
+
+    reg = parse_regulation(REGULATION.replace("variant = 2\nopen_cards = 32", "variant = 1"))
+    bank = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
+    rng = random.Random(28)
+    records, deals = [], []
+    for board in range(1, 9):
+        deal = random_deal(rng)
+        record = ClosedRecord(
+            board, 2, "Стол 1", "2026-12-02T10:00:00+00:00", digest(b"salt" + deal.to_bytes()).hexdigest()
+        )
+        bank.record_event(CLOSED_BOARD_ENTRY, closed_board_payload(record))
+        records.append(record)
+        deals.append((board, deal, "Стол 1"))
+    issued = issue_closed_act(bank, reg, "ru", tmp_path / "docs", LABEL, records, deals, ("Кузнецов К. К.",))
+    text = pdf_text(issued.path)
+    assert "Подписи" in text and "Стол 1" in text
+    assert latin_words(text) == []
