@@ -207,3 +207,116 @@ def test_after_the_target_a_voided_deal_is_not_promised_a_re_deal(browser: Any, 
         assert page.evaluate(phase) == "Deal voided (duplicate card)"
         assert page.locator("#ledgerhead").inner_text() == "ab" * 8  # the ledger head follows, live
         page.close()
+
+
+# The card as the hall sees it: the face (the light tile behind the rank, .card's box) and the rank's ink (the
+# glyph's own height, measured on a canvas in the page's font). #28: the face at least 6% of the screen height.
+CARD_SIZES = """() => {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const faces = [], inks = [];
+  for (const e of document.querySelectorAll("section.station .card")) {
+    faces.push(e.getBoundingClientRect().height);
+    ctx.font = getComputedStyle(e).font;
+    const m = ctx.measureText(e.textContent);
+    inks.push(m.actualBoundingBoxAscent + m.actualBoundingBoxDescent);
+  }
+  const per = [...document.querySelectorAll("section.station")].map((s) => s.querySelectorAll(".card").length);
+  return { face: Math.min(...faces), ink: Math.min(...inks), per };
+}"""
+HALL_SCREENS = [(1920, 1080), (1366, 768)]
+
+
+@pytest.mark.parametrize("stations", [1, 2, 4])
+def test_hall_cards_are_six_percent_of_the_screen_with_1_2_and_4_tables(
+    browser: Any, tmp_path: Path, stations: int
+) -> None:
+    conf = [{"name": chr(65 + i), "cards_per_second": 30.0} for i in range(stations)]
+    with running_service(service_config(tmp_path, stations=conf), regulation(3, None, target=2000)) as server:
+        press_start(server)
+        for width, height in HALL_SCREENS:
+            ctx = browser.new_context(viewport={"width": width, "height": height})
+            page = ctx.new_page()
+            page.goto(server.base + "/?lang=ru")
+            # every table past the middle of its deal at once (the widest hands: test below)
+            sizes = page.wait_for_function(
+                f"(() => {{ const s = [...document.querySelectorAll('section.station')];"
+                f" return s.length === {stations} && s.every((e) => e.querySelectorAll('.card').length >= 26)"
+                f" && ({CARD_SIZES})(); }})()",
+                timeout=60000,
+            ).json_value()
+            found = page.evaluate(MEASURE)
+            page.screenshot(path=str(ARTIFACTS / f"hall-cards-{stations}x-{width}x{height}.png"))
+            print(
+                f"{stations} table(s) at {width}x{height}: card face {sizes['face']:.1f} px"
+                f" = {100 * sizes['face'] / height:.2f}% of the height, rank ink {sizes['ink']:.1f} px"
+                f" = {100 * sizes['ink'] / height:.2f}%; cards per table {sizes['per']}"
+            )
+            assert found["bad"] == [], (width, height, found["bad"][:10])
+            assert sizes["face"] >= MIN_CARD * height, (stations, width, height, sizes)
+            ctx.close()
+
+
+def _widest_deals() -> list[list[list[int]]]:
+    """Deals (hands N, E, S, W of card indices) whose lines are the hardest to fit: North holds the four tens with
+    the queens and jacks (the widest ranks) and the club nine; then random deals (seeded)."""
+    import random
+
+    north = [s * 13 + r for s in range(4) for r in (2, 3, 4)] + [3 * 13 + 5]
+    rest = [c for c in range(52) if c not in north]
+    deals = [[north, rest[0:13], rest[13:26], rest[26:39]]]
+    rng = random.Random(28)
+    for _ in range(12):
+        pack = list(range(52))
+        rng.shuffle(pack)
+        deals.append([pack[i * 13 : (i + 1) * 13] for i in range(4)])
+    return deals
+
+
+@pytest.mark.parametrize("stations", [2, 4])
+def test_hall_lines_hold_the_widest_hands_without_overflow(browser: Any, tmp_path: Path, stations: int) -> None:
+    conf = [{"name": chr(65 + i), "cards_per_second": 60.0} for i in range(stations)]
+    with running_service(service_config(tmp_path, stations=conf), regulation(3, None), autostart=False) as server:
+        service = server.service
+        loop = service._loop
+        assert loop is not None
+        pages = []
+        for width, height in HALL_SCREENS:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(server.base + "/?lang=ru")
+            page.wait_for_selector("#conn.live")
+            pages.append((page, height))
+        narrowest = widest = 1.0
+        for attempt, deal in enumerate(_widest_deals(), start=1):
+            for i in range(stations):
+                name = chr(65 + i)
+                msgs: list[dict[str, Any]] = [
+                    {"type": "deal_started", "station": name, "attempt": attempt, "variant": 3, "open_count": 52}
+                ]
+                for position in range(52):
+                    seat = position % 4
+                    card = deal[(seat + i) % 4][position // 4]  # each table has the widest hand at another seat
+                    msgs.append({"type": "card", "station": name, "attempt": attempt, "position": position,
+                                 "seat": "NESW"[seat], "card": card})  # fmt: skip
+                for m in msgs:
+                    loop.call_soon_threadsafe(service.streams.publish, m)
+            for page, height in pages:
+                page.wait_for_function(
+                    f"[...document.querySelectorAll('section.station')].filter((s) => s.dataset.attempt === '{attempt}'"
+                    f" && s.querySelectorAll('.card').length === 52).length === {stations}"
+                )
+                found = page.evaluate(MEASURE)
+                sizes = page.evaluate(CARD_SIZES)
+                scale = page.evaluate(
+                    "Math.min(1, ...[...document.querySelectorAll('.seat .hand')].map((h) =>"
+                    " h.style.transform ? parseFloat(h.style.transform.slice(7)) : 1))"
+                )
+                if attempt == 1:
+                    widest = scale
+                else:
+                    narrowest = min(narrowest, scale)
+                assert found["bad"] == [], (attempt, height, found["bad"][:10])
+                assert sizes["face"] >= MIN_CARD * height, (attempt, height, sizes)
+        for page, height in pages:
+            page.screenshot(path=str(ARTIFACTS / f"hall-widest-{stations}x-{height}.png"))
+            page.close()
+        print(f"{stations} tables: the widest hand drawn at {widest:.3f} of its width, random deals ≥ {narrowest:.3f}")

@@ -80,7 +80,10 @@ def test_audience_page_shows_cards_live_and_hidden_ones_as_backs(browser: Any, d
         assert numbers == sorted(numbers)
     # Russian, 2 colours, high contrast
     page.click(".langswitch")
-    assert "Север" in page.locator("section.station[data-station='A'] .seat-N .seatname").inner_text()
+    # two tables: a line a hand, the seat by its letter (the rules' С В Ю З), its name on hover
+    north = page.locator("section.station[data-station='A'] .seat-N .seatname")
+    assert north.locator(".seatletter").inner_text() == "С" and north.get_attribute("title") == "Север"
+    assert not north.locator(".seatfull").is_visible()
     assert page.locator("h1").inner_text() == "Открытая сдача"
     page.click("#colours")
     page.click("#contrast")

@@ -193,6 +193,26 @@ def test_board_and_deal_show_in_russian() -> None:
     assert "Deal number" in dealer("deal", "show", PBN_DEAL, "--lang", "en").stdout
 
 
+def test_a_big_deal_number_is_grouped_as_the_language_writes_it() -> None:
+    """«6 365 545 …» (no-break spaces, as Babel's ru locale groups) in Russian, never «6,365,545,…»; commas in
+    English (Big Deal's .goe style); the grouped Russian number read back gives the same deal."""
+    import decimal
+
+    from babel.numbers import format_decimal
+
+    from dealer.core import Deal
+
+    rank = Deal.from_pbn(PBN_DEAL).rank()
+    russian = dealer("deal", "show", PBN_DEAL).stdout
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40  # a deal number has up to 29 digits: more than the default context's 28
+        grouped, english = format_decimal(rank, locale="ru"), format_decimal(rank, locale="en")
+    assert f"Номер сдачи {grouped}" in russian and "," not in russian.split("Номер сдачи")[1]
+    assert f"Deal number {english}" in dealer("deal", "show", PBN_DEAL, "--lang", "en").stdout
+    back = dealer("deal", "unrank", grouped)
+    assert back.returncode == 0 and back.stdout.strip() == Deal.from_pbn(PBN_DEAL).to_pbn()
+
+
 def test_regulation_and_formats_in_russian() -> None:
     for args in (("regulation", "check"), ("formats",)):
         run = dealer(*args)

@@ -3,6 +3,7 @@ NAK reasons, and every draw refusal's wording. A new one in the code fails this 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -59,3 +60,32 @@ def test_links_in_the_guides_point_to_files_that_exist() -> None:
         for target in re.findall(r"\]\(([^)#]+)\)", text):
             if not target.startswith("http"):
                 assert (ROOT / "docs" / target).resolve().exists(), f"docs/{doc}.md links to missing {target}"
+
+
+# The Russian guide is keyed by the Russian messages, as the catalogue words them (#28): every draw refusal's
+# Russian text is found there (its longest fixed part, the placeholders left out), so a changed translation or a
+# new refusal fails here until docs/ru/troubleshooting.md follows.
+RU_DOC = (ROOT / "docs" / "ru" / "troubleshooting.md").read_text(encoding="utf-8")
+CORE_RU = json.loads((ROOT / "dealer" / "core" / "i18n" / "ru.json").read_text(encoding="utf-8"))
+
+
+def _templates(folder: str, error: str) -> list[str]:
+    """Every whole template raised as ``error`` in ``dealer/<folder>`` (adjacent literals joined)."""
+    out = []
+    for path in sorted((ROOT / "dealer" / folder).glob("*.py")):
+        for m in re.finditer(error + r'\(\s*((?:f?"[^"]*"\s*)+)', path.read_text(encoding="utf-8")):
+            out.append("".join(re.findall(r'"([^"]*)"', m.group(1))))
+    return out
+
+
+def _fixed_part(russian: object) -> str:
+    text = russian if isinstance(russian, str) else str(dict(russian).get("many") or dict(russian).get("other"))  # type: ignore[call-overload]
+    parts = [p.strip(" :;,.()«»'\"—") for p in re.split(r"\{[^{}]*\}", text)]
+    return max(parts, key=len)
+
+
+@pytest.mark.parametrize("template", _templates("draw", "DrawError"))
+def test_every_draw_refusal_is_in_the_russian_guide_in_russian(template: str) -> None:
+    assert template in CORE_RU, f"no Russian entry for {template!r}"
+    fixed = _fixed_part(CORE_RU[template])
+    assert fixed in RU_DOC, f"docs/ru/troubleshooting.md does not show {fixed!r} (for {template!r})"

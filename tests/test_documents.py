@@ -289,8 +289,8 @@ def test_the_annex_cites_its_protocol_by_number(bank: SqliteBank, reg: Regulatio
     protocol = issue_draw_protocol(bank, reg, "ru", tmp_path / "docs", LABEL)
     annex = issue_draw_annex(bank, reg, "ru", tmp_path / "docs", LABEL)
     text = pdf_text(annex.path)
-    assert (protocol.number, annex.number) == (2, 3)
-    assert has(text, "К протоколу жеребьёвки") and has(text, "№ 2, составлен")  # label and value: two columns
+    assert (early.number, protocol.number, annex.number) == (1, 1, 2)  # each type numbered on its own
+    assert has(text, "К протоколу жеребьёвки") and has(text, "№ 1, составлен")  # label and value: two columns
     signatures_have_company(annex.path)
 
 
@@ -355,15 +355,15 @@ def test_boards_act(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     for lang, phrases, pockets in (
         (
             "ru",
-            ["Акт изготовления комплектов", "4 коробки", "2 комплекта", "8 экземпляров", "замятие карты", "да"],
+            ["Акт изготовления комплектов", "4 коробки", "2 комплекта", "8 экземпляров", "замятие карты", "да", "♠Т"],
             "С/В",
         ),
-        ("en", ["Board-making act", "4 boards", "2 sets", "8 copies", "jam", "yes"], "N/E"),
+        ("en", ["Board-making act", "4 boards", "2 sets", "8 copies", "jam", "yes", "♠A"], "N/E"),
     ):
         issued = issue_boards_act(bank, reg, lang, tmp_path / "docs", LABEL, journal)
         check_recorded(bank, issued.path, issued.ledger_index)
         text = pdf_text(issued.path)
-        for value in [*phrases, "SN-0042", jdigest, "♠A", reg.technical_judge, reg.chief_judge]:
+        for value in [*phrases, "SN-0042", jdigest, reg.technical_judge, reg.chief_judge]:
             assert has(text, value), (lang, value)
         assert pockets in text.replace(" ", "")  # the machine's pocket and the expected one, in the language
         signatures_have_company(issued.path, "Подписи" if lang == "ru" else "Signatures")
@@ -420,14 +420,41 @@ def test_equipment_check_refuses_bad_input() -> None:
             equipment_check(*args, None, {})
 
 
-def test_numbers_run_on_and_the_day_bundles_them(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+def test_each_type_numbered_on_its_own(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
+    """Протокол жеребьёвки № 1, № 2 and Акт проверки оборудования № 1, № 2 beside each other, each title
+    with its number on the page; a bank whose documents were numbered in one run (before) goes on past the
+    highest of each type, so no file name is taken twice."""
+    out = tmp_path / "docs"
+    got = []
+    for kind, lang in (("equipment", "ru"), ("draw", "ru"), ("equipment", "ru"), ("draw", "ru"), ("draw", "en")):
+        if kind == "draw":
+            got.append(issue_draw_protocol(bank, reg, lang, out, LABEL))
+        else:
+            got.append(issue_equipment_act(bank, reg, lang, out, LABEL))
+    assert [(i.kind, i.number) for i in got] == [
+        ("equipment", 1), ("draw", 1), ("equipment", 2), ("draw", 2), ("draw", 3)
+    ]  # fmt: skip
+    assert [i.path.name for i in got] == [
+        "001-equipment-ru.pdf", "001-draw-ru.pdf", "002-equipment-ru.pdf", "002-draw-ru.pdf", "003-draw-en.pdf"
+    ]  # fmt: skip
+    assert has(pdf_text(got[3].path), "№ 2") and has(pdf_text(got[2].path), "№ 2")
+    # a bank numbered in one run: document 7 was a draw protocol, 8 an equipment act (files of that time kept)
+    for number, kind in ((7, "draw"), (8, "equipment")):
+        name = f"{number:03d}-{kind}-ru.pdf"
+        (out / name).write_bytes(b"%PDF old")
+        bank.record_event("document", {"doc": kind, "number": number, "lang": "ru", "file": name, "sha256": "0" * 64})
+    assert issue_draw_protocol(bank, reg, "ru", out, LABEL).path.name == "008-draw-ru.pdf"
+    assert issue_equipment_act(bank, reg, "ru", out, LABEL).path.name == "009-equipment-ru.pdf"
+
+
+def test_the_day_bundles_the_documents(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     out = tmp_path / "docs"
     first = issue_equipment_act(bank, reg, "ru", out, LABEL)
     second = issue_draw_protocol(bank, reg, "en", out, LABEL)
-    assert (first.number, second.number) == (1, 2)
+    assert (first.number, second.number) == (1, 1)
     day = local_day(bank_time(bank, first.ledger_index))
     issued = issue_day(bank, out, day, "ru")
-    assert issued.number == 3
+    assert issued.number == 1
     check_recorded(bank, issued.path, issued.ledger_index)
     text = pdf_text(issued.path)
     assert "Содержание" in text
@@ -496,7 +523,7 @@ def test_cli_issues_and_verifies(bank: SqliteBank, tmp_path: Path) -> None:
     assert "Приложение к протоколу жеребьёвки" in pdf_text(pdf)
     r = dealer("docs", "equipment", LABEL, "--lang", "en", *common)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "docs" / "002-equipment-en.pdf").is_file()
+    assert (tmp_path / "docs" / "001-equipment-en.pdf").is_file()
     r = dealer("docs", "verify", "docs/001-draw-annex-ru.pdf", "--bank", "bank.sqlite")
     assert r.returncode == 0, r.stderr
     # Russian by default, the document named by its title (not «(draw-annex, ru)»)
@@ -586,3 +613,49 @@ def test_heads_printed_in_the_acts_pin_the_bundle(reg: Regulation, tmp_path: Pat
     assert seal_head in r.stderr and commit_head in r.stderr and "dealer bank verify --head" in r.stderr
     r = verify(f"{seal.ledger_index}:{seal_head.split(':')[1]}")  # the right hash with the wrong size
     assert r.returncode == 1
+
+
+def _ink_rows(pdf: Path, page: int) -> tuple[int, int, int]:
+    """The page rendered by poppler (pdftoppm, 30 dpi, grey): its height in pixels and the first and last rows
+    holding ink above the footer (a row with a pixel darker than 160)."""
+    out = subprocess.run(
+        ["pdftoppm", "-r", "30", "-gray", "-f", str(page), "-l", str(page), str(pdf)],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    header = out.split(b"\n", 3)  # P5, width height, maxval, pixels
+    width, height = (int(v) for v in header[1].split())
+    pixels = header[3]
+    footer = height - round(20 / 297 * height)  # the footer's line: 11 mm from the bottom, leave 20 mm
+    inked = [y for y in range(footer) if min(pixels[y * width : (y + 1) * width]) < 160]
+    return height, inked[0], inked[-1]
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils (pdftoppm) not installed")
+@pytest.mark.parametrize("revealed", [False, True])
+def test_a_typical_draw_protocol_fits_one_page_with_its_signatures(
+    reg: Regulation, tmp_path: Path, revealed: bool
+) -> None:
+    """A dice draw before three witnesses (the chief judge, the secretary and the three sign: five lines), before
+    and after the reveal (two rows more): one page, the signatures under the content, the page filled (rendered
+    to pixels: the last ink below 80% of its height) rather than a third left empty with the signatures overleaf."""
+    b = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
+    fill(b, 80)
+    b.seal()
+    director = Director(b)
+    director.prepare(LABEL, dice_spec(["Орлов О. О.", "Белова Б. Б.", "Ким К. К."], 8), reg)
+    director.publish(LABEL)
+    director.enter_public_value(LABEL, ["12345612", "65432163", "11223344"], None)
+    director.run(LABEL)
+    if revealed:
+        director.reveal(LABEL)
+    issued = issue_draw_protocol(b, reg, "ru", tmp_path / "docs", LABEL)
+    pages = pdf_pages(issued.path)
+    assert len(pages) == 1, [p[:80] for p in pages]
+    signatures_have_company(issued.path)
+    for name in (reg.chief_judge, reg.secretary, "Орлов О. О.", "Белова Б. Б.", "Ким К. К.", "Список выбранных"):
+        assert has(pages[0], name), name
+    height, first, last = _ink_rows(issued.path, 1)
+    print(f"revealed={revealed}: ink from {100 * first / height:.1f}% to {100 * last / height:.1f}% of the page")
+    assert last > 0.8 * height

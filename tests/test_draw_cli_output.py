@@ -41,9 +41,9 @@ def on_pty(cwd: Path, *args: str) -> tuple[int, bytes]:
     return proc.wait(), bytes(out).replace(b"\r\n", b"\n")
 
 
-def piped(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40", **cli_env(cwd, cwd / "var")}
-    return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, capture_output=True)
+def piped(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40", **cli_env(cwd, cwd / "var"), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "dealer", *args], cwd=cwd, env=full, capture_output=True)
 
 
 def test_json_and_hashes_are_plain_on_a_40_column_terminal(tmp_path: Path) -> None:
@@ -115,3 +115,51 @@ def test_verify_details_in_russian_keep_the_hashes(tmp_path: Path) -> None:
     assert "(10 процентов от числа запечатанных сдач 40)" in ru and "(10% of 40 sealed deals)" in en
     assert "2 свидетеля (Ann, Boris)" in ru
     assert not re.search(r"\b(deals|checkpoint|seed|ledger|draw of)\b", ru)  # no English words left
+
+
+def test_published_json_keeps_cyrillic(tmp_path: Path) -> None:
+    """What the chief judge publishes (the commitment, the bundle) reads as written: «Сессия 1» and the witnesses'
+    names as UTF-8, never ``\\u0421…``, even where the console's code page is cp1251 (Windows); the bundle still
+    verifies."""
+    make_bank(tmp_path / "var" / "bank.sqlite", 40).close()
+    (tmp_path / "reg.toml").write_text(REG)
+    assert piped(tmp_path, "bank", "seal").returncode == 0
+    dice = ("--witness", "Орлов О. О.", "--witness", "Белова Б. Б.", "--rolls", "8")
+    env = {"PYTHONIOENCODING": "cp1251"}
+    prepared = piped(tmp_path, "draw", "prepare", "Сессия 1", "--regulation", "reg.toml", *dice, env=env)
+    assert prepared.returncode == 0, prepared.stderr.decode("cp1251", "replace")
+    for out in (prepared.stdout, piped(tmp_path, "draw", "publish", "Сессия 1", env=env).stdout):
+        text = out.decode("utf-8")  # UTF-8 whatever the code page
+        assert "Сессия 1" in text and "Белова Б. Б." in text and "\\u04" not in text
+        assert "Сессия 1" in json.dumps(json.loads(text), ensure_ascii=False)  # the same text once parsed
+    value = piped(tmp_path, "draw", "public-value", "Сессия 1", "--dice", "12345612", "--dice", "65432165")
+    assert value.returncode == 0
+    assert piped(tmp_path, "draw", "run", "Сессия 1").returncode == 0
+    assert piped(tmp_path, "draw", "reveal", "Сессия 1").returncode == 0
+    assert piped(tmp_path, "draw", "bundle", "Сессия 1", "--out", "b.json").returncode == 0
+    data = (tmp_path / "b.json").read_bytes().decode("utf-8")
+    assert "Сессия 1" in data and "Орлов О. О." in data
+    # only the ledger entries' exact bytes, which are canonical JSON (docs/bundle.md §5, §7), keep their escapes
+    bundle = json.loads(data)
+    entries = [bundle.pop("seal_entry"), bundle.pop("commitment_entry"), *(d.pop("entry") for d in bundle["drawn"])]
+    assert "\\u04" in entries[1] and "\\u04" not in json.dumps(bundle, ensure_ascii=False)
+    assert "\\u04" not in data.replace(json.dumps(entries[1])[1:-1], "")
+    verified = piped(tmp_path, "draw", "verify", "b.json")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_json_text_escapes_only_what_hides_or_acts() -> None:
+    """Printable text as itself; what a terminal obeys or a reader cannot see stays an escape (checked against
+    unicodedata's categories, not the module's own list), and the text parses back to the same value."""
+    import unicodedata
+
+    from dealer.core.json_types import json_text
+
+    value = {"name": "Иванов ♠ é 😀", "tricky": "".join(chr(c) for c in range(0x20, 0x3000))}
+    text = json_text(value)
+    assert json.loads(text) == value and "Иванов ♠ é 😀" in text
+    shown = [c for c in text if ord(c) >= 0x7F]
+    assert all(unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp", "Cs") for c in shown)
+    escaped = {int(h, 16) for h in re.findall(r"\\u([0-9a-f]{4})", text)}
+    assert {0x7F, 0x9B, 0x200E, 0x202E, 0x2028, 0x2066} <= escaped
+    assert all(unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp", "Cn", "Co", "Cs") for c in escaped)

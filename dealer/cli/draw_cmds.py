@@ -6,7 +6,6 @@ it is what gets published, and it must parse whatever the terminal's width.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -242,7 +241,9 @@ def bundle_cmd(
 
     with open_bank(bank, keys) as b:
         bundle = Director(b).bundle(label)
-    output.write_text(json.dumps(bundle, indent=1, sort_keys=True) + "\n")
+    from dealer.core.json_types import json_text
+
+    output.write_text(json_text(bundle) + "\n", encoding="utf-8")
     out.print(
         t("wrote {output}: {n} drawn deals with openings and proofs", output=output, n=len(bundle["drawn"])),
         markup=False,

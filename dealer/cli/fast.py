@@ -236,9 +236,11 @@ def _bank_status(args: list[str]) -> Output:
     def compute() -> Output:
         st = bank_status(bank, keys)
         if "--json" in found:
-            import json
+            from dealer.core.json_types import json_text
 
-            return json.dumps(st, indent=2, sort_keys=False) + "\n", "", 0  # as ``machine.print_json``
+            if not sys.stdout.encoding.lower().replace("-", "").startswith("utf"):
+                raise Doubt  # machine.print_json writes UTF-8 bytes past the console's encoding
+            return json_text(st, sort_keys=False) + "\n", "", 0  # as ``machine.print_json``
         spec = bank_status_table(st)
         return _table(spec) + "".join(line + "\n" for line in spec.lines), "", 0
 
@@ -427,7 +429,10 @@ def _private(path: Path) -> bool:
     """Only this user's own cache is believed: owned by them and writable by nobody else (the key can be
     guessed, so a file another user planted in a shared XDG_CACHE_HOME is not printed)."""
     status = os.stat(path)
-    return status.st_uid == os.getuid() and not status.st_mode & 0o022
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: no owner ids in stat; the cache is in the user's own profile, private by its ACL
+        return True
+    return bool(status.st_uid == getuid() and not status.st_mode & 0o022)
 
 
 KEEP = 32  # help renderings kept (a new version or an edited help text makes new ones; the oldest go)

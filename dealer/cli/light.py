@@ -92,7 +92,7 @@ def deal_show_text(pbn: str, lang: str, ascii_suits: bool) -> tuple[str, str]:
 
     deal = Deal.from_pbn(pbn)
     diagram = compass_diagram(deal, lang, "ascii" if ascii_suits else "unicode")
-    return diagram, "\n" + t("Deal number {number}", number=format_deal_number(deal.rank()))
+    return diagram, "\n" + t("Deal number {number}", number=format_deal_number(deal.rank(), lang))
 
 
 def regulation_tables(path: Path | None) -> list[TableSpec]:

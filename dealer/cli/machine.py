@@ -7,15 +7,23 @@ copying a hash) reads goes through here instead.
 
 from __future__ import annotations
 
-import json
 import sys
+
+from dealer.core.json_types import json_text
 
 
 def print_json(value: object, sort_keys: bool = True) -> None:
-    """JSON, indented, UTF-8, one trailing newline; never wrapped, never coloured."""
-    print_line(json.dumps(value, indent=2, sort_keys=sort_keys))
+    """JSON (``json_text``), UTF-8, one trailing newline; never wrapped, never coloured."""
+    print_line(json_text(value, sort_keys))
 
 
 def print_line(text: str) -> None:
-    sys.stdout.write(text + "\n")
+    """One line as UTF-8 bytes, whatever the console's or the locale's encoding (a Windows code page cannot hold
+    every name; machine output is UTF-8 everywhere)."""
     sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a stream of text only (a test's capture)
+        sys.stdout.write(text + "\n")
+    else:
+        buffer.write((text + "\n").encode("utf-8", "backslashreplace"))
+        buffer.flush()

@@ -47,7 +47,8 @@ def simulate_machine(
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+            with contextlib.suppress(NotImplementedError):  # Windows' loops take no handlers: Ctrl+C stops it there
+                loop.add_signal_handler(sig, stop.set)
         runner = loop.create_task(machine.run())
         await stop.wait()
         runner.cancel()

@@ -83,13 +83,20 @@ def deal_from_rank(number: int) -> Deal:
     return Deal._trusted(bytes(seats))
 
 
-def format_deal_number(number: int) -> str:
-    """Big Deal's ``.goe`` style: thousands separated by commas."""
-    return f"{number:,}"
+GROUP_SEPARATOR = {"ru": "\u00a0"}  # CLDR's (Babel's) group symbol: a no-break space in Russian; commas otherwise
+
+
+def format_deal_number(number: int, lang: str = "en") -> str:
+    """Thousands grouped as the language writes them: Big Deal's ``.goe`` commas in English, ``6 365 545 …``
+    with no-break spaces in Russian."""
+    return f"{number:,}".replace(",", GROUP_SEPARATOR.get(lang, ","))
 
 
 def parse_deal_number(text: str) -> int:
-    cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
+    """A deal number as people write it: grouped by commas, underscores, spaces or no-break spaces, or not."""
+    cleaned = text.strip()
+    for separator in (",", "_", " ", "\u00a0", "\u202f"):
+        cleaned = cleaned.replace(separator, "")
     if not cleaned.isdecimal():
         raise DealNumberError("deal number {text!r} is not a whole number", text=text)
     value = int(cleaned)

@@ -24,7 +24,8 @@ from dealer.bank.errors import BankError
 from dealer.bank.ledger import Entry, EntryKind, entry_hash
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
-from dealer.core.diagram import hand_lines
+from dealer.core.cards import Card
+from dealer.core.diagram import RANK_DISPLAY, SUIT_DISPLAY, hand_lines
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
@@ -191,6 +192,18 @@ def _revealed(bank: LedgerReader, label: str) -> bool:
         return bank.get_draw(label).state == "revealed"
     except BankError:  # no such draw (boards made from a file): nothing says its deals are public
         return False
+
+
+def _card_text(card: object, m: Messages) -> str:
+    """A card the board-making journal names (``♠A``, as the machine wrote it) in the act's language: ``♠Т``."""
+    if not card:
+        return m("doc.dash")
+    try:
+        parsed = Card.parse(str(card))
+    except ValueError:
+        return str(card)
+    ranks = RANK_DISPLAY.get(m.lang, RANK_DISPLAY["en"])
+    return f"{SUIT_DISPLAY['unicode'][parsed.suit]}{ranks[parsed.rank]}"
 
 
 def _pocket(letter: object, m: Messages) -> str:
@@ -522,7 +535,7 @@ def boards_act(
                 str(f.get("copy")),
                 str(f.get("attempt")),
                 _reason(str(f.get("reason")), m),
-                str(f.get("card") or m("doc.dash")),
+                _card_text(f.get("card"), m),
                 f"{_pocket(f.get('pocket'), m)} / {_pocket(f.get('expected'), m)}",
                 m("doc.yes") if (f.get("board"), f.get("copy")) in done_set else m("doc.no"),
             )

@@ -2,8 +2,10 @@
 
 Each issued document is two files in the documents folder, ``NNN-<kind>-<lang>.pdf`` and the same name with
 ``.json`` (what it says, for the day's record), and one ledger entry of kind ``document``:
-``{"doc": kind, "number": n, "lang", "file", "sha256", "content_sha256", "date", "session"}``. Numbers run
-1, 2, 3, … per bank. ``verify_file`` finds a printed copy's file hash in the ledger.
+``{"doc": kind, "number": n, "lang", "file", "sha256", "content_sha256", "date", "session"}``. Each type of
+document has its own numbers in a bank (Протокол жеребьёвки № 1, № 2, …; Акт проверки оборудования № 1, …): the
+next is one more than the highest of its type (a bank numbered before keeps its numbers, and its files, apart); the
+type in the file's name keeps names unique. ``verify_file`` finds a printed copy's file hash in the ledger.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ class Issued:
     title: str
 
 
-def next_number(bank: LedgerReader) -> int:
-    return len(bank.entries_of_kind(DOCUMENT_ENTRY)) + 1
+def next_number(bank: LedgerReader, kind: str) -> int:
+    """The next number of a document of this type: one more than the highest issued of it (1 for the first)."""
+    numbers = [int(e.data["number"]) for e in bank.entries_of_kind(DOCUMENT_ENTRY) if e.data.get("doc") == kind]
+    return max(numbers, default=0) + 1
 
 
 def local_day(moment: datetime) -> date:
@@ -52,19 +56,22 @@ def local_day(moment: datetime) -> date:
 def issue(
     bank: DocumentBank,
     out_dir: Path,
+    kind: str,
     build: Callable[[int, datetime], Document],
     render: Callable[[Document], bytes] | None = None,
     session: str | None = None,
     now: datetime | None = None,
 ) -> Issued:
-    """Number the document, build and render it, write it and record its hash; returns where it went."""
+    """Number the document (``kind``: its type, numbered on its own), build and render it, write it and record its
+    hash; returns where it went."""
     if render is None:
         from .pdf import render_document
 
         render = render_document
     moment = now or datetime.now(UTC)
-    number = next_number(bank)
+    number = next_number(bank, kind)
     doc = build(number, moment)
+    assert doc.kind == kind, (doc.kind, kind)  # the number was taken in the sequence of the type built
     pdf = render(doc)
     content = (json.dumps(doc.to_dict(), ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
     stem = f"{number:03d}-{doc.kind}-{doc.lang}"
@@ -145,4 +152,4 @@ def issue_day(bank: DocumentBank, out_dir: Path, day: date, lang: str, now: date
         columns = (m("day.col.document"), m("day.col.sha"), m("doc.page"))
         return render_day(f"{title} ({doc.number_label})", m("day.contents"), columns, docs, m("doc.page"))
 
-    return issue(bank, out_dir, build, render, now=now)
+    return issue(bank, out_dir, DAY_KIND, build, render, now=now)

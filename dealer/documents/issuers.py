@@ -44,7 +44,7 @@ def issue_bank_act(
 ) -> Issued:
     verdict = audit_verdict(bank, lang) if audit else None
     ctx = _ctx(reg, lang, witnesses)
-    return issue(bank, out_dir, lambda n, t: acts.bank_act(bank, ctx(n, t), verdict))
+    return issue(bank, out_dir, "bank", lambda n, t: acts.bank_act(bank, ctx(n, t), verdict))
 
 
 def issue_draw_protocol(
@@ -52,7 +52,7 @@ def issue_draw_protocol(
 ) -> Issued:
     bank.get_draw(label)  # an unknown label is refused before a number is taken
     ctx = _ctx(reg, lang, witnesses)
-    return issue(bank, out_dir, lambda n, t: acts.draw_protocol(bank, ctx(n, t), label), session=label)
+    return issue(bank, out_dir, "draw", lambda n, t: acts.draw_protocol(bank, ctx(n, t), label), session=label)
 
 
 def issue_draw_annex(
@@ -65,7 +65,9 @@ def issue_draw_annex(
         raise acts.not_revealed(label, rec.state)
     drawn = [item.deal for item in Director(bank).drawn_deals(label)]
     ctx = _ctx(reg, lang, witnesses)
-    return issue(bank, out_dir, lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label)
+    return issue(
+        bank, out_dir, "draw-annex", lambda n, t: acts.draw_annex(bank, ctx(n, t), label, drawn), session=label
+    )
 
 
 def read_journal(path: Path | None, at_rest: AtRest | None = None) -> JsonObject | None:
@@ -96,7 +98,9 @@ def issue_boards_act(
         files = {journal.name: sha256(journal.read_bytes()).hexdigest()}
     ctx = _ctx(reg, lang, witnesses)
     acts.boards_act(bank, ctx(0, datetime.now()), label, data, files, shown)  # refuses before a number is taken
-    return issue(bank, out_dir, lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files, shown), session=label)
+    return issue(
+        bank, out_dir, "boards", lambda n, t: acts.boards_act(bank, ctx(n, t), label, data, files, shown), session=label
+    )
 
 
 def issue_equipment_act(
@@ -105,7 +109,7 @@ def issue_equipment_act(
     if not acts.check_entries(bank, session):
         raise acts.no_checks(session)
     ctx = _ctx(reg, lang, witnesses)
-    return issue(bank, out_dir, lambda n, t: acts.equipment_act(bank, ctx(n, t), session), session=session)
+    return issue(bank, out_dir, "equipment", lambda n, t: acts.equipment_act(bank, ctx(n, t), session), session=session)
 
 
 def closed_audit(deals: Sequence[tuple[int, Deal, str]], lang: str) -> AuditVerdict | None:
@@ -135,5 +139,9 @@ def issue_closed_act(
     verdict = closed_audit(deals, lang)
     acts.closed_act(bank, ctx(0, datetime.now()), session, boards, verdict)  # refuses before a number is taken
     return issue(
-        bank, out_dir, lambda n, t: acts.closed_act(bank, ctx(n, t), session, boards, verdict), session=session
+        bank,
+        out_dir,
+        "closed",
+        lambda n, t: acts.closed_act(bank, ctx(n, t), session, boards, verdict),
+        session=session,
     )

@@ -54,28 +54,45 @@ def _heading(pdf: FPDF, text: str) -> None:
         return
     if pdf.get_y() > 297 - 40:
         pdf.add_page()
-    pdf.ln(2)
+    pdf.ln(1.5)
     pdf.set_font("DejaVu", "B", 10.5)
-    pdf.multi_cell(WIDTH, 5.5, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(WIDTH, 5.0, text, new_x="LMARGIN", new_y="NEXT")
     pdf.ln(0.5)
+
+
+FIELD_LINE = 4.25  # mm a line of a field's label or value takes (9 pt)
 
 
 def _fields(pdf: FPDF, block: Fields) -> None:
     _heading(pdf, block.heading)
-    label_w = 68.0
+    label_w = 74.0
     for label, value in block.items:
         pdf.set_font("DejaVu", "", 9)
         if pdf.get_y() > 297 - 26:
             pdf.add_page()
         y, page = pdf.get_y(), pdf.page_no()
         pdf.set_text_color(*GREY)
-        pdf.multi_cell(label_w - 2, 4.6, label, align="L", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(label_w - 2, FIELD_LINE, label, align="L", new_x="LMARGIN", new_y="NEXT")
         end_label = pdf.get_y()
         pdf.set_xy(MARGIN + label_w, y)
         pdf.set_text_color(*INK)
-        pdf.multi_cell(WIDTH - label_w, 4.6, value, align="L", new_x="LMARGIN", new_y="NEXT")
+        _value_font(pdf, value, WIDTH - label_w)
+        pdf.multi_cell(WIDTH - label_w, FIELD_LINE, value, align="L", new_x="LMARGIN", new_y="NEXT")
         if pdf.page_no() == page:  # continue below the taller of the label and the value
             pdf.set_y(max(pdf.get_y(), end_label))
+
+
+def _value_font(pdf: FPDF, value: str, width: float) -> None:
+    """A field's value at 9 pt; a hash or id in it (a word longer than ``LONG_WORD``) set smaller, down to 7 pt,
+    so that it keeps one line instead of breaking over two."""
+    size = 9.0
+    longest = max(value.split(), key=len, default="")
+    while len(longest) > LONG_WORD and size > 7.0:
+        pdf.set_font("DejaVu", "", size)
+        if pdf.get_string_width(longest) <= width - 2 * pdf.c_margin - 0.5:
+            break
+        size -= 0.25
+    pdf.set_font("DejaVu", "", size)
 
 
 PADDING = 0.8  # a table cell's padding on each side, mm
@@ -154,19 +171,21 @@ def _table(pdf: FPDF, block: Table, fit: Table | None = None) -> None:
 
 def _text(pdf: FPDF, block: Text) -> None:
     _heading(pdf, block.heading)
+    if not block.heading:
+        pdf.ln(1.5)  # set off from the block above
     pdf.set_font("DejaVu", "", 9)
     pdf.multi_cell(WIDTH, 4.6, block.text, align="L", new_x="LMARGIN", new_y="NEXT")
 
 
-SIGNATURE_ROW = 13.0  # mm a signature line takes
+SIGNATURE_ROW = 10.0  # mm a signature line takes (with its captions)
 NOTE_LINE = 3.6
 
 
 def _signatures_height(pdf: FPDF, doc: Document) -> float:
     """The signature block with its hash note, in mm: it is drawn whole on one page."""
-    height = 3.0 + 2.0 + SIGNATURE_ROW * len(doc.signatures)
+    height = 1.5 + 2.0 + SIGNATURE_ROW * len(doc.signatures)
     if doc.labels.get("signatures"):
-        height += 8.5
+        height += 7.5
     note = doc.labels.get("hash_note", "")
     if note:
         pdf.set_font("DejaVu", "", 7)
@@ -177,11 +196,11 @@ def _signatures_height(pdf: FPDF, doc: Document) -> float:
 
 
 def _signatures(pdf: FPDF, doc: Document) -> None:
-    pdf.ln(3)
+    pdf.ln(1.5)
     _heading(pdf, doc.labels.get("signatures", ""))
     pdf.ln(2)
     for sig in doc.signatures:
-        y = pdf.get_y() + 7
+        y = pdf.get_y() + 6
         pdf.set_font("DejaVu", "", 9)
         pdf.text(MARGIN, y, sig.role)
         pdf.set_draw_color(*INK)
@@ -196,7 +215,7 @@ def _signatures(pdf: FPDF, doc: Document) -> None:
         pdf.text(MARGIN + 55, y + 3.5, doc.labels.get("signature", ""))
         pdf.text(MARGIN + 112, y + 3.5, doc.labels.get("name", ""))
         pdf.set_text_color(*INK)
-        pdf.set_y(y + 6)
+        pdf.set_y(y + SIGNATURE_ROW - 6)
     note = doc.labels.get("hash_note", "")
     if note:
         pdf.ln(4)

@@ -160,9 +160,9 @@ def _station(data: object, i: int, source: str) -> StationConfig:
         url = _str(url, f"{where}.url", source)
     elif kind != "simulator":
         raise ConfigError("{where}.url is required for kind = {kind!r}", source, where=where, kind=kind)
-    if kind == "simulator" and url not in (None, "pty", "usb"):
+    if kind == "simulator" and url not in (None, "pty", "tcp", "usb"):
         raise ConfigError(
-            "{where}.url = {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)",
+            "{where}.url = {url!r}: a simulator sits on 'pty' (default), 'tcp' (loopback) or 'usb' (pyusb backend)",
             source,
             where=where,
             url=url,

@@ -8,7 +8,6 @@ Bodies and answers are the models of ``models.py``; the role check runs before a
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -23,6 +22,7 @@ from dealer.bank.ledger import canonical_json
 from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
+from dealer.core.json_types import json_text
 from dealer.custody import (
     CustodyError,
     CustodyLockedError,
@@ -373,8 +373,8 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_bundle(label: LabelParam) -> Response:
         bundle = await act(director.bundle, label)
         return Response(
-            json.dumps(bundle, indent=2, sort_keys=True),
-            media_type="application/json",
+            json_text(bundle) + "\n",  # Cyrillic as itself, as `dealer draw bundle` writes it
+            media_type="application/json; charset=utf-8",
             headers={
                 "Content-Disposition": _attachment(f"bundle-{session_slug(label)}.json"),
             },

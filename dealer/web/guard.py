@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import resource
 import socket
 import time
 from collections import Counter
@@ -45,8 +44,16 @@ WS_FRAME_FACTOR = 16  # the transport reads a WebSocket message up to 16 × max_
 ROLE_PREFIXES = ("/judge", "/director", "/api/judge/", "/api/director/")
 
 
+WINDOWS_SOCKETS = 16384  # Windows has no RLIMIT_NOFILE: sockets are kernel handles, bounded by memory alone
+
+
 def raise_file_limit() -> int:
-    """Raise this process's soft limit of open files to its hard limit (where allowed); the soft limit now."""
+    """Raise this process's soft limit of open files to its hard limit (where allowed); the soft limit now.
+    Where there is no such limit (Windows: no ``resource`` module) a fixed figure the guard shares out."""
+    try:
+        import resource
+    except ImportError:
+        return WINDOWS_SOCKETS
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
     if soft != resource.RLIM_INFINITY and soft < wanted:

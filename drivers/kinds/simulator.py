@@ -1,10 +1,13 @@
 """Device kind ``simulator``: the virtual dealing machine of :mod:`drivers.simulator` behind a pseudo-terminal
-(url ``pty`` or empty), or behind its pyusb backend (url ``usb``), driven by the same driver as hardware, so
-``make run`` exercises the serial path a real machine takes."""
+(url ``pty`` or empty), on a loopback TCP port that pyserial opens as ``socket://`` (url ``tcp``; the default
+where there is no pty, as on Windows), or behind its pyusb backend (url ``usb``), driven by the same driver as
+hardware, so ``make run`` exercises the serial path a real machine takes."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import importlib.util
 from typing import Any, Literal
 
 from dealer.core.events import FaultKind
@@ -30,6 +33,23 @@ SIM_FAULTS = {
 }
 RANDOM_FAULTS = (SimFault.JAM, SimFault.MISFEED, SimFault.UNREADABLE, SimFault.DUPLICATE_READ, SimFault.COVER_OPEN)
 USB_ID = "usb:1209:0001"  # the simulator's USB identity (pid.codes test VID/PID)
+HAS_PTY = importlib.util.find_spec("termios") is not None  # POSIX; Windows has none: the simulator takes TCP
+URLS = ("", "pty", "tcp", "usb", "simulator")
+
+
+def sim_serial(station: str) -> str:
+    """The simulated machine's serial number: ``SIM-<station>``; the protocol's serial is ASCII, so a station named
+    in Cyrillic («Стол 1») gets ``SIM-`` and 8 hex digits of its name's SHA-256 instead."""
+    if station.isascii() and station.isprintable():
+        return f"SIM-{station}"
+    return "SIM-" + hashlib.sha256(station.encode("utf-8")).hexdigest()[:8]
+
+
+def medium_of(url: str, has_pty: bool = HAS_PTY) -> Literal["pty", "tcp", "usb"]:
+    """Where the simulator sits for a station's url: ``usb``, ``tcp``, else a pty (TCP where there is none)."""
+    if url in ("usb", "tcp"):
+        return url  # type: ignore[return-value]
+    return "pty" if has_pty else "tcp"
 
 
 def fault_plan(options: DeviceOptions) -> FaultPlan:
@@ -46,12 +66,13 @@ class SimulatedMachine(MachineDevice):
     can_inject = True
 
     def __init__(self, kind: str, url: str, options: DeviceOptions) -> None:
-        if url not in ("", "pty", "usb", "simulator"):
+        if url not in URLS:
             raise DeviceError(
-                "simulator url {url!r}: a simulator sits on 'pty' (default) or 'usb' (pyusb backend)", url=url
+                "simulator url {url!r}: a simulator sits on 'pty' (default), 'tcp' (loopback) or 'usb' (pyusb backend)",
+                url=url,
             )
-        super().__init__(kind, url or "pty", options)
-        self.medium: Literal["pty", "usb"] = "usb" if url == "usb" else "pty"
+        self.medium: Literal["pty", "tcp", "usb"] = medium_of(url)
+        super().__init__(kind, url or self.medium, options)
         self._sim: SimulatorThread | None = None
 
     @classmethod
@@ -66,10 +87,10 @@ class SimulatedMachine(MachineDevice):
     async def open(self) -> None:
         o = self.options
         pace = o.pace if o.pace is not None else 52.0 / o.cards_per_second
-        machine = VirtualMachine(pace=pace, faults=fault_plan(o), serial=f"SIM-{o.name}", history_limit=64)
+        machine = VirtualMachine(pace=pace, faults=fault_plan(o), serial=sim_serial(o.name), history_limit=64)
         self._sim = SimulatorThread(machine, self.medium)
         await asyncio.to_thread(self._sim.start)
-        self.url = self._sim.url if self.medium == "pty" else f"{USB_ID} (simulator backend)"
+        self.url = self._sim.url if self.medium != "usb" else f"{USB_ID} (simulator backend)"
         try:
             await super().open()
         except Exception:

@@ -11,8 +11,6 @@ import contextlib
 import errno
 import os
 import tempfile
-import termios
-import tty
 from pathlib import Path
 
 from .machine import VirtualMachine
@@ -47,6 +45,9 @@ class PtyEndpoint:
         self.machine.unplug = self.pull_cable
 
     def _open(self) -> None:
+        import termios  # POSIX only: a pty exists where termios does (drivers.kinds.simulator falls back to TCP)
+        import tty
+
         assert self._loop is not None
         master, slave = os.openpty()
         tty.setraw(slave, termios.TCSANOW)

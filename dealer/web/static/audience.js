@@ -142,6 +142,7 @@
       const box = el("div", "seat seat-" + seat);
       box.dataset.seat = seat;
       const name = el("div", "seatname");
+      name.title = Cards.seatName(seat);
       name.append(el("span", "seatletter", Cards.seatLetter(seat)), el("span", "seatfull", " " + Cards.seatName(seat)));
       const hand = Cards.hand(h.open, h.hidden, known);
       name.appendChild(hand.querySelector(".backs"));  // the backs share the name's line: four suit rows below
@@ -158,6 +159,15 @@
     centre.appendChild(el("div", "phase", msg));
     compass.appendChild(centre);
     sec.replaceChildren(head, compass);
+    if (document.getElementById("stations").dataset.layout === "rows") fitLines(compass);
+  }
+  // a line a hand (two or more tables): a hand wider than its line is narrowed to fit, its cards keep their height
+  function fitLines(compass) {
+    for (const hand of compass.querySelectorAll(".seat .hand")) {
+      hand.style.transform = "";
+      const over = hand.scrollWidth / Math.max(1, hand.clientWidth);
+      if (over > 1) hand.style.transform = `scaleX(${(1 / over).toFixed(4)})`;
+    }
   }
   let scheduled = false;
   function schedule() {
@@ -165,16 +175,20 @@
     scheduled = true;
     requestAnimationFrame(() => {
       scheduled = false;
+      const main = document.getElementById("stations");
+      const n = state.stations.size;
+      main.dataset.count = String(n);
+      // one table: the compass; more: a line a hand (app.css), two tables one above the other, four in 2 × 2
+      main.dataset.layout = n > 1 ? "rows" : "compass";
+      main.style.setProperty("--cols", String(n === 2 ? 1 : Math.ceil(Math.sqrt(n || 1))));
       if (headerDirty) { renderHeader(); headerDirty = false; }
       for (const name of dirty) renderStation(state.stations.get(name));
       dirty.clear();
-      const main = document.getElementById("stations");
-      main.dataset.count = String(state.stations.size);
-      main.style.setProperty("--cols", String(Math.ceil(Math.sqrt(state.stations.size || 1))));
     });
   }
   function redrawAll() { headerDirty = true; for (const n of state.stations.keys()) dirty.add(n); schedule(); }
   I18N.onChange(redrawAll);
+  addEventListener("resize", redrawAll);
   const conn = document.getElementById("conn");
   function connect() {
     const stream = document.querySelector(".hall").dataset.stream === "remote" ? "remote" : "public";
