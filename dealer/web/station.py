@@ -21,6 +21,7 @@ import logging
 import os
 import time
 from collections import Counter, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,6 +158,9 @@ class Station:
         self._done_times: deque[float] = deque(maxlen=PACE_WINDOW)  # when each recent deal was accepted
         # Marks a deal in progress on disk, so a service killed mid-deal voids it on restart (``recover``).
         self.marker: Path | None = None
+        # The second copy of the bank brought to the ledger's first N entries before a commit is told to anyone
+        # (the service's ``copy_ledger``; None: no second copy). Its answer goes with the judge's "committed".
+        self.copy_ledger: Callable[[int], Awaitable[bool | None]] | None = None
 
     # -- crash recovery --------------------------------------------------------------------------------------
     async def _mark(self, attempt: int) -> None:
@@ -622,17 +626,22 @@ class Station:
         self._unmark()
         self.committed += 1
         self.last_bank_deal = committed.deal_id
+        size = committed.ledger_index + 1
+        copied = await self.copy_ledger(size) if self.copy_ledger is not None else None  # before anyone is told
         formed = await self.bank.call(self.bank.bank.deal_count)
         self.hub.publish(
             from_projection(
                 self.name, PublicDealCommitted(item.attempt, committed.deal_id, committed.ledger_head, formed)
             )
         )
-        size = committed.ledger_index + 1
         self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head, size))
         self.operator.send(
             OperatorCommitted(
-                station=self.name, bank_deal=committed.deal_id, formed=formed, ledger_head=committed.ledger_head
+                station=self.name,
+                bank_deal=committed.deal_id,
+                formed=formed,
+                ledger_head=committed.ledger_head,
+                copied=copied,
             )
         )
         if self.pending or self.running:
