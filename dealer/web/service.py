@@ -113,6 +113,8 @@ class Service:
             key = load_or_create_key(config.relay_key or config.var_dir / "relay.key")  # every message signed
             self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event, key=key)
             self.hub.sinks.append(self.relay_publisher.sink)
+            self.streams.shown_listeners.append(self.relay_publisher.hall_shown)  # sent once the hall showed it
+            self.hub.on_unwatched = self.relay_publisher.hall_shown  # (or at once, when no screen watches the hall)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
         self.closed: ClosedBoards | None = None
