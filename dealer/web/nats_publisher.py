@@ -120,15 +120,16 @@ class RelayPublisher:
 
     @property
     def pending(self) -> int:
-        return len(self._queue)
+        """Messages not yet stored in the stream (also those waiting for the hall's screen to show them)."""
+        return len(self._queue) + len(self._unshown)
 
     async def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued is stored in the stream (True) or ``timeout`` passes (False)."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while self._queue and loop.time() < end:
+        while self.pending and loop.time() < end:
             await asyncio.sleep(0.01)
-        return not self._queue
+        return not self.pending
 
     async def close(self, timeout: float = 2.0) -> None:
         self.hall_shown(self._seq, 0.0)  # the hall is closing: what it published and never showed goes out now
