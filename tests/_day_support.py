@@ -71,6 +71,7 @@ class DayConfig:
     open_cards: int = 32
     copies: int = 2
     bank_url: str | None = None  # a postgresql:// bank ([bank] url) instead of the SQLite file in var
+    bank_copy: Path | None = None  # [bank] copy: the bank's second copy (another disk)
 
     @property
     def var(self) -> Path:
@@ -104,7 +105,9 @@ class DayConfig:
             f'var_dir = "{self.var}"\nregulation = "{reg}"\n'
             "require_equipment_check = false\n"  # the day's tests press Start at once (tests/test_start_gate.py)
             f'[bank]\n{bank_key} = "{self.bank}"\n'
-            f'[secrets]\njudge = "{JUDGE}"\ndirector = "{DIRECTOR}"\n' + "\n".join(stations)
+            + (f'copy = "{self.bank_copy}"\n' if self.bank_copy is not None else "")
+            + f'[secrets]\njudge = "{JUDGE}"\ndirector = "{DIRECTOR}"\n'
+            + "\n".join(stations)
         )
         return cfg
 

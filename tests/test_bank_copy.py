@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from _waiting import wait_progress
 from _web_server import press_start, regulation, running_service, service_config
+from test_web_judge import Console, run_console, station_msg
 
 from dealer.bank.store import SqliteBank
 
@@ -35,6 +37,7 @@ def dealer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_copy_follows_the_bank_and_a_lost_disk_loses_no_acknowledged_deal(tmp_path: Path) -> None:
     usb = tmp_path / "usb" / "bank-copy.sqlite"
+    usb.parent.mkdir()  # the stick is mounted
     station = {"name": "A", "cards_per_second": 400.0, "fault_rate": 0.0}
     cfg = service_config(tmp_path / "laptop1", bank={"path": str(tmp_path / "laptop1" / "var" / "bank.sqlite"),
                                                      "copy": str(usb), "seal_every_deals": 0,
@@ -84,3 +87,33 @@ def test_restore_refuses_a_copy_that_is_not_a_whole_bank(tmp_path: Path) -> None
     assert r.returncode == 1 and "Traceback" not in r.stderr and not (tmp_path / "new" / "bank.sqlite").exists()
     r = dealer(tmp_path, "bank", "restore", "missing.sqlite", "--bank", "new/bank.sqlite")
     assert r.returncode == 1 and "no bank copy there" in r.stderr
+
+
+def test_a_copy_that_cannot_be_written_is_told_with_each_commit_and_shown_to_the_judge(tmp_path: Path) -> None:
+    """The stick is pulled out: each commit's acknowledgement to the judge says the copy does not hold it, the
+    console gets the copy's failure, and the missing mount point is not made again on the laptop's own disk."""
+    pulled = tmp_path / "usb"  # not there
+    cfg = service_config(tmp_path, bank={"path": str(tmp_path / "var" / "bank.sqlite"),
+                                         "copy": str(pulled / "bank-copy.sqlite"), "seal_every_deals": 0},
+                         stations=[{"name": "A", "cards_per_second": 2000.0}])  # fmt: skip
+
+    async def script(c: Console) -> None:
+        await c.cmd("connect", device="simulator")
+        await c.until(station_msg("ready"))
+        await c.cmd("start")
+        await c.until(station_msg("target_reached"))
+
+    with running_service(cfg, regulation(2, 32, target=3), autostart=False) as server:
+        console = run_console(server, script)
+    committed = [m for m in console.seen if m["type"] == "committed"]
+    assert len(committed) == 3 and all(m["copied"] is False for m in committed)
+    states = [m for m in console.seen if m["type"] == "bank_copy"]
+    assert states and all(not s["same"] and "no such folder" in s["error"] for s in states)
+    assert not pulled.exists()
+
+
+def test_a_postgresql_bank_takes_no_copy_file() -> None:
+    from dealer.web.config import ConfigError, config_from_dict
+
+    with pytest.raises(ConfigError, match="synchronous standby"):
+        config_from_dict({"bank": {"url": "postgresql://dealer@host/bank", "copy": "/media/usb/copy.sqlite"}}, "t")

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from _relay_support import Relay, hall_key, unique_event
 from _waiting import wait_progress
-from _web_server import regulation, running_service, service_config
+from _web_server import press_start, regulation, running_service, service_config
 
 from dealer.web.public_wire import subject
 
@@ -187,3 +187,146 @@ def test_a_relay_refuses_to_start_with_a_key_that_is_not_one(tmp_path: Path) -> 
         cwd=tmp_path,
     )
     assert r.returncode == 2 and "--hall-key" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+RELAY_DELAY = 1.0
+RELAY_DEALS = 5
+
+
+def test_no_event_reaches_a_relay_viewer_before_the_delay_after_the_hall_showed_it(
+    tmp_path: Path, nats_port: int, event: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The delay as an invariant for relays (#32 item 3), over every event, against a NATS server with credentials.
+
+    "The hall showed it" is when the hall's hub wrote the event to its screen (recorded in the hall's service; the
+    relay is another process on the same machine). Both ends are read on the wall clock, the one the hall stamps
+    and the relay releases by (the monotonic clock may run apart from it by the NTP slew, up to 0.5 ms a
+    second). A relay viewer
+    that stays, one that reconnects with ``Last-Event-ID`` after every 7 events and one that asks for ids ahead
+    record when each event reached them; none may be less than the delay after the hall. Relays used to count the
+    delay from when NATS stored a message, and the hall sent it to NATS before its own screen showed it."""
+    import threading
+    import time
+
+    from test_web_delay import Capture, read_stream
+
+    hall_url = f"nats://hall:{HALL_PASSWORD}@127.0.0.1:{nats_port}"
+    relay_url = f"nats://relay:{RELAY_PASSWORD}@127.0.0.1:{nats_port}"
+    station = {"name": "A", "cards_per_second": 150.0, "fault_rate": 0.1, "auto_redeal": True}
+    cfg = service_config(tmp_path, relay={"nats": hall_url, "event": event}, stations=[station])
+    with running_service(cfg, regulation(2, 32, target=RELAY_DEALS), autostart=True) as server:
+        hall = server.service.hub
+        shown: dict[int, float] = {}  # the hall's event id -> when its hub first wrote it to the hall's screen
+        hall_msgs: dict[int, dict[str, Any]] = {}
+
+        forward = hall.on_shown  # the remote stream's and the relays' listeners
+
+        def record(up_to: int, at: float) -> None:
+            now = time.time()  # read before the hall's publisher stamps the same showing
+            for i in range(len(shown) + 1, up_to + 1):
+                shown.setdefault(i, now)
+            assert forward is not None
+            forward(up_to, at)
+
+        def keep(event_id: int, data: bytes) -> None:
+            hall_msgs[event_id] = json.loads(data.split(b"\ndata: ", 1)[1])
+
+        hall.on_shown = record
+        hall.on_emit = keep
+        relay = Relay(event, RELAY_DELAY, url=relay_url, hall_key=hall_key(server))
+        ends = time.monotonic() + 180
+        stop = threading.Event()
+        hall_screen, steady, hopping, ahead = (
+            Capture("hall"),
+            Capture("steady"),
+            Capture("reconnecting"),
+            Capture("ahead"),
+        )
+        contents: dict[int, dict[str, Any]] = {}  # relay id -> what the steady viewer got under it
+
+        def run_hall() -> None:
+            while not stop.is_set():
+                read_stream(server.base, "/api/public/events", None, ends, hall_screen, 10**9)
+
+        def run_steady() -> None:
+            while not stop.is_set():
+                with httpx.stream("GET", relay.base + "/api/public/events", timeout=httpx.Timeout(10, read=3)) as r:
+                    steady.connections += 1
+                    event_id = None
+                    try:
+                        for line in r.iter_lines():
+                            now = time.time()
+                            if line.startswith("id: "):
+                                event_id = int(line[4:])
+                            elif line.startswith("data: ") and event_id is not None:
+                                steady.seen.append((event_id, now))
+                                contents[event_id] = json.loads(line[6:])
+                            if stop.is_set():
+                                break
+                    except httpx.ReadTimeout:
+                        pass
+
+        def run_hopping() -> None:
+            last: int | None = None
+            while not stop.is_set():
+                last = read_stream(relay.base, "/api/public/events", last, ends, hopping, 7, time.time)
+
+        def run_ahead() -> None:
+            while not stop.is_set():
+                read_stream(relay.base, "/api/public/events", hall.last_id + 5, ends, ahead, 3, time.time)
+
+        def guarded(run: Any) -> Any:
+            def go() -> None:
+                try:
+                    run()
+                except httpx.TransportError:
+                    assert stop.is_set(), "a viewer lost its server before the end"
+
+            return go
+
+        threads = [
+            threading.Thread(target=guarded(f), daemon=True) for f in (run_hall, run_steady, run_hopping, run_ahead)
+        ]
+        try:
+            for t in threads:
+                t.start()
+            wait_progress(lambda: hall.clients >= 1 and steady.connections >= 1, lambda: len(shown), "the viewers")
+            base = hall.last_id  # the start-up messages, published before the hall's screen connected
+            press_start(server)
+            wait_progress(
+                lambda: (
+                    hall.state.bank["formed"] >= RELAY_DEALS
+                    and max((i for i, _ in steady.seen), default=0) >= hall.last_id
+                ),
+                lambda: (hall.last_id, len(steady.seen)),
+                "the session to reach the relay's steady viewer",
+            )
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(15)
+            relay.stop()
+    # the relay's ids are the stream's numbers; the hall sent every message, in order: the same numbers
+    events = {i: m for i, m in contents.items() if i > base and m["type"] != "snapshot"}
+    top = max(events)  # the hall may have published more after the wait ended (the station's last status)
+    assert sorted(events) == list(range(base + 1, top + 1)), "the steady viewer missed an event"
+    assert all(m == hall_msgs[i] for i, m in events.items()), "a relay event is not the hall's event of its id"
+    checked, early, closest = 0, [], float("inf")
+    for cap in (steady, hopping, ahead):
+        for event_id, arrived in cap.seen:
+            if event_id <= base:
+                continue  # shown before the hall's screen was there to record it
+            margin = arrived - shown[event_id] - RELAY_DELAY
+            closest = min(closest, margin)
+            checked += 1
+            if margin < 0:
+                early.append((cap.name, event_id, round(margin, 4)))
+    assert not early, f"{len(early)} of {checked} early: {early[:10]}"
+    cards = sum(1 for m in hall_msgs.values() if m["type"] == "card")
+    assert cards >= RELAY_DEALS * 32 and hopping.connections > 3 and ahead.connections >= 2
+    with capsys.disabled():
+        print(
+            f"\nrelay delay {RELAY_DELAY} s: {checked} relay-viewer arrivals checked ({top - base} events, "
+            f"{cards} open cards; {hopping.connections} reconnections with Last-Event-ID, {ahead.connections} with "
+            f"an id ahead), early: 0; closest {closest * 1000:.1f} ms past the delay"
+        )

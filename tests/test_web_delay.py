@@ -36,8 +36,17 @@ class Capture:
     connections: int = 0
 
 
-def read_stream(base: str, path: str, last_event_id: int | None, until: float, cap: Capture, stop_after: int) -> int:
-    """Read one SSE connection until ``stop_after`` events or ``until``; the last id seen."""
+def read_stream(
+    base: str,
+    path: str,
+    last_event_id: int | None,
+    until: float,
+    cap: Capture,
+    stop_after: int,
+    clock: Callable[[], float] = time.monotonic,
+) -> int:
+    """Read one SSE connection until ``stop_after`` events or ``until`` (monotonic); the last id seen. Arrivals are
+    read on ``clock``."""
     headers = {"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {}
     last = last_event_id or 0
     got = 0
@@ -47,7 +56,7 @@ def read_stream(base: str, path: str, last_event_id: int | None, until: float, c
         event_id = None
         try:
             for line in r.iter_lines():
-                now = time.monotonic()
+                now = clock()
                 if line.startswith("id: "):
                     event_id = int(line[4:])
                 elif line.startswith("data: ") and event_id is not None:

@@ -356,19 +356,36 @@ class SqliteBank:
     def copy_to(self, path: Path) -> tuple[int, str]:
         """A whole, consistent copy of this bank in ``path`` (SQLite's online backup: the destination is written
         in one transaction, so a copy interrupted midway keeps its previous content), owner-only; then the copy
-        is opened on its own and its ledger's (size, head) returned, for the caller to compare with ``anchor``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        is opened on its own and its ledger's (size, head) returned, for the caller to compare with ``anchor``.
+        The folder must be there: a pulled-out stick's mount point is not made again on the laptop's own disk."""
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"{path.parent}: no such folder (is the disk of the copy there?)")
         if not path.exists():
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         target = sqlite3.connect(path, timeout=self.busy_timeout, isolation_level=None)
         try:
+            target.execute("PRAGMA synchronous=FULL")  # the copy's commit is on its disk when backup returns
             with self._lock:
                 self._db.backup(target)
-            target.execute("PRAGMA synchronous=FULL")
         finally:
             target.close()
+        self._copy_custody(path)
         with SqliteBank(path, self.key_dir, read_only=True) as copy:
             return copy.anchor()
+
+    def _copy_custody(self, path: Path) -> None:
+        """The custody record (sealed under the chief judge's passphrase: no secret in the clear) beside the copy,
+        so a restored bank keeps its signing key; written only when it changed."""
+        from dealer.custody.files import copy_record_path, record_path
+        from dealer.fsutil import write_atomic
+
+        try:
+            record = record_path(self.key_dir).read_bytes()
+        except FileNotFoundError:
+            return
+        beside = copy_record_path(path)
+        if not beside.exists() or beside.read_bytes() != record:
+            write_atomic(beside, record)
 
     def unsealed(self) -> tuple[int, int]:
         """Ledger entries after the latest seal entry, and deals after the deals it covers (for automatic seals)."""

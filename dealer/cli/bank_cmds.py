@@ -198,7 +198,9 @@ def restore_cmd(
     import shutil
     import sqlite3
 
+    from dealer.custody.files import copy_record_path, record_path
     from dealer.draw.verify import verify_file
+    from dealer.fsutil import write_atomic
 
     if not copy.is_file():
         raise fail(t("{copy}: no bank copy there", copy=copy))
@@ -227,6 +229,10 @@ def restore_cmd(
         t("restored {bank} from {copy}: {n} ledger entries chained", bank=bank, copy=copy, n=report.entries),
         markup=False,
     )
+    record, beside = copy_record_path(copy), record_path(bank.parent)
+    if record.is_file() and not beside.exists():  # the bank's signing key, still sealed under the passphrase
+        write_atomic(beside, record.read_bytes())
+        out.print(t("the custody record restored beside it: {path}", path=beside), markup=False)
 
 
 @bank_app.command("import")

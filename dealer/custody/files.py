@@ -21,6 +21,11 @@ def record_path(key_dir: Path) -> Path:
     return key_dir / RECORD_FILE
 
 
+def copy_record_path(copy: Path) -> Path:
+    """Where a second copy of the bank (``[bank] copy``) keeps the custody record beside it (it is sealed)."""
+    return copy.with_name(copy.name + ".custody.json")
+
+
 def read_record(key_dir: Path) -> CustodyRecord:
     path = record_path(key_dir)
     try:

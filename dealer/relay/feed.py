@@ -2,9 +2,11 @@
 
 Ids given to viewers are the stream's sequence numbers, the same on every relay, so a viewer who reconnects to
 another relay resumes with ``Last-Event-ID`` where it left off. The broadcast delay for remote viewers is applied
-here: a message is released ``delay`` seconds after the stream stored it (its JetStream timestamp), so relays
-started at different times release each message at the same moment, and a relay started late serves the old part
-of the stream at once.
+here: a message is released ``delay`` seconds after the hall showed it on its own screen (the hall's signed
+``Dealer-Shown`` time; the hall sends a message to NATS only once it has shown it) and after the stream stored it
+(its JetStream timestamp), whichever is later — so no viewer of a relay sees an event less than ``delay`` after
+the hall did, relays started at different times release each message at the same moment, and a relay started
+late serves the old part of the stream at once.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dealer.core.json_types import JsonObject
 from dealer.web.hub import PublicHub
 from dealer.web.nats_publisher import ensure_stream, redact_url
 from dealer.web.public_wire import WireError, decode, subject
-from dealer.web.relay_signing import Verifier
+from dealer.web.relay_signing import Verifier, shown_at
 
 if TYPE_CHECKING:  # nats loads only when a relay is configured
     from nats.aio.client import Client
@@ -128,7 +130,8 @@ class RelayFeed:
         if self.delay <= 0 and not self._pending:
             self._deliver(seq, data)
             return
-        release = meta.timestamp.timestamp() + self.delay
+        shown = shown_at(msg.headers) if forged is None and self.verifier is not None else None  # signed only
+        release = max(meta.timestamp.timestamp(), shown or 0.0) + self.delay
         self._pending.append((release, seq, data if data is not None else {}))
         self._wake.set()
 

@@ -245,6 +245,12 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
             )
         if "path" in bank:
             raise ConfigError("[bank] has both path and url: give one (path: SQLite file, url: PostgreSQL)", source)
+        if "copy" in bank:  # the server's own replication keeps a PostgreSQL bank's second copy, not a file
+            raise ConfigError(
+                "bank.copy is for a SQLite bank; a PostgreSQL bank's second copy is a synchronous standby "
+                "(streaming replication, docs/scale.md)",
+                source,
+            )
     seal_deals = bank.get("seal_every_deals", 50)
     if isinstance(seal_deals, bool) or not isinstance(seal_deals, int) or not 0 <= seal_deals <= 1_000_000:
         raise ConfigError(

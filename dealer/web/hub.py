@@ -126,6 +126,9 @@ class PublicHub:
         self._release: asyncio.TimerHandle | None = None
         # Called after each fan-out with (last id written, loop time): the hall tells its delayed twin (streams.py)
         self.on_shown: Callable[[int, float], None] | None = None
+        # Called when a message is published while nobody watches this hub (up to its id, loop time): the relays'
+        # publisher sends it at once (the remote twin keeps counting its delay from the publish, as before)
+        self.on_unwatched: Callable[[int, float], None] | None = None
         self._cleared_at = 0  # id of the latest "cleared": a client resuming from before it gets the snapshot
 
     # -- publishing ----------------------------------------------------------------------------------------
@@ -197,11 +200,14 @@ class PublicHub:
             self._first_id += drop
         if self.on_emit is not None:
             self.on_emit(self.last_id, data)
-        if (self._waiters or self._viewers) and self._flush_at is None:
+        if self._flush_at is None:
             loop = asyncio.get_running_loop()
-            at = max(loop.time(), self._last_flush + self.coalesce, self._quiet_until)
-            self._flush_at = at
-            loop.call_at(at, self._flush)
+            if self._waiters or self._viewers:
+                at = max(loop.time(), self._last_flush + self.coalesce, self._quiet_until)
+                self._flush_at = at
+                loop.call_at(at, self._flush)
+            elif self.on_unwatched is not None:  # nobody watches the hall: shown as it is published
+                self.on_unwatched(self.last_id, loop.time())
 
     def _flush(self, keepalive: bool = False) -> None:
         self._flush_at = None

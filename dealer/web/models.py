@@ -175,8 +175,10 @@ class RelayPublisherState(BaseModel):
 
 class BankCopyState(BaseModel):
     """The bank's second copy (``[bank] copy``): where, the ledger (size, head) it holds, whether that is the
-    bank's own at the last check, when it was made, and the last failure (a missing stick, a full disk)."""
+    bank's own at the last check, when it was made, and the last failure (a missing stick, a full disk).
+    Sent to the judge's consoles whenever it changes (``same`` false: the copy is behind the bank)."""
 
+    type: Literal["bank_copy"] = "bank_copy"
     path: str
     size: int
     head: str
@@ -226,6 +228,9 @@ class OperatorCommitted(BaseModel):
     bank_deal: int
     formed: int
     ledger_head: str | None = None
+    # the second copy ([bank] copy) checked to hold this deal before anyone was told; False: the copy is behind
+    # (see bank_copy), the deal is in the laptop's bank only; None: no second copy configured
+    copied: bool | None = None
 
 
 class OperatorBoard(BaseModel):
@@ -338,6 +343,7 @@ OperatorMessage = (
     | OperatorFault
     | OperatorCommitted
     | OperatorBoard
+    | BankCopyState
     | Heartbeat
     | Devices
     | CommandOk

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections import deque
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 from dealer.core.json_types import JsonObject
 
 from .public_wire import WireError, encode, stream_name, subject
-from .relay_signing import ID_HEADER, SIGNATURE_HEADER, public_hex, sign
+from .relay_signing import ID_HEADER, SHOWN_HEADER, SIGNATURE_HEADER, public_hex, sign
 
 if TYPE_CHECKING:  # nats loads only when a relay is configured
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -68,7 +69,10 @@ class RelayPublisher:
         self.dropped = 0
         self.refused = 0
         self._queue: deque[tuple[dict[str, str], bytes]] = deque()
-        self._seq = 0
+        # messages the hall has published but not yet shown on its screen: (the hall's number, payload); each is
+        # sent once shown, stamped with that time (the relays' delay counts from it)
+        self._unshown: deque[tuple[int, bytes]] = deque()
+        self._seq = 0  # the hall's number of the last message given (its hub's event id)
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._nc: Client | None = None
@@ -77,17 +81,31 @@ class RelayPublisher:
 
     # -- called by the hub (event loop thread) ------------------------------------------------------------
     def sink(self, msg: JsonObject) -> None:
+        """A message the hall publishes (called before the hall's hub numbers it: the numbers go one for one)."""
+        self._seq += 1
         try:
             data = encode(msg)
         except WireError as exc:  # never publish what is not public; the hall goes on
             self.refused += 1
             log.error("not sent to the relays: %s", exc)
             return
-        self._seq += 1
-        mid = f"{self.run_id}-{self._seq}"
-        headers = {ID_HEADER: mid}
+        self._unshown.append((self._seq, data))
+
+    def hall_shown(self, up_to: int, at: float) -> None:
+        """The hall's hub showed its messages up to number ``up_to`` (``at``: its loop time, unused: the relays
+        need the wall clock): they go to NATS now, each stamped with this moment in its signed headers."""
+        if not self._unshown or self._unshown[0][0] > up_to:
+            return
+        shown = f"{time.time():.6f}"
+        while self._unshown and self._unshown[0][0] <= up_to:
+            number, data = self._unshown.popleft()
+            self._send(number, data, shown)
+
+    def _send(self, number: int, data: bytes, shown: str) -> None:
+        mid = f"{self.run_id}-{number}"
+        headers = {ID_HEADER: mid, SHOWN_HEADER: shown}
         if self.key is not None:
-            headers[SIGNATURE_HEADER] = sign(self.key, self.event, mid, data)
+            headers[SIGNATURE_HEADER] = sign(self.key, self.event, mid, data, shown)
         self._queue.append((headers, data))
         if len(self._queue) > self.limit:
             self._queue.popleft()
@@ -102,17 +120,19 @@ class RelayPublisher:
 
     @property
     def pending(self) -> int:
-        return len(self._queue)
+        """Messages not yet stored in the stream (also those waiting for the hall's screen to show them)."""
+        return len(self._queue) + len(self._unshown)
 
     async def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued is stored in the stream (True) or ``timeout`` passes (False)."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while self._queue and loop.time() < end:
+        while self.pending and loop.time() < end:
             await asyncio.sleep(0.01)
-        return not self._queue
+        return not self.pending
 
     async def close(self, timeout: float = 2.0) -> None:
+        self.hall_shown(self._seq, 0.0)  # the hall is closing: what it published and never showed goes out now
         with contextlib.suppress(Exception):
             await self.flush(timeout)
         self._closing = True

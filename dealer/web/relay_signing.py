@@ -8,6 +8,10 @@ beside it in ``relay.key.pub``), not the bank's key. Each message travels with t
 ``dealer-relay-v1 \\n event \\n Nats-Msg-Id \\n payload``, so a signature holds for one event, one place in one
 run, and these bytes only. A relay started with ``--hall-key`` (the public key, or the ``.pub`` file) drops and
 counts a message with no signature, a wrong one, or a number of a run it has already passed (a replay).
+
+A third header, ``Dealer-Shown``, is when the hall showed the message on its own screen (seconds since the epoch,
+the hall's clock), signed with it (``dealer-relay-v2 \n event \n Nats-Msg-Id \n shown \n payload``): a relay's
+broadcast delay counts from it (``dealer.relay.feed``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from dealer.core.errors import DealerError
 
 SIGNATURE_HEADER = "Dealer-Signature"
 ID_HEADER = "Nats-Msg-Id"
-DOMAIN = b"dealer-relay-v1"
+SHOWN_HEADER = "Dealer-Shown"
+DOMAIN = b"dealer-relay-v2"
+_SHOWN = re.compile(r"^[0-9]{1,12}\.[0-9]{6}$")
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
 _MSG_ID = re.compile(r"^([0-9a-f]{1,32})-([0-9]{1,18})$")
 
@@ -78,12 +84,12 @@ def load_public_key(spec: str) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
 
 
-def _signed(event: str, msg_id: str, payload: bytes) -> bytes:
-    return b"\n".join((DOMAIN, event.encode(), msg_id.encode(), payload))
+def _signed(event: str, msg_id: str, payload: bytes, shown: str) -> bytes:
+    return b"\n".join((DOMAIN, event.encode(), msg_id.encode(), shown.encode(), payload))
 
 
-def sign(key: Ed25519PrivateKey, event: str, msg_id: str, payload: bytes) -> str:
-    return base64.b64encode(key.sign(_signed(event, msg_id, payload))).decode("ascii")
+def sign(key: Ed25519PrivateKey, event: str, msg_id: str, payload: bytes, shown: str) -> str:
+    return base64.b64encode(key.sign(_signed(event, msg_id, payload, shown))).decode("ascii")
 
 
 class Verifier:
@@ -98,13 +104,16 @@ class Verifier:
         """None when the message may be served; else why not (for the count and the log)."""
         headers = headers or {}
         msg_id, signature = headers.get(ID_HEADER, ""), headers.get(SIGNATURE_HEADER, "")
+        shown = headers.get(SHOWN_HEADER, "")
         if not signature:
             return "unsigned"
         found = _MSG_ID.match(msg_id)
         if found is None:
             return "no message id of the hall"
+        if not _SHOWN.match(shown):
+            return "no time the hall showed it"
         try:
-            self.key.verify(base64.b64decode(signature, validate=True), _signed(self.event, msg_id, payload))
+            self.key.verify(base64.b64decode(signature, validate=True), _signed(self.event, msg_id, payload, shown))
         except (InvalidSignature, ValueError):
             return "wrong signature"
         run, seq = found.group(1), int(found.group(2))
@@ -112,3 +121,9 @@ class Verifier:
             return "a replay of an earlier message"
         self.highest[run] = seq
         return None
+
+
+def shown_at(headers: dict[str, str] | None) -> float | None:
+    """When the hall showed a message (its signed ``Dealer-Shown``; check the signature first), or None."""
+    shown = (headers or {}).get(SHOWN_HEADER, "")
+    return float(shown) if _SHOWN.match(shown) else None

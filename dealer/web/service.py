@@ -113,6 +113,8 @@ class Service:
             key = load_or_create_key(config.relay_key or config.var_dir / "relay.key")  # every message signed
             self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event, key=key)
             self.hub.sinks.append(self.relay_publisher.sink)
+            self.streams.shown_listeners.append(self.relay_publisher.hall_shown)  # sent once the hall showed it
+            self.hub.on_unwatched = self.relay_publisher.hall_shown  # (or at once, when no screen watches the hall)
         self.operator = OperatorBus()
         self.jobs = JobRunner()  # long jobs: board making, hand records
         self.closed: ClosedBoards | None = None
@@ -127,6 +129,8 @@ class Service:
         }
         for station in self.stations.values():
             station.marker = config.var_dir / f"station-{station.name}.dealing"
+            if config.bank_copy is not None:  # a commit is told to nobody before the second copy holds it
+                station.copy_ledger = self.copy_ledger
         self.autostart = autostart
         self._ticker: asyncio.Task[None] | None = None
         self._anchor: tuple[int, str] | None = None
@@ -193,17 +197,31 @@ class Service:
         self.streams.publish(msg)
         self.operator.send(OperatorBank.model_validate(msg))
 
+    async def copy_ledger(self, size: int) -> bool | None:
+        """A station's commit, before anyone is told of it: the second copy brought to the ledger as it is now
+        and checked; True when the copy holds the first ``size`` entries (the commit), False when it is behind
+        (the judge sees why), None when there is no second copy."""
+        bank = self.bank.bank
+        if self.config.bank_copy is None or not isinstance(bank, _Copying) or not isinstance(bank, _Anchored):
+            return None
+        now_size, head = await self.bank.call(bank.anchor)
+        await self.copy_bank(now_size, head)
+        state = self.bank_copy
+        return state is not None and state.error is None and state.size >= size
+
     async def copy_bank(self, size: int, head: str) -> None:
         """The second copy (``[bank] copy``) brought to this anchor and checked: it must hold the same ledger."""
         target = self.config.bank_copy
         bank = self.bank.bank
         if target is None or not isinstance(bank, _Copying):
             return
+        previous = self.bank_copy
+        if previous is not None and previous.error is None and previous.size >= size and previous.same:
+            return  # already there (a commit's own copy, then the tick that saw the same anchor)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         try:
             copied = await self.bank.call(bank.copy_to, target)
         except Exception as exc:  # a missing stick, a full disk: the judge sees it, the hall deals on
-            previous = self.bank_copy
             self.bank_copy = BankCopyState(
                 path=str(target),
                 size=previous.size if previous else 0,
@@ -212,12 +230,15 @@ class Service:
                 at=previous.at if previous else None,
                 error=str(exc),
             )
-            log.error("bank copy %s failed: %s", target, exc)
+            if previous is None or previous.error != str(exc):  # logged once per new trouble, not per commit
+                log.error("bank copy %s failed: %s", target, exc)
+            self.operator.send(self.bank_copy)
             return
         same = copied == (size, head) or copied[0] > size  # a newer commit may have come in meanwhile
         self.bank_copy = BankCopyState(path=str(target), size=copied[0], head=copied[1], same=same, at=now)
         if copied[0] < size:
             log.error("bank copy %s holds %d ledger entries, the bank %d", target, copied[0], size)
+        self.operator.send(self.bank_copy)
 
     async def auto_seal(self) -> Seal | None:
         """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""

@@ -21,6 +21,7 @@ import logging
 import os
 import time
 from collections import Counter, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,7 +108,7 @@ class LedgerWrite:
     tries: int = 0
     error: str = ""
     since: float = field(default_factory=time.time)
-    void_by: str = ""  # a judge's void asked while this commit was on its way to the bank: decided when it ends
+    banked: bool = False  # the bank took this commit (it leaves the queue once its news is out)
 
     def view(self) -> JsonObject:
         return {"kind": self.kind, "attempt": self.attempt, "reason": self.reason or None, "tries": self.tries,
@@ -150,12 +151,16 @@ class Station:
         self._drainer: asyncio.Task[None] | None = None
         self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
         self._in_flight: LedgerWrite | None = None  # the write the bank's thread is making now
+        self._landed = asyncio.Event()  # set when the attempt in flight has ended (banked, refused or failed)
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._voided_deal: int | None = None  # the device deal id of the last void (its late fault is the same fault)
         self._done_times: deque[float] = deque(maxlen=PACE_WINDOW)  # when each recent deal was accepted
         # Marks a deal in progress on disk, so a service killed mid-deal voids it on restart (``recover``).
         self.marker: Path | None = None
+        # The second copy of the bank brought to the ledger's first N entries before a commit is told to anyone
+        # (the service's ``copy_ledger``; None: no second copy). Its answer goes with the judge's "committed".
+        self.copy_ledger: Callable[[int], Awaitable[bool | None]] | None = None
 
     # -- crash recovery --------------------------------------------------------------------------------------
     async def _mark(self, attempt: int) -> None:
@@ -495,11 +500,13 @@ class Station:
     async def _try(self, item: LedgerWrite) -> bool:
         """One attempt; True when the write is done (or turned into a void that is done)."""
         bank = self.bank.bank
+        landed = self._landed = asyncio.Event()
         self._in_flight = item
         try:
             if item.kind == "commit":
                 assert item.deal is not None and item.source is not None
                 committed = await self.bank.call(bank.commit_deal, item.deal, item.source)
+                item.banked = True
             else:
                 await self.bank.call(bank.void_deal, item.reason, self.name, item.detail)
         except BankUnavailableError as exc:
@@ -522,6 +529,7 @@ class Station:
             return False
         finally:
             self._in_flight = None
+            landed.set()
         if item.kind == "commit":
             self._committing -= 1
             await self._committed(item, committed)
@@ -538,8 +546,6 @@ class Station:
             log.warning("station %s: the bank cannot take the %s now: %s", self.name, item.kind, error)
             self._fault("guide.bank_waiting", {"detail": error, "n": len(self.pending) + 1}, kind=BANK_WAITING)
         item.error = error
-        if item.void_by and item.kind == "commit":  # the judge's void waited for this attempt: it failed, so void
-            self._turn_into_void(item, item.void_by, error)
 
     def _turn_into_void(self, item: LedgerWrite, who: str, holding: str) -> None:
         """A waiting commit given up by the judge: it becomes a void entry (queued in its place)."""
@@ -595,17 +601,21 @@ class Station:
         self._wake.set()
 
     async def void_pending(self, who: str) -> int:
-        """The judge: give up the deals waiting for the bank; each is voided with a ledger entry (queued too)."""
+        """The judge: give up the deals waiting for the bank; each is voided with a ledger entry (queued too).
+
+        A retry already in the bank's thread cannot be stopped: the void waits for that attempt to end, so what
+        it answers (and the state it sends) is what the ledger will hold — the deal banked (not counted), or
+        voided. It used to answer at once and decide the in-flight deal later: the judge was told "voided" while
+        the console still showed the deal as a commit on its way (a loaded run of test_bank_writers met it)."""
+        while self._in_flight is not None and self._in_flight.kind == "commit":
+            await self._landed.wait()  # bounded by the bank's own wait (busy_timeout)
         n = 0
         # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
         holding = next((w.error for w in self.pending if w.error), "")
         for item in self.pending:
-            if item.kind == "commit":
+            if item.kind == "commit" and not item.banked:
                 n += 1
-                if item is self._in_flight:  # on its way: if the bank takes it, it is banked; if not, it is voided
-                    item.void_by = who
-                else:
-                    self._turn_into_void(item, who, holding)
+                self._turn_into_void(item, who, holding)
         if not n:
             raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
         self._wake.set()
@@ -616,17 +626,22 @@ class Station:
         self._unmark()
         self.committed += 1
         self.last_bank_deal = committed.deal_id
+        size = committed.ledger_index + 1
+        copied = await self.copy_ledger(size) if self.copy_ledger is not None else None  # before anyone is told
         formed = await self.bank.call(self.bank.bank.deal_count)
         self.hub.publish(
             from_projection(
                 self.name, PublicDealCommitted(item.attempt, committed.deal_id, committed.ledger_head, formed)
             )
         )
-        size = committed.ledger_index + 1
         self.hub.publish(bank_message(formed, self.regulation.bank_target, committed.ledger_head, size))
         self.operator.send(
             OperatorCommitted(
-                station=self.name, bank_deal=committed.deal_id, formed=formed, ledger_head=committed.ledger_head
+                station=self.name,
+                bank_deal=committed.deal_id,
+                formed=formed,
+                ledger_head=committed.ledger_head,
+                copied=copied,
             )
         )
         if self.pending or self.running:
@@ -707,7 +722,7 @@ class Station:
             "show_cards": self.show_cards,
             "faults": list(self.faults)[:20],
             "voided": list(self.voided)[:50],
-            "pending": [w.view() for w in self.pending],
+            "pending": [w.view() for w in self.pending if not w.banked],
             "health": self.health(),
         }
         if self.show_cards:

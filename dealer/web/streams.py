@@ -5,6 +5,8 @@ the hall never waits for the remote delay and the remote stream never gets a mes
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .hub import PublicHub
 from .public import Message, PublicState
 
@@ -13,7 +15,13 @@ class PublicStreams:
     def __init__(self, hall: PublicHub, remote: PublicHub) -> None:
         self.hall = hall
         self.remote = remote
-        hall.on_shown = remote.hall_shown  # the remote delay counts from when the hall showed a message
+        # the remote delay (and the relays', through their publisher) counts from when the hall showed a message
+        self.shown_listeners: list[Callable[[int, float], None]] = [remote.hall_shown]
+        hall.on_shown = self._shown
+
+    def _shown(self, up_to: int, at: float) -> None:
+        for listener in self.shown_listeners:
+            listener(up_to, at)
 
     @property
     def state(self) -> PublicState:

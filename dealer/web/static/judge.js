@@ -5,6 +5,7 @@
   const t = I18N.t;
   const stations = new Map();
   let bank = { formed: 0, target: 0 };
+  let bankCopy = null;  // the second copy's state ([bank] copy); null: none configured
   let devices = [];
   let ws = null;
   let nextId = 1;
@@ -238,6 +239,13 @@
     // the ledger anchor, live: the judge notes SIZE:HASH in the act (`dealer bank verify --head SIZE:HASH`)
     document.getElementById("ledgerhead").textContent = bank.ledger_head ?
       (bank.ledger_size ? bank.ledger_size + ":" : "") + bank.ledger_head.slice(0, 16) : "—";
+    const copy = document.getElementById("bankcopy");
+    copy.hidden = !bankCopy;
+    if (bankCopy) {  // behind: a deal committed now is on this laptop's disk only
+      const key = bankCopy.error ? "judge.copy_failed" : bankCopy.same ? "judge.copy_same" : "judge.copy_behind";
+      copy.textContent = t(key, { size: bankCopy.size, error: bankCopy.error || "" });
+      copy.classList.toggle("warn", !bankCopy.same || !!bankCopy.error);
+    }
     renderEta();
   }
   function renderAll() { renderBank(); for (const st of stations.values()) renderStation(st); renderDevices(); }
@@ -247,7 +255,8 @@
     switch (m.type) {
       case "state":
         for (const st of m.stations) stations.set(st.station, st);
-        bank = m.bank; break;
+        bank = m.bank; bankCopy = m.bank_copy; break;
+      case "bank_copy": bankCopy = m; break;
       case "station": stations.set(m.station, m); break;
       case "card": {
         const st = stations.get(m.station);
