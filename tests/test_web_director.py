@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -9,6 +13,8 @@ import httpx
 from _web_server import press_start, regulation, running_service, service_config
 
 from dealer.draw.bundle import verify_bundle
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitment(tmp_path: Path) -> None:
@@ -41,6 +47,8 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
             snap = httpx.get(f"{server.base}/api/public/snapshot").json()
             hall = snap["commitment"]
             assert hall["commitment"] == published["commitment"] and hall["deals"] == 1
+            head = hall["head"]
+            assert head == published["head"] and re.fullmatch(r"\d+:[0-9a-f]{64}", head)
             assert hall["witnesses"] == ["Ann", "Boris"] and "16" not in hall["format"] and "d6" in hall["format"]
             assert hall.get("value") is None
             bad = d.post("/api/director/draws/s1/value", json={"dice": ["1234561", "65432165"]})
@@ -66,6 +74,13 @@ def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitme
             assert bundle.headers["content-disposition"].startswith("attachment")
             checks = verify_bundle(bundle.json())
             assert checks and all(c.ok for c in checks)
+            # the ledger head the hall showed at publish is one the bundle proves: officials note it there
+            (tmp_path / "b.json").write_bytes(bundle.content)
+            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            command = [sys.executable, "-m", "dealer", "--lang", "en", "draw", "verify", "b.json", "--head", head]
+            verified = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+            assert verified.returncode == 0, verified.stdout + verified.stderr
+            assert "right after the commitment" in verified.stdout
             # a judge cannot draw
             judge = httpx.post(f"{server.base}/api/director/seal", headers={"Authorization": f"Bearer {server.judge}"})
             assert judge.status_code == 403

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import TypedDict
 
-from dealer.bank.ledger import canonical_json
+from dealer.bank.ledger import canonical_json, entry_hash
 from dealer.bank.merkle import audit_path, tree_levels
 from dealer.bank.register import PlayedRegister
 from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
@@ -114,9 +114,13 @@ class Director:
         rec = self.bank.get_draw(label)
         doc = self.commitment(label)["commitment"]
         spec = PublicValueSpec.from_dict(doc["public_value"])
+        commit = self.bank.entry(rec.commit_index)
         return {
             "label": label,
             "commitment": commitment_hash(doc),
+            # the ledger head once the commitment was in it, as the draw protocol prints it: what officials note
+            # at publish and give to `dealer draw verify --head` (docs/bundle.md)
+            "head": f"{commit.index + 1}:{entry_hash(commit.encode())}",
             "deals": doc["n"],
             "kind": doc["kind"],
             "previous": doc["previous"],

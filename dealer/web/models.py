@@ -417,6 +417,7 @@ class PublicCommitment(BaseModel):
     type: Literal["commitment"] = "commitment"
     label: str
     commitment: str
+    head: str | None = None
     deals: int
     kind: str | None = None
     previous: JsonValue = None
@@ -555,6 +556,7 @@ class HallView(Reply):
 
     label: str
     commitment: str
+    head: str | None = None  # SIZE:HASH of the ledger once the commitment was in it
     deals: int
     kind: str
     previous: JsonValue = None

@@ -89,7 +89,7 @@ def bank_message(formed: int, target: int, ledger_head: str, ledger_size: int = 
 
 
 HALL_DRAW_KEYS = (
-    "label", "commitment", "deals", "kind", "previous", "drawn_before", "public_value", "public_value_spec",
+    "label", "commitment", "head", "deals", "kind", "previous", "drawn_before", "public_value", "public_value_spec",
     "witnesses", "format", "bits", "value", "state", "secret", "drawn", "reason",
 )  # fmt: skip
 

@@ -103,6 +103,7 @@ class CommitmentMsg(_Msg):
     type: Literal["commitment"]
     label: str
     commitment: str
+    head: str | None = None
     deals: int
     kind: str | None = None
     previous: str | None = None

@@ -91,6 +91,8 @@
       if (m.state === "revealed") c.appendChild(fact("audience.revealed", "K " + m.secret, "vreveal hash"));
       if (m.state === "void") c.appendChild(fact("audience.void", m.reason, "vvoid"));
       c.appendChild(fact("audience.commitment_hash", m.commitment, "hash"));
+      // the ledger head right after the commitment (SIZE:HASH): officials note it; `dealer draw verify --head` checks it
+      if (m.head) c.appendChild(fact("audience.commitment_head", m.head, "hash"));
     } else c.hidden = true;
   }
   // After the target nothing is re-dealt: the audience is not promised a re-deal that will not come.
