@@ -4,10 +4,15 @@
 of championship files needs three things per game and the problems. ``scan`` gives exactly what ``PBN.read``
 gives for those (same games, same lines, boards and deals, the same problems with the same reasons), faster:
 
-* a *plain* text (no ``{`` or ``;`` comments, no escapes, every ``[`` starting a line, CR only in CRLF, and
-  the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and ``[Dealer "…"]``
-  tags, one of each per block, each closed on its line) is split into blocks at empty lines and those tags
-  are found by plain string search: a handful of C passes over the text, no regular expression per tag;
+* a file's bytes (``_scan_bytes``: no escapes, every ``[`` starting a line once its comments are blanked, CR
+  only in CRLF, and the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and
+  ``[Dealer "…"]`` tags, one of each per block, each closed on its line) are read in a handful of C passes
+  over the whole file: each kind of comment found by one search for its mark and blanked, the tags' values
+  taken by one search, the blocks between empty lines made into the games' columns by ``map`` (no Python
+  code per game, but for the unusual ones); UTF-8 or Latin-1, with or without a BOM, are read alike;
+* a file whose bytes that path leaves (a comment mark that may be inside a tag, a problem to report, a value
+  that is not ASCII) is decoded (``_scan_text``): comments blanked where the reader's tokens find them, then
+  the same checks block by block;
 * any other text (or a check failing half-way) goes through the reader's own games (``pbn.games``), so the
   strict reader decides;
 * a ``Deal`` value is parsed once per import (``DealCache``): the same deal of the open and closed room, or of
@@ -20,6 +25,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate, compress, count, repeat
+from operator import add, ne
+from typing import cast
 
 from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
@@ -388,109 +396,184 @@ def _scan_plain(text: str, cache: DealCache) -> ScannedDeals | None:
 # the bytes path: the text path's passes on the file's bytes, before (and mostly instead of) decoding them
 _TAG_B = re.compile(_TAG.pattern.encode())
 _BLANK_B = re.compile(_BLANK.pattern.encode())
-_BLANK_CRLF_B = re.compile(_BLANK_CRLF.pattern.encode())
 _LONG_LINE_B = re.compile(_LONG_LINE.pattern.encode())
-_MARKS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # BOM, UTF-16: the text path decodes those
+_NAMED_B = re.compile(_NAMED.pattern.encode(), re.MULTILINE)
+_TOKEN_B = re.compile(_TOKEN.pattern.encode(), re.MULTILINE)
+_TABLE_B = re.compile(_TABLE.pattern.encode(), re.MULTILINE)
+# split: the text between comments of one kind, and them (a search for one mark is a memchr, for either of two
+# a test of every byte: one pass for each kind costs less than one for both)
+_BRACES_B = re.compile(rb"(\{[^}]*\}?)")
+_SEMICOLONS_B = re.compile(rb"(;[^\n]*)")
+# the well-formed tags the bytes path takes its values from (closed on their line, no quote in the value)
+_VALUES_B = re.compile(rb'\[(Deal|Board|Dealer) "([^"\n]*)"\]')
+_INSIDE_B = re.compile(rb"\[(?<=[^\n]\[)")  # a "[" inside a line (the search looks for "[" only)
+_BEFORE_MARK = re.compile(rb"(?:[^\[%\n;][^\[\n;]*)?|" + _TAGS_ONLY.pattern.encode())
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")  # the text path decodes those
+_XS = [b"x" + b"\nx" * k for k in range(64)]  # a comment of k + 1 lines, blanked (``_blank``)
 
 
 def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
-    """``_scan_text(decode_text(data))`` without decoding, for a plain file (``_plain``) whose every game is
-    read without a problem; None for anything else (then the text path decides, problems and errors included).
+    """``_scan_text(decode_text(data))`` without decoding, for a file whose comments are plainly comments and
+    whose every game is read without a problem; None for anything else (then the text path decides, problems
+    and errors included).
 
-    Exact on bytes because everything the text path looks at is ASCII (brackets, quotes, tag names, line
-    ends, "board" and "deal" in any case), and both decodings it may use (UTF-8, else Latin-1) map ASCII bytes
-    to the same characters and other bytes to non-ASCII characters, none of which lower-cases to an ASCII
-    letter of "board" or "deal": the same games, lines and values. A line of more bytes than the text path's
-    character limit, or a value that is not ASCII, goes to the text path."""
-    if data.startswith(_MARKS) or b"{" in data or b";" in data or b"\\" in data:
+    Exact on bytes because everything the text path looks at is ASCII (brackets, quotes, comment marks, tag
+    names, line ends, "board" and "deal" in any case), and both decodings it may use (UTF-8, else Latin-1) map
+    ASCII bytes to the same characters and other bytes to non-ASCII characters, none of which lower-cases to an
+    ASCII letter of "board" or "deal": the same games, lines, comments and values. A UTF-8 byte-order mark is
+    dropped when the rest is UTF-8 (as decoding drops it), else kept as the three Latin-1 characters it is. A
+    line of more bytes than the text path's character limit, or a value that is not ASCII, goes to the text path.
+    """
+    if data.startswith(_UTF16) or b"\\" in data:
         return None
+    if data.startswith(_UTF8_BOM):
+        try:
+            data[3:].decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # read as Latin-1: the mark is three characters of the text
+        else:
+            data = data[3:]
     if len(data) > MAX_LINE_CHARS and may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
         return None
-    if data.count(b"[") != data.count(b"\n[") + data.startswith(b"["):
+    if b"\r" in data:
+        if data.count(b"\r") != data.count(b"\r\n"):  # a lone CR ends a line too
+            return None
+        data = data.replace(b"\r\n", b"\n")
+    if b"{" in data or b";" in data:
+        blanked = _blank_comments_b(data)
+        if blanked is None:
+            return None
+        data = blanked
+    return _scan_plain_b(data, cache)
+
+
+def _blank_comments_b(data: bytes) -> bytes | None:
+    """``_blank_comments`` on LF bytes in a few C passes: first the ``{…}`` comments, then the ``;`` ones, each
+    kind found by a plain search for its mark (a mark inside a comment found before belongs to it) and blanked;
+    None (the text path decides) unless what stands before each mark on its line shows it starts a comment
+    (``_BEFORE_MARK``: not inside a tag, a "%" line or a ``;`` comment), or when a comment starting in a
+    ``…Table`` tag's rows runs past them."""
+    if b"Table" in data and not _rows_close_their_comments_b(data):
         return None
-    crlf = b"\r" in data
-    if crlf and data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    lower = data.lower()
-    board_words = lower.count(b"board")
-    deal_words = lower.count(b"deal")
-    del lower
-    out = ScannedDeals()
-    lines, boards, deals = out.lines, out.boards, out.deals
-    raw = cache.raw
-    line = 1
-    prev_board: bytes | None = None
-    prev_deal: bytes | None = None
-    match_tag = _TAG_B.match
-    search_tag = _TAG_B.search
-    n_boards = n_deals = 0
-    # an empty line may hold blanks: one regular expression split costs less than looking for indented lines
-    # (two passes) before a plain split, and gives the same blocks where there are none
-    blocks = (_BLANK_CRLF_B if crlf else _BLANK_B).split(data)
-    for chunk in blocks:
-        d = chunk.find(b'[Deal "')
-        if d < 0:  # no game here (a header, or a game of a Board only: a problem, the text path names it)
-            if chunk.find(b'[Board "') >= 0:
-                return None
-            e = chunk.find(b'[Dealer "')
-            if e >= 0:
-                q = chunk.find(b'"', e + 9)
-                if not chunk.startswith(b'"]', q) or chunk.find(b"\n", e, q) >= 0:
-                    return None
-                n_deals += 1
-            line += chunk.count(b"\n") + 2
+    for kind, mark in ((_BRACES_B, b"{"), (_SEMICOLONS_B, b";")):
+        if mark not in data:
             continue
-        q = chunk.find(b'"', d + 7)
-        if not chunk.startswith(b'"]', q) or chunk.find(b"\n", d, q) >= 0:
+        parts = kind.split(data)  # text, comment, text, …, comment, text
+        before = parts[0:-1:2]
+        starts = map(add, map(bytes.rfind, before, repeat(b"\n")), repeat(1))  # its last line's start, or 0
+        if None in map(_BEFORE_MARK.fullmatch, before, starts):
             return None
-        value = chunk[d + 7 : q]
-        e = chunk.find(b'[Dealer "')
-        if e >= 0:
-            q = chunk.find(b'"', e + 9)
-            if not chunk.startswith(b'"]', q) or chunk.find(b"\n", e, q) >= 0:
-                return None
-            n_deals += 2
+        lines = list(map(bytes.count, parts[1::2], repeat(b"\n")))
+        if max(lines) < len(_XS):
+            parts[1::2] = list(map(_XS.__getitem__, lines))
         else:
-            n_deals += 1
-        b = chunk.find(b'[Board "')
-        board: int | None = None
-        if b >= 0:
-            q = chunk.find(b'"', b + 8)
-            if not chunk.startswith(b'"]', q) or chunk.find(b"\n", b, q) >= 0:
-                return None
-            n_boards += 1
-            board_text = chunk[b + 8 : q]
-            if board_text == b"#" and prev_board is not None:
-                board_text = prev_board
-            prev_board = board_text
-            board = _BOARDS_B.get(board_text, -1)
-            if board == -1:
-                if not board_text.isascii():
-                    return None
-                board = _number(board_text.decode("ascii"))
-                if len(_BOARDS_B) < 4096:
-                    _BOARDS_B[board_text] = board
-        if value == b"#" and prev_deal is not None:
-            value = prev_deal
-        prev_deal = value
-        canonical = raw.get(value)
-        if canonical is None:
-            if not value.isascii():
-                return None
-            canonical = raw[value] = cache.canonical(value.decode("ascii"))
-        if isinstance(canonical, str):  # a problem: the text path reports it
-            return None
-        if chunk.startswith(b"[") and match_tag(chunk) is not None:
-            lines.append(line)
-        else:  # a game starts at its first well-formed tag (there is one: its Deal tag)
-            first = search_tag(chunk)
-            lines.append(line + chunk.count(b"\n", 0, first.start()) if first is not None else line)
-        boards.append(board)
-        deals.append(canonical)
-        line += chunk.count(b"\n") + 2
-    if (n_boards, n_deals) != (board_words, deal_words):  # a tag the reader sees otherwise: the text path decides
+            parts[1::2] = [b"x" + b"\nx" * k for k in lines]
+        data = b"".join(parts)
+    return data
+
+
+def _rows_close_their_comments_b(data: bytes) -> bool:
+    """``_rows_close_their_comments`` on bytes."""
+    for rows in _TABLE_B.findall(data):
+        if b"{" in rows:
+            for token in _TOKEN_B.finditer(rows):
+                if token.lastindex == 4 and not token.group(4).endswith(b"}"):
+                    return False
+    return True
+
+
+def _scan_plain_b(data: bytes, cache: DealCache) -> ScannedDeals | None:
+    """The games of plain LF bytes (no comments, no escapes), as columns made a few C passes at a time over all
+    the blocks (no Python code per block but for the unusual ones); None where the text path must decide.
+
+    The text is split into blocks at empty lines; each ``[Deal "…"]``, ``[Board "…"]`` and ``[Dealer "…"]`` tag
+    must be closed on its line, every ``[`` start a line, no block hold two Deal or two Board tags, and those
+    tags be every one whose name holds "board" or "deal" (``_accounted``): then the n-th Deal value is the n-th
+    game's, the n-th Board value the n-th of the games with one."""
+    if _INSIDE_B.search(data) is not None:
         return None
-    return out
+    tags = _VALUES_B.findall(data)
+    lower = data.lower()
+    if lower.count(b"board") + lower.count(b"deal") != len(tags) and len(_NAMED_B.findall(data)) != len(tags):
+        return None  # a tag naming a board or a deal that is not one of these (or not closed on its line)
+    del lower
+    names = [name for name, _ in tags]
+    n_board = names.count(b"Board")
+    n_deal = names.count(b"Deal")
+    values = [value for name, value in tags if name == b"Deal"]
+    boards_text = [value for name, value in tags if name == b"Board"] if n_board else []
+    blocks = _BLANK_B.split(data)
+    deal_at = list(map(bytes.find, blocks, repeat(b'[Deal "')))
+    if len(blocks) - deal_at.count(-1) != n_deal:  # two Deal tags in a block: two games for the reader
+        return None
+    # the first line of each block: blocks are separated by an empty line (two line ends)
+    firsts = list(accumulate(map(add, map(bytes.count, blocks, repeat(b"\n")), repeat(2)), initial=1))
+    games = list(compress(count(), map(ne, deal_at, repeat(-1))))
+    chunks = list(map(blocks.__getitem__, games))
+    lines: list[int | None] = list(map(firsts.__getitem__, games))
+    starts = list(map(_TAG_B.match, chunks))
+    if None in starts:  # a game starts at its first well-formed tag (there is one: its Deal tag)
+        for k, first in enumerate(starts):
+            if first is None:
+                tag = _TAG_B.search(chunks[k])
+                if tag is not None:
+                    lines[k] = firsts[games[k]] + chunks[k].count(b"\n", 0, tag.start())
+    boards: list[int | None]
+    if n_board:
+        has_board = list(map(ne, map(bytes.find, chunks, repeat(b'[Board "')), repeat(-1)))
+        if sum(has_board) != n_board:  # a Board tag outside a game (a problem), or two in a game
+            return None
+        numbers = _board_numbers(boards_text)
+        if numbers is None:
+            return None
+        if n_board == len(games):
+            boards = numbers
+        else:
+            given = iter(numbers)
+            boards = [next(given) if has else None for has in has_board]
+    else:
+        boards = [None] * len(games)
+    if b"#" in values:
+        _inherit(values)
+    raw = cache.raw
+    deals = list(map(raw.get, values))
+    if None in deals:
+        for k, canonical in enumerate(deals):
+            if canonical is None:
+                value = values[k]
+                if not value.isascii():
+                    return None
+                deals[k] = raw[value] = cache.canonical(value.decode("ascii"))
+    if str in set(map(type, deals)):  # a problem: the text path reports it
+        return None
+    return ScannedDeals(lines, boards, cast("list[bytes]", deals))  # bytes only: checked just above
+
+
+def _inherit(values: list[bytes]) -> None:
+    """``"#"`` values replaced by the previous value (itself after inheritance), in place."""
+    prev: bytes | None = None
+    for k, value in enumerate(values):
+        if value == b"#" and prev is not None:
+            values[k] = value = prev
+        prev = value
+
+
+def _board_numbers(texts: list[bytes]) -> list[int | None] | None:
+    """The Board values' numbers (``"#"`` inherited), None where one is not ASCII (the text path decides)."""
+    if b"#" in texts:
+        _inherit(texts)
+    numbers: list[int | None] = list(map(_BOARDS_B.get, texts, repeat(-1)))
+    if -1 in numbers:
+        for k, number in enumerate(numbers):
+            if number == -1:
+                text = texts[k]
+                if not text.isascii():
+                    return None
+                numbers[k] = _number(text.decode("ascii"))
+                if len(_BOARDS_B) < 4096:
+                    _BOARDS_B[text] = numbers[k]
+    return numbers
 
 
 _BOARDS_B: dict[bytes, int | None] = {}
