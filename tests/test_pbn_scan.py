@@ -232,6 +232,9 @@ def _game(draw: st.DrawFn) -> list[str]:
                     "; Łukasz {",
                     '[West "Gaëlle"] ; Zoë',
                     "{x}{y}\n{z",
+                    '[Deal "N:é"]',
+                    '[Board "١٢"]',
+                    '[Board "12é"]',
                 ]
             ),
             max_size=2,
@@ -326,4 +329,26 @@ def test_a_byte_order_mark_is_dropped_only_from_utf8(tail: bytes, games: int) ->
         + tail
     )
     assert len(scan(data)) == games
+    _same_as_reader(data)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_values_beyond_ascii_are_read_on_the_text_path_as_the_reader_reads_them(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board numbered in other digits, a board with an accent, a deal value that is not one: the file's bytes
+    leave them to the text path, which decodes them from its text (not by the reader's token scan)."""
+    from dealer.formats import pbn_scan
+
+    deal = [random_deal(random.Random(k)).to_pbn(Seat.N) for k in range(2)]
+    board = "١٢" if encoding == "utf-8" else "12é"
+    text = f'[Board "{board}"]\n[Deal "{deal[0]}"]\n\n[Board "#"]\n[Deal "N:é {deal[1][2:]}"]\n\n[Deal "{deal[1]}"]\n'
+    data = text.encode(encoding)
+    slow: list[str] = []
+    monkeypatch.setattr(pbn_scan, "_by_games", lambda text, cache: slow.append(text))
+    fast = scan(data)
+    assert not slow
+    assert (fast.lines, fast.boards) == ([1, 7], [12, None])
+    assert [(p.line, p.board, p.reason.startswith("Deal 'N:é ")) for p in fast.problems] == [(4, 12, True)]
+    monkeypatch.undo()
     _same_as_reader(data)

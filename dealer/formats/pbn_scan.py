@@ -35,9 +35,6 @@ from dealer.core.errors import DealError
 from .base import _LONG_LINE, MAX_LINE_CHARS, ReadProblem, may_hold_a_long_line
 from .pbn import _BLANK, _SECTION, _TAG, _TOKEN, _board_number, decode_text, games, parse_deal_value
 
-# an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
-_BLANK_CRLF = re.compile(r"\r\n[ \t]*\r\n")
-
 # Canonical form as one 104-bit number: card i (suit * 13 + rank) holds its seat in bits 103-2i .. 102-2i.
 _FULL = sum(1 << (102 - 2 * i) for i in range(52))
 _HOLDINGS: list[dict[str, int]] = [{}, {}, {}, {}]  # per suit: holding text -> its cards' bits (seat 1)
@@ -202,29 +199,6 @@ def _number(text: str) -> int | None:
         return number
 
 
-def _plain(text: str, commented: bool = False) -> bool:
-    """Whether the block-by-block fast path may read ``text``: no comments (unless ``commented``: they were
-    blanked, ``_blank_comments``, and a ``{`` or ``;`` left is inside a tag) or escapes, every ``[`` at the
-    start of a line, CR only in CRLF. Each check is one pass of a C search (the cost of this path is the number
-    of passes over the text); ``_accounted`` is the last."""
-    if "\\" in text or (not commented and ("{" in text or ";" in text)):
-        return False
-    if text.count("[") != text.count("\n[") + text.startswith("["):  # a "[" inside a line
-        return False
-    return not ("\r" in text and text.count("\r") != text.count("\r\n"))  # a lone CR ends a line too
-
-
-def _accounted(text: str, found: int) -> bool:
-    """Whether the ``found`` ``[Board "``, ``[Deal "`` and ``[Dealer "`` tags (once a block each, well formed) are
-    every tag whose name holds "board" or "deal" in any case, so that the text holds no other (malformed,
-    misspelt, spaced, repeated) tag the reader would see: at once when the words occur only that often in the
-    whole text, else by counting those tags (at a line's start, where ``_plain`` has every ``[``)."""
-    lower = text.lower()
-    if lower.count("board") + lower.count("deal") == found:
-        return True
-    return len(_NAMED.findall(text)) == found
-
-
 # a tag (at a line's start) whose name holds "board" or "deal" in any case: what the fast path must account for
 _NAMED = re.compile(r"^\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE)
 # a ``…Table`` tag and the rows after it, which the reader takes as its value (comment marks and all)
@@ -316,81 +290,28 @@ def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -
 
 
 def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
-    """``scan`` on the decoded text (any text ``_scan_bytes`` leaves to it)."""
-    plain = text
-    commented = "{" in text or ";" in text
-    if commented:
-        blanked = _blank_comments(text)
-        if blanked is None:
-            return _by_games(text, cache)
-        plain = blanked
-    if not _plain(plain, commented):
+    """``scan`` on the decoded text (any file ``_scan_bytes`` leaves to it): the same passes on the text's UTF-8
+    bytes (everything they look at is ASCII, and UTF-8 spells every other character in bytes that are not), the
+    values the columns need decoded back; a comment mark that may be inside a tag is settled by the reader's own
+    tokens (``_blank_comments``). Anything else unusual goes through the reader's games (``_by_games``)."""
+    if "\\" in text:  # escapes: the reader unescapes values
         return _by_games(text, cache)
-    found = _scan_plain(plain, cache)
+    plain = text
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too
+            return _by_games(text, cache)
+        plain = text.replace("\r\n", "\n")
+    data = plain.encode("utf-8")
+    if "{" in plain or ";" in plain:
+        blanked = _blank_comments_b(data)
+        if blanked is None:
+            careful = _blank_comments(plain)
+            if careful is None:
+                return _by_games(text, cache)
+            blanked = careful.encode("utf-8")
+        data = blanked
+    found = _columns(data, cache, utf8=True)
     return _by_games(text, cache) if found is None else found
-
-
-def _scan_plain(text: str, cache: DealCache) -> ScannedDeals | None:
-    """The blocks of a plain text (``_plain``); None where the reader must decide."""
-    out = ScannedDeals()
-    lines, boards, deals, problems = out.lines, out.boards, out.deals, out.problems
-    known = cache.known
-    line = 1
-    prev_board: str | None = None
-    prev_deal: str | None = None
-    first_tag = _TAG.search
-    crlf = "\r" in text
-    n_boards = n_deals = 0  # tags naming a board or deal found as the tags they should be
-    # blocks between empty lines (which may hold blanks): one regular expression split, as the bytes path's
-    blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
-    for chunk in blocks:
-        b = chunk.find('[Board "')
-        d = chunk.find('[Deal "')
-        e = chunk.find('[Dealer "')
-        if e >= 0:  # well formed (closed on its line), or the reader reports it as a malformed Deal tag
-            q = chunk.find('"', e + 9)
-            if not chunk.startswith('"]', q) or chunk.find("\n", e, q) >= 0:
-                return None
-            n_deals += 1
-        if b >= 0 or d >= 0:
-            first = first_tag(chunk)  # a game starts at its first well-formed tag (there is one: Board or Deal)
-            start = first.start() if first is not None else 0
-            at = line + chunk.count("\n", 0, start) if start else line
-            board = None
-            if b >= 0:
-                q = chunk.find('"', b + 8)
-                if not chunk.startswith('"]', q) or chunk.find("\n", b, q) >= 0:
-                    return None
-                n_boards += 1
-                board_text = chunk[b + 8 : q]
-                if board_text == "#" and prev_board is not None:
-                    board_text = prev_board
-                prev_board = board_text
-                board = _number(board_text)
-            if d < 0:
-                problems.append(ReadProblem("game has a Board tag but no Deal tag", board, at))
-            else:
-                q = chunk.find('"', d + 7)
-                if not chunk.startswith('"]', q) or chunk.find("\n", d, q) >= 0:
-                    return None
-                n_deals += 1
-                value = chunk[d + 7 : q]
-                if value == "#" and prev_deal is not None:
-                    value = prev_deal
-                prev_deal = value
-                canonical = known.get(value)
-                if canonical is None:
-                    canonical = cache.canonical(value)
-                if isinstance(canonical, str):
-                    problems.append(ReadProblem(f"Deal {value!r}: {canonical}", board, at))
-                else:
-                    lines.append(at)
-                    boards.append(board)
-                    deals.append(canonical)
-        line += chunk.count("\n") + 2
-    if not _accounted(text, n_boards + n_deals):  # a tag the reader sees otherwise (or two games in a block)
-        return None
-    return out
 
 
 # the bytes path: the text path's passes on the file's bytes, before (and mostly instead of) decoding them
@@ -445,7 +366,7 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
         if blanked is None:
             return None
         data = blanked
-    return _scan_plain_b(data, cache)
+    return _columns(data, cache, utf8=False)
 
 
 def _blank_comments_b(data: bytes) -> bytes | None:
@@ -483,18 +404,21 @@ def _rows_close_their_comments_b(data: bytes) -> bool:
     return True
 
 
-def _scan_plain_b(data: bytes, cache: DealCache) -> ScannedDeals | None:
-    """The games of plain LF bytes (no comments, no escapes), as columns made a few C passes at a time over all
-    the blocks (no Python code per block but for the unusual ones); None where the text path must decide.
+def _columns(data: bytes, cache: DealCache, utf8: bool) -> ScannedDeals | None:
+    """The games of LF bytes without comments or escapes, as columns made a few C passes at a time over all the
+    blocks (no Python code per game, but for games with a problem); None where the reader must decide. ``utf8``:
+    the bytes are a decoded text's UTF-8 (a value that is not ASCII is decoded from it), else a file's bytes (UTF-8
+    or Latin-1: such a value is left to the text path).
 
     The text is split into blocks at empty lines; each ``[Deal "…"]``, ``[Board "…"]`` and ``[Dealer "…"]`` tag
     must be closed on its line, every ``[`` start a line, no block hold two Deal or two Board tags, and those
-    tags be every one whose name holds "board" or "deal" (``_accounted``): then the n-th Deal value is the n-th
-    game's, the n-th Board value the n-th of the games with one."""
-    if _INSIDE_B.search(data) is not None:
+    tags be every one whose name holds "board" or "deal" in any case (other tags, misspelt, spaced or malformed, the
+    reader would see otherwise): then the n-th Deal value is the n-th
+    game's, the n-th Board value the n-th block's with one."""
+    if _INSIDE_B.search(data) is not None:  # a "[" inside a line
         return None
     tags = _VALUES_B.findall(data)
-    lower = data.lower()
+    lower = data.lower()  # ASCII letters only: no other character lower-cases to a letter of "board" or "deal"
     if lower.count(b"board") + lower.count(b"deal") != len(tags) and len(_NAMED_B.findall(data)) != len(tags):
         return None  # a tag naming a board or a deal that is not one of these (or not closed on its line)
     del lower
@@ -502,7 +426,6 @@ def _scan_plain_b(data: bytes, cache: DealCache) -> ScannedDeals | None:
     n_board = names.count(b"Board")
     n_deal = names.count(b"Deal")
     values = [value for name, value in tags if name == b"Deal"]
-    boards_text = [value for name, value in tags if name == b"Board"] if n_board else []
     blocks = _BLANK_B.split(data)
     deal_at = list(map(bytes.find, blocks, repeat(b'[Deal "')))
     if len(blocks) - deal_at.count(-1) != n_deal:  # two Deal tags in a block: two games for the reader
@@ -510,44 +433,84 @@ def _scan_plain_b(data: bytes, cache: DealCache) -> ScannedDeals | None:
     # the first line of each block: blocks are separated by an empty line (two line ends)
     firsts = list(accumulate(map(add, map(bytes.count, blocks, repeat(b"\n")), repeat(2)), initial=1))
     games = list(compress(count(), map(ne, deal_at, repeat(-1))))
-    chunks = list(map(blocks.__getitem__, games))
-    lines: list[int | None] = list(map(firsts.__getitem__, games))
-    starts = list(map(_TAG_B.match, chunks))
-    if None in starts:  # a game starts at its first well-formed tag (there is one: its Deal tag)
-        for k, first in enumerate(starts):
-            if first is None:
-                tag = _TAG_B.search(chunks[k])
-                if tag is not None:
-                    lines[k] = firsts[games[k]] + chunks[k].count(b"\n", 0, tag.start())
-    boards: list[int | None]
+    boarded: list[int] = []  # the blocks with a Board tag
+    numbers: list[int | None] = []  # and their boards ("#" inherited)
     if n_board:
-        has_board = list(map(ne, map(bytes.find, chunks, repeat(b'[Board "')), repeat(-1)))
-        if sum(has_board) != n_board:  # a Board tag outside a game (a problem), or two in a game
+        board_at = list(map(bytes.find, blocks, repeat(b'[Board "')))
+        if len(blocks) - board_at.count(-1) != n_board:  # two Board tags in a block: two games for the reader
             return None
-        numbers = _board_numbers(boards_text)
-        if numbers is None:
+        boarded = list(compress(count(), map(ne, board_at, repeat(-1))))
+        found = _board_numbers([value for name, value in tags if name == b"Board"], utf8)
+        if found is None:
             return None
-        if n_board == len(games):
-            boards = numbers
-        else:
-            given = iter(numbers)
-            boards = [next(given) if has else None for has in has_board]
-    else:
-        boards = [None] * len(games)
+        numbers = found
     if b"#" in values:
         _inherit(values)
     raw = cache.raw
-    deals = list(map(raw.get, values))
+    deals: list[bytes | str | None] = list(map(raw.get, values))
     if None in deals:
         for k, canonical in enumerate(deals):
             if canonical is None:
                 value = values[k]
-                if not value.isascii():
+                if value.isascii():
+                    deals[k] = raw[value] = cache.canonical(value.decode("ascii"))
+                elif utf8:  # not kept by its bytes: a file's bytes (Latin-1) may spell another text alike
+                    deals[k] = cache.canonical(value.decode("utf-8"))
+                else:
                     return None
-                deals[k] = raw[value] = cache.canonical(value.decode("ascii"))
-    if str in set(map(type, deals)):  # a problem: the text path reports it
-        return None
-    return ScannedDeals(lines, boards, cast("list[bytes]", deals))  # bytes only: checked just above
+    if str in set(map(type, deals)) or (n_board and boarded != games):  # problems, or games without a board
+        return _with_problems(blocks, firsts, games, boarded, numbers, values, deals, utf8)
+    boards: list[int | None] = numbers if n_board else [None] * len(games)
+    return ScannedDeals(_game_lines(blocks, firsts, games), boards, cast("list[bytes]", deals))
+
+
+def _game_lines(blocks: list[bytes], firsts: list[int], at: list[int]) -> list[int | None]:
+    """The line of each of the blocks ``at``: that of its first well-formed tag (a block holding a game has one)."""
+    chunks = list(map(blocks.__getitem__, at))
+    lines: list[int | None] = list(map(firsts.__getitem__, at))
+    starts = list(map(_TAG_B.match, chunks))
+    if None in starts:
+        for k, first in enumerate(starts):
+            if first is None:
+                tag = _TAG_B.search(chunks[k])
+                if tag is not None:
+                    lines[k] = firsts[at[k]] + chunks[k].count(b"\n", 0, tag.start())
+    return lines
+
+
+def _with_problems(
+    blocks: list[bytes],
+    firsts: list[int],
+    games: list[int],
+    boarded: list[int],
+    numbers: list[int | None],
+    values: list[bytes],
+    deals: list[bytes | str | None],
+    utf8: bool,
+) -> ScannedDeals | None:
+    """The columns block by block, where a game has a Board tag but no Deal tag, a Deal value is not a deal, or
+    some games have a Board tag and others not; the problems as the reader reports them (None: a value to
+    name in a problem is not ASCII in a file's bytes, the text path names it)."""
+    board_of = dict(zip(boarded, numbers, strict=True))
+    deal_of = dict(zip(games, zip(values, deals, strict=True), strict=True))
+    at = sorted(board_of.keys() | deal_of.keys())
+    out = ScannedDeals()
+    for k, line in zip(at, _game_lines(blocks, firsts, at), strict=True):
+        board = board_of.get(k)
+        found = deal_of.get(k)
+        if found is None:
+            out.problems.append(ReadProblem("game has a Board tag but no Deal tag", board, line))
+            continue
+        value, canonical = found
+        if isinstance(canonical, str):
+            if not (utf8 or value.isascii()):
+                return None
+            out.problems.append(ReadProblem(f"Deal {value.decode('utf-8')!r}: {canonical}", board, line))
+            continue
+        out.lines.append(line)
+        out.boards.append(board)
+        out.deals.append(cast(bytes, canonical))
+    return out
 
 
 def _inherit(values: list[bytes]) -> None:
@@ -559,8 +522,9 @@ def _inherit(values: list[bytes]) -> None:
         prev = value
 
 
-def _board_numbers(texts: list[bytes]) -> list[int | None] | None:
-    """The Board values' numbers (``"#"`` inherited), None where one is not ASCII (the text path decides)."""
+def _board_numbers(texts: list[bytes], utf8: bool) -> list[int | None] | None:
+    """The Board values' numbers (``"#"`` inherited); None where one is not ASCII in a file's bytes (the text
+    path decides)."""
     if b"#" in texts:
         _inherit(texts)
     numbers: list[int | None] = list(map(_BOARDS_B.get, texts, repeat(-1)))
@@ -568,11 +532,14 @@ def _board_numbers(texts: list[bytes]) -> list[int | None] | None:
         for k, number in enumerate(numbers):
             if number == -1:
                 text = texts[k]
-                if not text.isascii():
+                if text.isascii():
+                    numbers[k] = number = _number(text.decode("ascii"))
+                    if len(_BOARDS_B) < 4096:
+                        _BOARDS_B[text] = number
+                elif utf8:  # not kept by its bytes (see ``_columns``)
+                    numbers[k] = _number(text.decode("utf-8"))
+                else:
                     return None
-                numbers[k] = _number(text.decode("ascii"))
-                if len(_BOARDS_B) < 4096:
-                    _BOARDS_B[text] = numbers[k]
     return numbers
 
 
