@@ -10,9 +10,9 @@ gives for those (same games, same lines, boards and deals, the same problems wit
   over the whole file: each kind of comment found by one search for its mark and blanked, the tags' values
   taken by one search, the blocks between empty lines made into the games' columns by ``map`` (no Python
   code per game, but for the unusual ones); UTF-8 or Latin-1, with or without a BOM, are read alike;
-* a file whose bytes that path leaves (a comment mark that may be inside a tag, a problem to report, a value
-  that is not ASCII) is decoded (``_scan_text``): comments blanked where the reader's tokens find them, then
-  the same checks block by block;
+* a file whose bytes that path leaves (UTF-16, a comment mark that may be inside a tag, a value to read or
+  name that is not ASCII) is decoded (``_scan_text``) and read by the same passes on its text's UTF-8, a
+  doubtful comment mark settled by the reader's own tokens: as fast as the bytes path;
 * any other text (or a check failing half-way) goes through the reader's own games (``pbn.games``), so the
   strict reader decides;
 * a ``Deal`` value is parsed once per import (``DealCache``): the same deal of the open and closed room, or of
