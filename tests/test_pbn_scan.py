@@ -104,6 +104,24 @@ def test_canonical_of_is_the_deals_canonical_form(deal: Deal, first: Seat) -> No
     assert canonical_of(deal.to_pbn(first)) == deal.to_bytes()
 
 
+def test_after_enough_holdings_learnt_one_by_one_every_one_is_known_and_deals_read_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dealer.formats import pbn_scan
+
+    monkeypatch.setattr(pbn_scan, "_HOLDINGS", [{}, {}, {}, {}])  # nothing learnt yet
+    rng = random.Random(12)
+    dealt = [random_deal(rng) for _ in range(400)]
+    for deal in dealt:
+        assert canonical_of(deal.to_pbn(Seat.E)) == deal.to_bytes()
+    assert all(len(known) >= 8192 for known in pbn_scan._HOLDINGS)  # every suit passed its bound: all put in
+    text = dealt[0].to_pbn(Seat.N)
+    hands = text[2:].split()
+    suits = hands[0].split(".")
+    suits[0] = suits[0][::-1]  # a holding written in another order: not among those put in, learnt when met
+    assert canonical_of(text[:2] + " ".join([".".join(suits), *hands[1:]])) == dealt[0].to_bytes()
+
+
 def test_canonical_of_leaves_everything_unusual_to_the_reference_parser() -> None:
     rng = random.Random(5)
     text = random_deal(rng).to_pbn()
