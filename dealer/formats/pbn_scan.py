@@ -460,7 +460,10 @@ def _columns(data: bytes, cache: DealCache, utf8: bool) -> ScannedDeals | None:
         for k, canonical in enumerate(deals):
             if canonical is None:
                 value = values[k]
-                if value.isascii():
+                met = raw.get(value)  # met earlier in this file (the other room's game)
+                if met is not None:
+                    deals[k] = met
+                elif value.isascii():
                     deals[k] = raw[value] = cache.canonical(value.decode("ascii"))
                 elif utf8:  # not kept by its bytes: a file's bytes (Latin-1) may spell another text alike
                     deals[k] = cache.canonical(value.decode("utf-8"))
