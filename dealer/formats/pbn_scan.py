@@ -325,6 +325,7 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
 # the bytes path: the text path's passes on the file's bytes, before (and mostly instead of) decoding them
 _TAG_B = re.compile(_TAG.pattern.encode())
 _BLANK_B = re.compile(_BLANK.pattern.encode())
+_BLANK_CRLF_B = re.compile(rb"\r\n[ \t]*\r\n")  # an empty line of CRLF text (its blocks need no copy in LF)
 _LONG_LINE_B = re.compile(_LONG_LINE.pattern.encode())
 _NAMED_B = re.compile(_NAMED.pattern.encode(), re.MULTILINE)
 _TOKEN_B = re.compile(_TOKEN.pattern.encode(), re.MULTILINE)
@@ -365,16 +366,18 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
             data = data[3:]
     if len(data) > MAX_LINE_CHARS and may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
         return None
-    if b"\r" in data:
-        if data.count(b"\r") != data.count(b"\r\n"):  # a lone CR ends a line too
-            return None
-        data = data.replace(b"\r\n", b"\n")
+    crlf = b"\r" in data
+    if crlf and data.count(b"\r") != data.count(b"\r\n"):  # a lone CR ends a line too
+        return None
     if b"{" in data or b";" in data:
+        if crlf:  # comments are blanked in LF text (a ";" comment runs to the line's end, its CR included)
+            data = data.replace(b"\r\n", b"\n")
+            crlf = False
         blanked = _blank_comments_b(data)
         if blanked is None:
             return None
         data = blanked
-    return _columns(data, cache, utf8=False)
+    return _columns(data, cache, utf8=False, crlf=crlf)
 
 
 def _blank_comments_b(data: bytes) -> bytes | None:
@@ -412,11 +415,11 @@ def _rows_close_their_comments_b(data: bytes) -> bool:
     return True
 
 
-def _columns(data: bytes, cache: DealCache, utf8: bool) -> ScannedDeals | None:
-    """The games of LF bytes without comments or escapes, as columns made a few C passes at a time over all the
-    blocks (no Python code per game, but for games with a problem); None where the reader must decide. ``utf8``:
-    the bytes are a decoded text's UTF-8 (a value that is not ASCII is decoded from it), else a file's bytes (UTF-8
-    or Latin-1: such a value is left to the text path).
+def _columns(data: bytes, cache: DealCache, utf8: bool, crlf: bool = False) -> ScannedDeals | None:
+    """The games of LF (or, ``crlf``, CRLF) bytes without comments or escapes, as columns made a few C passes at a
+    time over all the blocks (no Python code per game, but for games with a problem); None where the reader must
+    decide. ``utf8``: the bytes are a decoded text's UTF-8 (a value that is not ASCII is decoded from it), else a
+    file's bytes (UTF-8 or Latin-1: such a value is left to the text path).
 
     The text is split into blocks at empty lines; each ``[Deal "…"]``, ``[Board "…"]`` and ``[Dealer "…"]`` tag
     must be closed on its line, every ``[`` start a line, no block hold two Deal or two Board tags, and those
@@ -434,7 +437,7 @@ def _columns(data: bytes, cache: DealCache, utf8: bool) -> ScannedDeals | None:
     n_board = names.count(b"Board")
     n_deal = names.count(b"Deal")
     values = [value for name, value in tags if name == b"Deal"]
-    blocks = _BLANK_B.split(data)
+    blocks = (_BLANK_CRLF_B if crlf else _BLANK_B).split(data)
     deal_at = list(map(bytes.find, blocks, repeat(b'[Deal "')))
     if len(blocks) - deal_at.count(-1) != n_deal:  # two Deal tags in a block: two games for the reader
         return None
