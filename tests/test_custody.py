@@ -323,3 +323,16 @@ def test_a_deal_swapped_in_the_database_never_reaches_a_board(tmp_path: Path, wh
             fresh.run("S1")
     assert len(genuine) == (2 if when == "after the run" else 0)
     bank.close()
+
+
+def test_draw_verify_compares_v_with_the_one_the_hall_showed(tmp_path: Path) -> None:
+    """#27 attack run, finding 2: a V rewritten in the bank with its ledger entry still verifies by itself; the V
+    noted in the hall (typed as people type it) pins it: `draw verify --value` accepts the shown V, refuses another."""
+    example = ROOT / "docs" / "examples" / "draw-1.json"
+    value = json.loads(example.read_text(encoding="utf-8"))["public_value"]
+    typed = " ".join(value.replace("/", " / "))  # spaces between every digit, as the hall's board may be copied
+    ok = dealer(tmp_path, "draw", "verify", str(example), "--value", typed)
+    assert ok.returncode == 0 and f"V {value} is the one noted in the hall" in ok.stdout, ok.stdout + ok.stderr
+    other = value[:-1] + ("1" if value[-1] != "1" else "2")
+    bad = dealer(tmp_path, "draw", "verify", str(example), "--value", other)
+    assert bad.returncode == 1 and f"not the {other} noted in the hall" in bad.stdout + bad.stderr, bad.stdout
