@@ -8,8 +8,10 @@ deals, device health. Formation runs toward the bank's target and can be started
 No dealt deal is lost to the bank being unavailable (another writer holds the file, a full disk): every ledger
 write (a deal's commit, a void) goes through one ordered queue. A write that cannot be made now stays queued,
 the deal's cards stay in memory, the judge sees the fault (status ``bank_waiting``), the station deals no more
-and retries with a growing pause (``RETRY_PAUSES``) until the write succeeds — or, for a deal, until the judge
-says ``void_pending``, which voids it with a ledger entry (itself queued until the bank takes it).
+and retries with a growing pause (``dealer.app.ledger_writes.RETRY_PAUSES``) until the write succeeds — or, for a
+deal, until the judge says ``void_pending``, which voids it with a ledger entry (itself queued until the bank takes
+it). The station's status moves only by the events of ``dealer.app.station_state``; the judge's void is ordered
+against the write in flight by ``dealer.app.ledger_writes.WriteSlot``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dealer.app.ledger_writes import SlotCommand, SlotEvent, WriteSlot, retry_pause
 from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankError, BankUnavailableError
@@ -74,7 +77,6 @@ ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
 BANK_REFUSED = "bank_refused"
 BANK_UNAVAILABLE = "bank_unavailable"  # voided by the judge while the bank could not take the deal
 BANK_WAITING = StationStatus.BANK_WAITING.value  # the fault kind while a ledger write waits for the bank
-RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between retries of a queued write (then every 2 s)
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
 NOT_THE_DEVICE = (VoidReason.ABORTED, VoidReason.OPERATOR)  # the judge's own actions: never a device error
@@ -151,7 +153,7 @@ class Station:
         self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
         self._drainer: asyncio.Task[None] | None = None
         self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
-        self._in_flight: LedgerWrite | None = None  # the write the bank's thread is making now
+        self.slot = WriteSlot()  # what the bank's thread is writing now (the judge's void waits for a commit)
         self._landed = asyncio.Event()  # set when the attempt in flight has ended (banked, refused or failed)
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -512,7 +514,7 @@ class Station:
         """One attempt; True when the write is done (or turned into a void that is done)."""
         bank = self.bank.bank
         landed = self._landed = asyncio.Event()
-        self._in_flight = item
+        self.slot.handle(SlotEvent.COMMIT_SENT if item.kind == "commit" else SlotEvent.VOID_SENT, time.monotonic())
         try:
             if item.kind == "commit":
                 assert item.deal is not None and item.source is not None
@@ -539,7 +541,7 @@ class Station:
             self._unavailable(item, f"{type(exc).__name__}: {exc}")
             return False
         finally:
-            self._in_flight = None
+            self.slot.handle(SlotEvent.LANDED, time.monotonic())
             landed.set()
         if item.kind == "commit":
             self._committing -= 1
@@ -572,7 +574,7 @@ class Station:
             if item.tries:
                 self.send_state()
                 self._wake.clear()
-                pause = RETRY_PAUSES[min(item.tries, len(RETRY_PAUSES)) - 1]
+                pause = retry_pause(item.tries)
                 with contextlib.suppress(TimeoutError):  # a judge's "retry" or "void_pending" wakes it early
                     await asyncio.wait_for(self._wake.wait(), pause)
             if await self._try(item):
@@ -618,7 +620,7 @@ class Station:
         it answers (and the state it sends) is what the ledger will hold — the deal banked (not counted), or
         voided. It used to answer at once and decide the in-flight deal later: the judge was told "voided" while
         the console still showed the deal as a commit on its way (a loaded run of test_bank_writers met it)."""
-        while self._in_flight is not None and self._in_flight.kind == "commit":
+        while self.slot.handle(SlotEvent.VOID_ASKED, time.monotonic()).command is SlotCommand.AWAIT_LANDING:
             await self._landed.wait()  # bounded by the bank's own wait (busy_timeout)
         n = 0
         # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
