@@ -90,3 +90,11 @@ def test_every_other_pair_raises_naming_both_and_leaves_the_status(before: str, 
 
 def test_a_station_starts_idle() -> None:
     assert StationMachine().status == "idle"
+
+
+def test_the_web_station_cannot_assign_its_status() -> None:
+    """The runner reads the machine's status; only an event moves it (no bare string is assigned)."""
+    from dealer.web.station import Station
+
+    prop = Station.__dict__["status"]
+    assert isinstance(prop, property) and prop.fset is None
