@@ -164,8 +164,7 @@ class Service:
                     await station.connect(open_station_device(station.config))
                 except Exception as exc:  # a missing device must not stop the service: the judge reconnects
                     log.warning("station %s: %s", station.name, exc)
-                    station.status = "disconnected"
-                    station.announce()
+                    station.link_failed()
         self._ticker = asyncio.create_task(self._tick())
 
     async def shutdown(self) -> None:
