@@ -47,7 +47,8 @@ def test_start_waits_for_the_before_check(tmp_path: Path) -> None:
             done = boss.post("/api/director/equipment-override", json={"station": "B", "reason": reason})
             assert done.status_code == 200, done.text
             assert judge.post("/api/judge/stations/B/start").status_code == 200
-            assert judge.post("/api/judge/stations/A/start").status_code == 200  # pressed again: still allowed
+            again = judge.post("/api/judge/stations/A/start")
+            assert again.status_code == 200, again.text  # pressed again: still allowed
     bank = SqliteBank(cfg.bank_path)
     try:
         overrides = bank.entries_of_kind("equipment-override")
