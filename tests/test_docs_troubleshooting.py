@@ -101,6 +101,7 @@ NOT_MESSAGES = {
     "json_invalid": "pydantic's error type in a 422 answer's detail (for scripts), a code like the others",
     "regulation.toml: …": "the file's name before any regulation error (the row's example is a catalogue message)",
     "bank_waiting": "the station's status code, as the judge's state carries it",
+    "detail": "the member of the 422 answer that holds pydantic's errors",
 }
 # Messages whose catalogue entry is the same in both languages on purpose (test_error_catalogue's SAME_ALLOWED):
 # a PBN tag's name, a JSON field's path.
@@ -135,7 +136,7 @@ def _guide_keys() -> list[str]:
             in_messages = False
         elif in_messages and not line.startswith("|---"):
             first = line.split(" | ")[0]
-            keys += [k for k in re.findall(r"`([^`]+)`", first) if not k.startswith("dealer ")]
+            keys += [k for k in re.findall(r"`([^`]+)`", first) if not k.startswith(("dealer ", "--"))]
     return keys
 
 
