@@ -129,3 +129,41 @@ def test_a_days_command_line_in_russian_has_no_latin_word(tmp_path: Path) -> Non
         if words or not tags:
             found[pbn.name] = sorted(set(words)) or ["no Event/Site tag"]
     assert found == {}, json.dumps(found, ensure_ascii=False, indent=0)
+
+
+def test_bank_verify_names_the_damage_in_russian(tmp_path: Path) -> None:
+    """`dealer bank verify`'s findings come from the catalogue (#28): a changed salt, a dropped table and a file that
+    is not a bank are named in Russian, with no Latin word but SHA and SQLite's own table name."""
+    import sqlite3
+
+    make_bank(tmp_path / "var" / "bank.sqlite", 30).close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    for name in ("LANG", "LC_ALL", "LC_MESSAGES"):
+        env.pop(name, None)
+
+    def verify(bank: str) -> str:
+        cmd = [sys.executable, "-m", "dealer", "bank", "verify", "--bank", bank]
+        r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert r.stderr.startswith("ошибка:"), r.stderr
+        return r.stderr
+
+    db = sqlite3.connect(tmp_path / "var" / "bank.sqlite")
+    db.execute("UPDATE deals SET salt = zeroblob(16) WHERE deal_id = 12")
+    db.commit()
+    db.close()
+    said = [verify("var/bank.sqlite")]
+    make_bank(tmp_path / "other" / "bank.sqlite", 5).close()
+    db = sqlite3.connect(tmp_path / "other" / "bank.sqlite")
+    db.execute("DROP TABLE draws")
+    db.commit()
+    db.close()
+    said.append(verify("other/bank.sqlite"))
+    (tmp_path / "junk.sqlite").write_bytes(b"not a database at all" * 100)
+    said.append(verify("junk.sqlite"))
+    assert "сдача 12: SHA-256(соль ‖ сдача) не совпадает с обязательством" in said[0], said[0]
+    assert "нет таблицы draws" in said[1], said[1]
+    assert "не читается как банк" in said[2], said[2]
+    for text in said:
+        words = [w for w in latin_words(text) if w not in ("draws", "SQLite")]  # the table's name, the engine
+        assert words == [], text

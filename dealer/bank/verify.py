@@ -143,6 +143,8 @@ def _sqlite_problem(exc: BaseException) -> Phrase:
     missing = re.search(r"no such table: (\w+)", text)
     if missing:
         return Phrase("the {table} table is missing (not a bank, or a damaged one)", table=missing.group(1))
+    if text in ("file is not a database", "database disk image is malformed"):  # the two a damaged file gives
+        return Phrase("the file is not an SQLite database, or a damaged one")
     return Phrase("SQLite: {text}", text=text)  # SQLite's own words
 
 
