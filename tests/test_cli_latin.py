@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 from custody_support import cli_env
@@ -90,6 +91,8 @@ def test_a_days_command_line_in_russian_has_no_latin_word(tmp_path: Path) -> Non
         ("docs", "bank", "--regulation", "reg.toml"),
         ("docs", "draw", "S1", "--regulation", "reg.toml"),
         ("docs", "annex", "S1", "--regulation", "reg.toml"),
+        ("docs", "day", "--date", date.today().isoformat()),
+        ("docs", "verify", "var/documents/001-bank-ru.pdf"),
         (
             "export",
             "files",
