@@ -16,6 +16,7 @@ from dealer.bank.api import DealSource
 from dealer.bank.importer import import_files
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
+from dealer.custody.keyring import Keyring
 from dealer.draw.bundle import load_bundle, verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
@@ -151,6 +152,7 @@ def _draw_at_scale(work: Path, n_deals: int) -> list[dict[str, Any]]:
     with SqliteBank(path) as bank:
         bank.raw_connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
         size = path.stat().st_size
+        bank.unlock(Keyring.generate())  # the chief judge's key signs the seal and the draw's commitment
         director = Director(bank)
         with _Clock() as seal:
             director.seal()

@@ -14,7 +14,9 @@ shapes, each measured on its own:
   tag orders, encodings, BOMs, CRLF, several events a file, 1 to 500 boards), as real collections are;
 - ``varied-redealt``: the same with new deals (most of them new to the bank).
 
-For each, best of ``rounds`` with the two sides interleaved (load on the shared cores hits both alike):
+For each, best of ``rounds`` with the two sides interleaved (load on the shared cores hits both alike), and
+the spread of the rounds' ratios, wall and CPU (``DEALER_BENCH_ROUNDS`` sets the rounds;
+``DEALER_BENCH_IMPORT_SHAPES=varied,varied-redealt`` measures only those shapes):
 
 - ``endplay``: ``endplay.parsers.pbn.load`` over every file, in process (the anchor; the files it refuses are
   counted, and the time spent on them counts too);
@@ -33,7 +35,9 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,16 +60,23 @@ _DEAL_VALUE = re.compile(rb'(\[Deal[ \t]*")([NESWnesw]):([^"]*)(")')
 
 
 def _endplay(datas: list[bytes]) -> tuple[float, int, int]:
+    elapsed, _, boards, failed = _endplay_cpu(datas)
+    return elapsed, boards, failed
+
+
+def _endplay_cpu(datas: list[bytes]) -> tuple[float, float, int, int]:
+    """endplay's parse of every file in this process: wall time, CPU time, boards read, files refused."""
     from endplay.parsers import pbn as ep_pbn
 
     start = time.perf_counter()
+    cpu = time.process_time()
     boards = failed = 0
     for data in datas:
         try:
             boards += len(ep_pbn.load(io.StringIO(data.decode("latin-1"))))
         except Exception:  # endplay refuses some real files; the time spent on them still counts
             failed += 1
-    return time.perf_counter() - start, boards, failed
+    return time.perf_counter() - start, time.process_time() - cpu, boards, failed
 
 
 def _ascii(data: bytes) -> bytes:
@@ -104,14 +115,24 @@ def _pg_url() -> Iterator[str | None]:
 
 
 def _ours_import(files: list[Path], bank: str) -> tuple[float, dict[str, Any]]:
+    elapsed, _, report = _ours_import_cpu(files, bank)
+    return elapsed, report
+
+
+def _ours_import_cpu(files: list[Path], bank: str) -> tuple[float, float, dict[str, Any]]:
+    """``dealer bank import --json`` in a fresh process: wall time, the CPU time of its processes (its reading
+    child's included; not a PostgreSQL server's), its report."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
     cmd = [sys.executable, "-m", "dealer", "bank", "import", "--bank", bank, "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     r = subprocess.run([*cmd, *map(str, files)], capture_output=True, env=env, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         raise RuntimeError(f"dealer bank import failed: {r.stderr.decode(errors='replace')[-2000:]}")
-    return elapsed, json.loads(r.stdout)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return elapsed, cpu, json.loads(r.stdout)
 
 
 def _fresh_sqlite(tmp: Path) -> str:
@@ -166,18 +187,20 @@ def _measure(
     smallest = min(corpus, key=lambda p: p.stat().st_size)  # the command's fixed cost: one small file
     reports: dict[str, dict[str, Any]] = {}
     ep_boards = ep_failed = parsed = 0
+    pairs: dict[str, list[tuple[float, float]]] = {}  # engine -> each round's (wall, CPU) ratio to endplay's
     for _ in range(rounds):  # interleaved, so load on the shared cores hits both sides alike
-        t, ep_boards, ep_failed = _endplay(datas)
+        t, ep_cpu, ep_boards, ep_failed = _endplay_cpu(datas)
         best_ep = min(best_ep, t)
         for engine in engines:
             if engine == "sqlite":
-                t, reports[engine] = _ours_import(corpus, _fresh_sqlite(tmp))
+                ours, cpu, reports[engine] = _ours_import_cpu(corpus, _fresh_sqlite(tmp))
             else:
                 with _pg_url() as url:
                     if url is None:
                         continue
-                    t, reports[engine] = _ours_import(corpus, url)
-            best[engine] = min(best.get(engine, float("inf")), t)
+                    ours, cpu, reports[engine] = _ours_import_cpu(corpus, url)
+            best[engine] = min(best.get(engine, float("inf")), ours)
+            pairs.setdefault(engine, []).append((t / ours, ep_cpu / max(cpu, 1e-3)))
         t, parsed = _ours_parse(datas)
         best_parse = min(best_parse, t)
         t, _ = _ours_import([smallest], _fresh_sqlite(tmp))
@@ -224,7 +247,8 @@ def _measure(
                 "unit": "x",
                 **({"target": target} if target else {}),
                 "note": f"{rep['records'] / best[engine]:,.0f} records/s vs endplay {deal_tags / best_ep:,.0f}/s"
-                + ("" if target else f"; no target: {best_start:.2f} s of the {best[engine]:.2f} s is the start"),
+                + ("" if target else f"; no target: {best_start:.2f} s of the {best[engine]:.2f} s is the start")
+                + f"; {_spread(pairs[engine])}",
             },
             {
                 "name": f"command_{engine}_past_start_vs_endplay",
@@ -241,6 +265,17 @@ def _measure(
             },
         ]
     return rows
+
+
+def _spread(pairs: list[tuple[float, float]]) -> str:
+    """Each round's ratio (the two sides run one after the other): wall and CPU, min / median / max."""
+    wall = [w for w, _ in pairs]
+    cpu = [c for _, c in pairs]
+    return (
+        f"{len(pairs)} interleaved pairs: wall ratio {min(wall):.1f} / {statistics.median(wall):.1f} / "
+        f"{max(wall):.1f} (min / median / max), CPU ratio {min(cpu):.1f} / {statistics.median(cpu):.1f} / "
+        f"{max(cpu):.1f} (ours: the command's processes, not the server's)"
+    )
 
 
 def _longest_batch(corpus: list[Path], tmp: Path, engine: str) -> tuple[float, int, int] | None:
@@ -284,7 +319,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     if not files:
         return [{"name": "import.corpus", "value": None, "unit": "", "note": f"skipped: {SAMPLE} is absent"}]
     copies = 2 if quick else 20
-    rounds = 1 if quick else 3
+    rounds = int(os.environ.get("DEALER_BENCH_ROUNDS", "1" if quick else "3"))
+    only = {s for s in os.environ.get("DEALER_BENCH_IMPORT_SHAPES", "").split(",") if s}
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -298,6 +334,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             ("varied-redealt", varied, both, ">= 10"),
         )
         for shape, n, engines, target in shapes:
+            if only and shape not in only:
+                continue
             corpus = _corpus(files, tmp, shape, n)
             label = f"{shape}: {len(corpus)} files" + (
                 f" ({n} x {len(files)})" if n > 1 and not shape.startswith("varied") else ""

@@ -25,6 +25,7 @@ import numpy as np
 
 from dealer.bank.importer import import_files
 from dealer.core import Deal
+from dealer.custody.keyring import Keyring
 from dealer.formats.base import BoardRecord
 from dealer.formats.pbn import PBN
 
@@ -53,6 +54,7 @@ def _sqlite_size(path: Path, files: list[Path]) -> tuple[int, int]:
     from dealer.bank.store import SqliteBank
 
     with SqliteBank(path) as bank:
+        bank.unlock(Keyring.generate())  # the chief judge's key signs the seal
         report = import_files(bank, files)
         bank.seal()
         bank.raw_connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -72,6 +74,7 @@ def _pg_size(url: str, files: list[Path]) -> tuple[int, int, int]:
     with PostgresBank(url) as bank:
         db = bank.raw_connection()
         empty = int(db.execute(_PG_SIZE).fetchone()[0])
+        bank.unlock(Keyring.generate())
         report = import_files(bank, files)
         bank.seal()
         size = int(db.execute(_PG_SIZE).fetchone()[0])

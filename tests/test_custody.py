@@ -10,6 +10,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from hashlib import sha256
 from pathlib import Path
 
@@ -287,3 +288,51 @@ def test_bank_import_leaves_out_the_deals_the_register_holds_as_played(tmp_path:
     r = dealer(tmp_path, "bank", "import", "event.pbn", "--bank", "var/third.sqlite", "--register", "nowhere.sqlite")
     assert r.returncode == 1 and "no register of played deals there" in r.stderr, r.stdout + r.stderr
     assert not (tmp_path / "var" / "third.sqlite").exists()
+
+
+@pytest.mark.parametrize("when", ["before the run", "after the run"])
+def test_a_deal_swapped_in_the_database_never_reaches_a_board(tmp_path: Path, when: str) -> None:
+    """#27 attack run, finding 1: the service account rebuilt `deals` without its UNIQUE constraint and gave every
+    deal the cards of deal 1, so the run, the board files and the reveal would have put its chosen deal on the
+    boards (and put the real bytes back before `bank verify`). Every step that shows or writes the drawn deals
+    checks them against their sealed ledger entries and the signed root: nothing is shown, written or revealed."""
+    bank = make_bank(tmp_path / "bank.sqlite", 40)
+    director = Director(bank)
+    director.seal()
+    director.prepare("S1", DICE, regulation(boards=2))
+    director.publish("S1")
+    director.enter_public_value("S1", dice=["12345612/65432165"])
+    genuine = [item.deal.deal for item in director.run("S1")] if when == "after the run" else []
+    with sqlite3.connect(tmp_path / "bank.sqlite") as db:  # as the service account: the file is its own
+        db.executescript("CREATE TABLE x AS SELECT * FROM deals; DROP TABLE deals; ALTER TABLE x RENAME TO deals;")
+        db.execute("UPDATE deals SET canonical = (SELECT canonical FROM deals WHERE deal_id = 1)")
+    steps: list[Callable[[], object]]
+    if when == "before the run":  # refused before anything is recorded: the draw waits to be run on a sound bank
+        steps = [lambda: director.run("S1")]
+    else:
+        steps = [lambda: director.drawn_deals("S1"), lambda: director.reveal("S1")]
+    for step in steps:
+        with pytest.raises(DrawError, match="is not the deal its sealed ledger entry committed"):
+            step()
+    assert bank.get_draw("S1").state != "revealed"
+    fresh = Director(bank)  # a restarted service: the tree is rebuilt from the altered rows, and its root is wrong
+    with pytest.raises(DrawError, match="altered"):
+        if when == "after the run":
+            fresh.drawn_deals("S1")
+        else:
+            fresh.run("S1")
+    assert len(genuine) == (2 if when == "after the run" else 0)
+    bank.close()
+
+
+def test_draw_verify_compares_v_with_the_one_the_hall_showed(tmp_path: Path) -> None:
+    """#27 attack run, finding 2: a V rewritten in the bank with its ledger entry still verifies by itself; the V
+    noted in the hall (typed as people type it) pins it: `draw verify --value` accepts the shown V, refuses another."""
+    example = ROOT / "docs" / "examples" / "draw-1.json"
+    value = json.loads(example.read_text(encoding="utf-8"))["public_value"]
+    typed = " ".join(value.replace("/", " / "))  # spaces between every digit, as the hall's board may be copied
+    ok = dealer(tmp_path, "draw", "verify", str(example), "--value", typed)
+    assert ok.returncode == 0 and f"V {value} is the one noted in the hall" in ok.stdout, ok.stdout + ok.stderr
+    other = value[:-1] + ("1" if value[-1] != "1" else "2")
+    bad = dealer(tmp_path, "draw", "verify", str(example), "--value", other)
+    assert bad.returncode == 1 and f"not the {other} noted in the hall" in bad.stdout + bad.stderr, bad.stdout

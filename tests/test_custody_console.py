@@ -134,7 +134,14 @@ def test_board_files_and_the_journal_tell_var_nothing_before_play(tmp_path: Path
         written = chief.post("/api/director/draws/s1/files", json={"formats": ["pbn", "dup", "lin"]})
         assert written.status_code == 200, written.text
         names = written.json()["files"]
-        body = {"device": "simulator", "pace": 0.05, "copies": 2, "faults": "wrong_pocket~0.3", "seed": 7}
+        body = {
+            "device": "simulator",
+            "pace": 0.05,
+            "copies": 2,
+            "max_attempts": 20,
+            "faults": "wrong_pocket~0.5",
+            "seed": 7,
+        }
         assert chief.post("/api/director/draws/s1/boards", json=body).status_code == 202
         deadline = time.monotonic() + 120
         while (progress := chief.get("/api/director/draws/s1/boards").json())["state"] == "running":
@@ -152,6 +159,12 @@ def test_board_files_and_the_journal_tell_var_nothing_before_play(tmp_path: Path
         secret = server.director.split(".")[0]
         with httpx.Client(base_url=server.base, headers=_bearer(secret), timeout=30) as intruder:
             assert intruder.get("/api/director/draws/s1/files/s1.pbn").status_code == LOCKED
+            # the attack run's finding 3: the boards' progress named each foul copy's card and pockets to anyone
+            # with the director's link; now only the signed-in chief judge sees them
+            theirs = intruder.get("/api/director/draws/s1/boards").json()["fouls"]
+            assert theirs and all(f.get("card") is None and f.get("expected") is None for f in theirs), theirs
+            ours = progress["fouls"]
+            assert len(ours) == len(theirs) and all(f.get("card") for f in ours), ours
         var = _every_byte_under(tmp_path / "var")
         hands = pbn.split(":", 1)[1].split(" ")
         # (the bank itself holds every deal's 13 bytes: what must not be there is what tells which one was drawn)
@@ -161,3 +174,30 @@ def test_board_files_and_the_journal_tell_var_nothing_before_play(tmp_path: Path
         found = [x for x in spellings + digests if x in var]
         assert found == [], found
         chief.close()
+
+
+def test_a_public_value_edited_in_the_database_is_not_drawn_from(tmp_path: Path) -> None:
+    """#27 attack run, finding 2: after the witnesses' V was entered and shown, the service account rewrote it in
+    `draws` (and the last ledger entry), and the run drew from its V. The service keeps the V the hall was shown in
+    memory; the run refuses a bank whose V differs, and nothing is drawn."""
+    import sqlite3
+
+    with running_service(service_config(tmp_path), regulation(3, None, target=40)) as server:
+        press_start(server)
+        deadline = time.monotonic() + 60
+        while server.service.stations["A"].status != "target_reached":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with httpx.Client(base_url=server.base, headers=_bearer(server.director), timeout=30) as chief:
+            chief.post("/api/director/seal").raise_for_status()
+            body = {"label": "s1", "witnesses": ["Ann", "Boris"], "rolls": 8}
+            chief.post("/api/director/draws", json=body).raise_for_status()
+            chief.post("/api/director/draws/s1/publish").raise_for_status()
+            chief.post("/api/director/draws/s1/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
+            with sqlite3.connect(tmp_path / "var" / "bank.sqlite") as db:  # the service account's edit
+                db.execute("UPDATE draws SET public_value='66666666/11111111' WHERE label='s1'")
+            refused = chief.post("/api/director/draws/s1/run")
+            assert refused.status_code == 409, refused.text
+            assert "is not the one the hall was shown (12345612/65432165)" in refused.json()["detail"]
+            status = chief.get("/api/director/status").json()
+            assert [d["state"] for d in status["draws"]] == ["public-value"]  # nothing drawn

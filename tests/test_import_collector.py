@@ -77,7 +77,7 @@ def test_the_import_for_people_collects_nothing_until_it_prints(
 
     monkeypatch.setattr(bank_cmds, "_import_summary", counted_summary)
     with _counted() as seen:
-        bank_cmds.import_cmd(files, bank, None, 20, 64, skip_bad=False, as_json=False)
+        bank_cmds.import_cmd(files, bank, None, 20, 64, skip_bad=False, as_json=False, register=None)
     assert at_summary == [0]
     assert gc.isenabled()
     assert "m0.pbn" in capsys.readouterr().out  # its table of problems and duplicates names the files

@@ -4,7 +4,8 @@ package, and no cycle runs between packages across the three roots (``dealer``, 
 
 The rules: ``dealer.core`` and ``firmware_protocol`` import nothing of the project; ``drivers`` imports only
 ``firmware_protocol`` and ``dealer.core``; nothing below ``dealer.web`` / ``dealer.cli`` imports them (and the web
-does not import the CLI); no cycle between packages.
+does not import the CLI); ``dealer.app`` (the application layer) imports no web framework, server or CLI library;
+no cycle between packages.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
     code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "6 kept, 0 broken" in out
+    assert "7 kept, 0 broken" in out
 
 
 def test_the_contracts_name_every_package() -> None:
@@ -64,6 +65,8 @@ def test_the_contracts_name_every_package() -> None:
     assert set(c["edges-on-top"]["source_modules"]) == (units - TOP) | {"drivers", "firmware_protocol"}
     assert set(c["edges-on-top"]["forbidden_modules"]) == {"dealer.web", "dealer.cli", "dealer.relay"}
     assert set(c["no-package-cycles"]["ancestors"]) == set(ROOTS)
+    assert c["app-is-framework-free"]["source_modules"] == ["dealer.app"]
+    assert {"fastapi", "starlette", "uvicorn", "typer"} <= set(c["app-is-framework-free"]["forbidden_modules"])
 
 
 def test_no_cycle_between_packages_across_roots(graph: grimp.ImportGraph) -> None:
@@ -87,6 +90,7 @@ def test_the_rules_catch_what_they_forbid(graph: grimp.ImportGraph) -> None:
     assert graph.find_shortest_chain(importer="dealer.cli.serve_cmds", imported="dealer.web.app") is not None
     assert graph.find_shortest_chain(importer="dealer.web.devices", imported="drivers.discovery") is not None
     assert graph.find_shortest_chain(importer="dealer.web", imported="dealer.cli", as_packages=True) is None
+    assert graph.find_shortest_chain(importer="dealer.web.station", imported="dealer.app.station_state") is not None
 
 
 def test_the_bank_does_not_read_the_draw(graph: grimp.ImportGraph) -> None:

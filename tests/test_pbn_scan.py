@@ -65,11 +65,21 @@ def test_archive_like_files_scan_as_the_full_reader_reads_them_mostly_on_the_fas
         slow.append(len(text))
         return by_games(text, cache)
 
+    decoded: list[int] = []
+    scan_text = pbn_scan._scan_text
+
+    def text_path(text: str, cache: DealCache) -> ScannedDeals:
+        decoded.append(len(text))
+        return scan_text(text, cache)
+
     monkeypatch.setattr(pbn_scan, "_by_games", counted)
+    monkeypatch.setattr(pbn_scan, "_scan_text", text_path)
     files = make_varied(_files(), tmp_path, 40, seed=5)
     for path in files:
         _same_as_reader(path.read_bytes())
     assert len(slow) <= len(files) // 5, f"{len(slow)} of {len(files)} files took the reader's token scan"
+    # commentary, BOMs, Latin-1 and CRLF are read on the file's bytes: the text path only for the odd file
+    assert len(decoded) <= len(files) // 10, f"{len(decoded)} of {len(files)} files were decoded"
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
@@ -92,6 +102,24 @@ def test_real_files_give_the_deals_endplay_reads() -> None:
 @given(deals(), st.sampled_from(list(Seat)))
 def test_canonical_of_is_the_deals_canonical_form(deal: Deal, first: Seat) -> None:
     assert canonical_of(deal.to_pbn(first)) == deal.to_bytes()
+
+
+def test_after_enough_holdings_learnt_one_by_one_every_one_is_known_and_deals_read_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dealer.formats import pbn_scan
+
+    monkeypatch.setattr(pbn_scan, "_HOLDINGS", [{}, {}, {}, {}])  # nothing learnt yet
+    rng = random.Random(12)
+    dealt = [random_deal(rng) for _ in range(400)]
+    for deal in dealt:
+        assert canonical_of(deal.to_pbn(Seat.E)) == deal.to_bytes()
+    assert all(len(known) >= 8192 for known in pbn_scan._HOLDINGS)  # every suit passed its bound: all put in
+    text = dealt[0].to_pbn(Seat.N)
+    hands = text[2:].split()
+    suits = hands[0].split(".")
+    suits[0] = suits[0][::-1]  # a holding written in another order: not among those put in, learnt when met
+    assert canonical_of(text[:2] + " ".join([".".join(suits), *hands[1:]])) == dealt[0].to_bytes()
 
 
 def test_canonical_of_leaves_everything_unusual_to_the_reference_parser() -> None:
@@ -212,6 +240,19 @@ def _game(draw: st.DrawFn) -> list[str]:
                     '[Table "2"]\n{a comment\nof two lines}',
                     '[ScoreTable "Pair;Score"]\n1 {top} 50\n2 ; 40',
                     '[Table "3"]\n{a\n\nb}',
+                    "{a; b} ; c {d}",
+                    '[Event "x"] {c} ; d',
+                    '[Site "a;b"] {c}',
+                    "{a\nb} ; c {d}",
+                    "% a {directive}",
+                    "%{x}",
+                    "{Sørensen: the deal of the board}",
+                    "; Łukasz {",
+                    '[West "Gaëlle"] ; Zoë',
+                    "{x}{y}\n{z",
+                    '[Deal "N:é"]',
+                    '[Board "١٢"]',
+                    '[Board "12é"]',
                 ]
             ),
             max_size=2,
@@ -227,16 +268,22 @@ def _game(draw: st.DrawFn) -> list[str]:
     st.lists(st.sampled_from(["\n\n", "\n", "\n \n", "\n\n\n"]), min_size=8, max_size=8),
     st.sampled_from(["\n", "\r\n"]),
     st.booleans(),
+    st.sampled_from(["utf-8", "utf-8-bom", "latin-1", "bom-latin-1"]),
 )
 @settings(max_examples=800, deadline=None)
 def test_generated_files_scan_as_the_full_reader_reads_them(
-    games: list[list[str]], gaps: list[str], eol: str, header: bool
+    games: list[list[str]], gaps: list[str], eol: str, header: bool, encoding: str
 ) -> None:
+    """Every shape of game in every encoding the reader takes: UTF-8 with or without its mark, Latin-1, and a
+    mark before Latin-1 bytes (not UTF-8 then: the reader keeps the mark as three Latin-1 characters)."""
     parts = ["% PBN 2.1\n% EXPORT\n"] if header else []
     for k, game in enumerate(games):
         parts.append("\n".join(game))
         parts.append(gaps[k])
-    _same_as_reader("".join(parts).replace("\n", eol).encode())
+    text = "".join(parts).replace("\n", eol)
+    # Latin-1 ends with an "é" alone: not UTF-8
+    data = text.encode("latin-1", errors="replace") + b"\xe9" if encoding.endswith("latin-1") else text.encode()
+    _same_as_reader((b"\xef\xbb\xbf" if "bom" in encoding else b"") + data)
 
 
 def test_a_shared_cache_gives_each_file_the_same_deals() -> None:
@@ -286,3 +333,40 @@ def test_a_line_over_the_limit_is_refused_as_the_reader_refuses_it(at: int) -> N
     assert str(by_scan.value) == str(by_reader.value)
     shorter = data.replace(b"z" * LIMIT, b"z" * (LIMIT - 2))  # "% " and the z's: exactly the limit, allowed
     _same_as_reader(shorter)
+
+
+@pytest.mark.parametrize(("tail", "games"), [(b"", 2), (b"\xe9", 1)])
+def test_a_byte_order_mark_is_dropped_only_from_utf8(tail: bytes, games: int) -> None:
+    """After a UTF-8 mark, a first line ``% x {`` is a "%" line (the brace in it opens nothing) when the rest is
+    UTF-8; when it is not (an "é" in Latin-1), the reader keeps the mark as three characters: the line is no "%"
+    line then, and its brace opens a comment that hides the first game."""
+    deal = [random_deal(random.Random(k)).to_pbn(Seat.N) for k in range(2)]
+    data = (
+        b"\xef\xbb\xbf% x {\n"
+        + f'[Board "1"]\n[Deal "{deal[0]}"]\n}}\n\n[Board "2"]\n[Deal "{deal[1]}"]\n'.encode()
+        + tail
+    )
+    assert len(scan(data)) == games
+    _same_as_reader(data)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_values_beyond_ascii_are_read_on_the_text_path_as_the_reader_reads_them(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board numbered in other digits, a board with an accent, a deal value that is not one: the file's bytes
+    leave them to the text path, which decodes them from its text (not by the reader's token scan)."""
+    from dealer.formats import pbn_scan
+
+    deal = [random_deal(random.Random(k)).to_pbn(Seat.N) for k in range(2)]
+    board = "١٢" if encoding == "utf-8" else "12é"
+    text = f'[Board "{board}"]\n[Deal "{deal[0]}"]\n\n[Board "#"]\n[Deal "N:é {deal[1][2:]}"]\n\n[Deal "{deal[1]}"]\n'
+    data = text.encode(encoding)
+    slow: list[str] = []
+    monkeypatch.setattr(pbn_scan, "_by_games", lambda text, cache: slow.append(text))
+    fast = scan(data)
+    assert not slow
+    assert (fast.lines, fast.boards) == ([1, 7], [12, None])
+    assert [(p.line, p.board, p.reason.startswith("Deal 'N:é ")) for p in fast.problems] == [(4, 12, True)]
+    monkeypatch.undo()
+    _same_as_reader(data)

@@ -320,6 +320,7 @@ AFTER_KEYS = {
         "type",
         "label",
         "commitment",
+        "head",  # the ledger head right after the commitment (SIZE:HASH), an anchor officials note
         "deals",
         "kind",
         "previous",

@@ -269,13 +269,16 @@ def verify_cmd(
         help="The ledger head SIZE:HASH noted after the seal (dealer bank seal) or printed in the draw protocol: it "
         "must be the one right after this bundle's seal or commitment.",
     ),
+    value: str | None = typer.Option(
+        None, "--value", help="V as the hall showed it (the witnesses' digits or the named numbers, as noted)."
+    ),
     register: Path | None = typer.Option(
         None, "--register", help="A register of played deals: no drawn deal may have been played before this draw."
     ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
     from dealer.bank.anchors import AnchorError, Head
-    from dealer.draw.bundle import anchor_check, bank_of, head_check, other_banks, verify_bundle
+    from dealer.draw.bundle import anchor_check, bank_of, head_check, other_banks, value_check, verify_bundle
 
     try:
         noted_head = Head.parse(head) if head is not None else None
@@ -296,6 +299,8 @@ def verify_cmd(
         checks.append(anchor_check(bundle, commitment))
     if noted_head is not None and checks and checks[-1].ok:
         checks.append(head_check(bundle, noted_head))
+    if value is not None and checks and checks[-1].ok:
+        checks.append(value_check(bundle, value))
     if register is not None and checks and checks[-1].ok:
         checks.append(_register_check(bundle, register))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
@@ -351,6 +356,7 @@ def _check_name(name: str) -> str:
         "head as printed": t("ledger head as printed"),
         "ledger entries": t("ledger entries"),
         "register": t("register of played deals"),
+        "value as shown": t("value as shown"),
         "chain": t("chain"),
         "public value": t("public value"),
         "void": t("void draw"),

@@ -992,6 +992,33 @@ def anchor_check(bundle: JsonObject, noted: str) -> Check:
     )
 
 
+def value_check(bundle: JsonObject, noted: str) -> Check:
+    """The bundle's V is the one the witnesses rolled and the hall showed (typed as people type it: spaces, commas,
+    slashes), not one written into the bank afterwards: a V changed in the database, with its ledger entry
+    rewritten, still verifies by itself (docs/bundle.md §3)."""
+    from .protocol import normalise_dice, normalise_named
+
+    spec = PublicValueSpec.from_dict(bundle["commitment"]["public_value"])
+    value = bundle["public_value"]
+    if value is None:
+        return Check("value as shown", False, Phrase("a voided draw has no public value to compare"))
+    try:
+        shown = normalise_dice(spec, [noted]) if spec.kind == "dice" else normalise_named(spec, noted)
+    except DrawError as exc:
+        return Check("value as shown", False, Phrase("the value noted does not fit the committed format: {error}",
+                                                     error=exc))  # fmt: skip
+    return _fail_or(
+        shown == value,
+        "value as shown",
+        Phrase("V {value} is the one noted in the hall", value=value),
+        Phrase(
+            "V in the bundle is {value}, not the {shown} noted in the hall: the draw did not use the witnesses' V",
+            value=value,
+            shown=shown,
+        ),
+    )
+
+
 def register_source(bundle: JsonObject) -> str:
     """How the register of played deals names the draw of ``bundle`` (``Director.reveal`` writes it)."""
     return f"bank {bundle['commitment']['bank']}, draw {bundle['commitment']['label']}"

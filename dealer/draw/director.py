@@ -15,7 +15,7 @@ from hashlib import sha256
 from typing import TypedDict
 
 from dealer.bank.ledger import canonical_json, entry_hash
-from dealer.bank.merkle import audit_path, tree_levels
+from dealer.bank.merkle import audit_path, leaf_hash, tree_levels
 from dealer.bank.register import PlayedRegister
 from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
 from dealer.core import Seat
@@ -40,6 +40,8 @@ from .protocol import (
     quota_limit,
 )
 from .status import public_status, seal_view
+
+RESULT_ID_WIDTH = 12  # a deal id and its separator, at most: the sealed result's room per drawn deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,7 @@ class Director:
         revealed draw's deals are added to it."""
         self.bank = bank
         self.register = register
+        self._levels: dict[tuple[int, str], list[list[bytes]]] = {}  # per seal: its tree, checked against its root
 
     # -- public ------------------------------------------------------------------------------------
     def status(self) -> JsonObject:
@@ -339,11 +342,13 @@ class Director:
             raise DrawError("draw {label!r} has no public value yet: enter it first", label=label)
         doc = self.commitment(label)["commitment"]
         picks = commitment_picks(doc, self._secret(rec), rec.public_value, self._before(rec))[1]
+        drawn = self._with_deals(picks, doc)  # checked against the seal before anything is recorded
         ids = json.dumps([i for _, i in picks]).encode()
+        ids = ids.ljust(RESULT_ID_WIDTH * len(picks) + 2)  # padded: the sealed size tells how many, not which
         sealed = self.bank.keyring.seal(ids, self._context(b"draw-result", label))
         self.bank.draw_result(label, sealed, len(picks), {"label": label, "value": rec.public_value})
         self.bank.seal()  # every draw is sealed at once: its result is under a signed root (#19)
-        return self._with_deals(picks)
+        return drawn
 
     def drawn_deals(self, label: str) -> list[DrawnDeal]:
         """The drawn deals in pick order (director only)."""
@@ -356,11 +361,70 @@ class Director:
             raise DrawError(
                 "draw {label!r}: the stored result differs from K and V (run dealer bank verify)", label=label
             )
-        return self._with_deals(picks)
+        return self._with_deals(picks, doc)
 
-    def _with_deals(self, picks: list[tuple[int, int]]) -> list[DrawnDeal]:
+    def _with_deals(self, picks: list[tuple[int, int]], doc: JsonObject) -> list[DrawnDeal]:
         deals = self.bank.get_deals([i for _, i in picks])
+        self._as_sealed(deals, doc)
         return [DrawnDeal(p, d) for (p, _), d in zip(picks, deals, strict=True)]
+
+    def _sealed_levels(self, doc: JsonObject) -> list[list[bytes]]:
+        """The Merkle tree of the ledger the commitment's seal signed, checked against its root (kept per seal:
+        whatever changes in the database afterwards is then measured against the tree as it was)."""
+        seal = doc["seal"]
+        key = (int(seal["size"]), str(seal["root"]))
+        levels = self._levels.get(key)
+        if levels is None:
+            levels = tree_levels(self.bank.leaves(key[0]))
+            if levels[-1][0].hex() != key[1]:
+                raise DrawError(
+                    "the bank's ledger no longer has the root its seal signed ({root}…): the bank was altered; run "
+                    "dealer bank verify",
+                    root=key[1][:16],
+                )
+            self._levels[key] = levels
+        return levels
+
+    def _as_sealed(self, deals: Sequence[StoredDeal], doc: JsonObject) -> None:
+        """Each deal the draw picked is the deal its sealed ledger entry committed: H(salt ‖ deal) is the entry's
+        commitment, the entry is that deal's, and its bytes are the leaf under the signed seal. The account that
+        runs the service can rewrite the database; it cannot make a deal the seal did not commit reach a board."""
+        self._signed(doc)
+        levels = self._sealed_levels(doc)
+        bodies = self.bank.entry_bodies([d.ledger_index for d in deals])
+        for d in deals:
+            body = bodies[d.ledger_index]
+            data = json.loads(body)["d"]
+            opened = sha256(d.salt + d.deal.to_bytes()).hexdigest()
+            index = d.ledger_index
+            if (
+                data.get("id") != d.deal_id
+                or data.get("c") != opened
+                or index >= len(levels[0])
+                or leaf_hash(body) != levels[0][index]
+            ):
+                raise DrawError(
+                    "deal {id} in the bank is not the deal its sealed ledger entry committed: the bank was altered "
+                    "after the seal; nothing is shown or written; run dealer bank verify",
+                    id=d.deal_id,
+                )
+
+    def _signed(self, doc: JsonObject) -> None:
+        """The commitment in the bank is the one the chief judge's key signed (its seal's root included)."""
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        label = str(doc["label"])
+        signature = str(self.commitment(label)["signature"])
+        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(self.bank.keyring.public_key))
+        try:
+            key.verify(bytes.fromhex(signature), canonical_json(doc))
+        except (InvalidSignature, ValueError) as exc:
+            raise DrawError(
+                "draw {label!r}: its commitment in the bank is not the one the chief judge's key signed: the bank "
+                "was altered; run dealer bank verify",
+                label=label,
+            ) from exc
 
     def reveal(self, label: str) -> JsonObject:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
@@ -368,10 +432,10 @@ class Director:
         if rec.state != DrawState.DRAWN:
             raise DrawError("draw {label!r} has not been run: nothing to reveal", label=label)
         secret, drawn = self._secret(rec), self._drawn(rec)
+        deals = [item.deal for item in self.drawn_deals(label)]  # the sealed deals, checked, or nothing revealed
         data = {"drawn": drawn, "label": label, "secret": secret.hex()}
         self.bank.draw_reveal(label, secret, drawn, data)
         if self.register is not None:  # played from now on, in every bank of the competition
-            deals = self.bank.get_deals(drawn)
             source = register_source({"commitment": {"bank": self.bank.bank_id, "label": label}})
             self.register.add((d.deal.to_bytes() for d in deals), source, self.bank.now())
         return data

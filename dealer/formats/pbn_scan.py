@@ -4,10 +4,15 @@
 of championship files needs three things per game and the problems. ``scan`` gives exactly what ``PBN.read``
 gives for those (same games, same lines, boards and deals, the same problems with the same reasons), faster:
 
-* a *plain* text (no ``{`` or ``;`` comments, no escapes, every ``[`` starting a line, CR only in CRLF, and
-  the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and ``[Dealer "…"]``
-  tags, one of each per block, each closed on its line) is split into blocks at empty lines and those tags
-  are found by plain string search: a handful of C passes over the text, no regular expression per tag;
+* a file's bytes (``_scan_bytes``: no escapes, every ``[`` starting a line once its comments are blanked, CR
+  only in CRLF, and the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and
+  ``[Dealer "…"]`` tags, one of each per block, each closed on its line) are read in a handful of C passes
+  over the whole file: each kind of comment found by one search for its mark and blanked, the tags' values
+  taken by one search, the blocks between empty lines made into the games' columns by ``map`` (no Python
+  code per game, but for the unusual ones); UTF-8 or Latin-1, with or without a BOM, are read alike;
+* a file whose bytes that path leaves (UTF-16, a comment mark that may be inside a tag, a value to read or
+  name that is not ASCII) is decoded (``_scan_text``) and read by the same passes on its text's UTF-8, a
+  doubtful comment mark settled by the reader's own tokens: as fast as the bytes path;
 * any other text (or a check failing half-way) goes through the reader's own games (``pbn.games``), so the
   strict reader decides;
 * a ``Deal`` value is parsed once per import (``DealCache``): the same deal of the open and closed room, or of
@@ -20,6 +25,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate, compress, count, repeat
+from operator import add, ne
+from typing import cast
 
 from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
@@ -27,14 +35,12 @@ from dealer.core.errors import DealError
 from .base import _LONG_LINE, MAX_LINE_CHARS, ReadProblem, may_hold_a_long_line
 from .pbn import _BLANK, _SECTION, _TAG, _TOKEN, _board_number, decode_text, games, parse_deal_value
 
-# an empty line in CRLF text (the fast path reads CRLF text as it is; only the fall-back normalises it)
-_BLANK_CRLF = re.compile(r"\r\n[ \t]*\r\n")
-
 # Canonical form as one 104-bit number: card i (suit * 13 + rank) holds its seat in bits 103-2i .. 102-2i.
 _FULL = sum(1 << (102 - 2 * i) for i in range(52))
 _HOLDINGS: list[dict[str, int]] = [{}, {}, {}, {}]  # per suit: holding text -> its cards' bits (seat 1)
 _RANK = {ch: i for i, ch in enumerate(RANK_CHARS)}
 _FIRST = {"N": 0, "E": 1, "S": 2, "W": 3}
+LEARN_ALL = 512  # holdings of a suit learnt one by one before all are (each costs ~2 µs, all of them ~5 ms)
 
 
 def _holding(suit: int, text: str) -> int:
@@ -52,10 +58,17 @@ def _holding(suit: int, text: str) -> int:
 
 
 def _learn(suit: int, text: str) -> int:
-    """The bits of ``text`` in ``suit`` (``_holding``), kept for the next deal (up to a bound)."""
+    """The bits of ``text`` in ``suit`` (``_holding``), kept for the next deal (up to a bound). Once a suit has
+    learnt ``LEARN_ALL`` holdings one by one, every holding in the usual order is put in at once
+    (``learn_every_holding``, a few milliseconds): an import of many new deals then finds nearly all of them."""
     known = _HOLDINGS[suit]
     bits = known.get(text)
     if bits is None:
+        if len(known) == LEARN_ALL:
+            learn_every_holding()
+            bits = known.get(text)
+            if bits is not None:
+                return bits
         bits = _holding(suit, text)
         if len(known) < 65536:
             known[text] = bits
@@ -194,29 +207,6 @@ def _number(text: str) -> int | None:
         return number
 
 
-def _plain(text: str, commented: bool = False) -> bool:
-    """Whether the block-by-block fast path may read ``text``: no comments (unless ``commented``: they were
-    blanked, ``_blank_comments``, and a ``{`` or ``;`` left is inside a tag) or escapes, every ``[`` at the
-    start of a line, CR only in CRLF. Each check is one pass of a C search (the cost of this path is the number
-    of passes over the text); ``_accounted`` is the last."""
-    if "\\" in text or (not commented and ("{" in text or ";" in text)):
-        return False
-    if text.count("[") != text.count("\n[") + text.startswith("["):  # a "[" inside a line
-        return False
-    return not ("\r" in text and text.count("\r") != text.count("\r\n"))  # a lone CR ends a line too
-
-
-def _accounted(text: str, found: int) -> bool:
-    """Whether the ``found`` ``[Board "``, ``[Deal "`` and ``[Dealer "`` tags (once a block each, well formed) are
-    every tag whose name holds "board" or "deal" in any case, so that the text holds no other (malformed,
-    misspelt, spaced, repeated) tag the reader would see: at once when the words occur only that often in the
-    whole text, else by counting those tags (at a line's start, where ``_plain`` has every ``[``)."""
-    lower = text.lower()
-    if lower.count("board") + lower.count("deal") == found:
-        return True
-    return len(_NAMED.findall(text)) == found
-
-
 # a tag (at a line's start) whose name holds "board" or "deal" in any case: what the fast path must account for
 _NAMED = re.compile(r"^\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE)
 # a ``…Table`` tag and the rows after it, which the reader takes as its value (comment marks and all)
@@ -308,189 +298,263 @@ def scan(data: bytes, source: str = "<input>", cache: DealCache | None = None) -
 
 
 def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
-    """``scan`` on the decoded text (any text ``_scan_bytes`` leaves to it)."""
-    plain = text
-    commented = "{" in text or ";" in text
-    if commented:
-        blanked = _blank_comments(text)
-        if blanked is None:
-            return _by_games(text, cache)
-        plain = blanked
-    if not _plain(plain, commented):
+    """``scan`` on the decoded text (any file ``_scan_bytes`` leaves to it): the same passes on the text's UTF-8
+    bytes (everything they look at is ASCII, and UTF-8 spells every other character in bytes that are not), the
+    values the columns need decoded back; a comment mark that may be inside a tag is settled by the reader's own
+    tokens (``_blank_comments``). Anything else unusual goes through the reader's games (``_by_games``)."""
+    if "\\" in text:  # escapes: the reader unescapes values
         return _by_games(text, cache)
-    found = _scan_plain(plain, cache)
+    plain = text
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too
+            return _by_games(text, cache)
+        plain = text.replace("\r\n", "\n")
+    data = plain.encode("utf-8")
+    if "{" in plain or ";" in plain:
+        blanked = _blank_comments_b(data)
+        if blanked is None:
+            careful = _blank_comments(plain)
+            if careful is None:
+                return _by_games(text, cache)
+            blanked = careful.encode("utf-8")
+        data = blanked
+    found = _columns(data, cache, utf8=True)
     return _by_games(text, cache) if found is None else found
-
-
-def _scan_plain(text: str, cache: DealCache) -> ScannedDeals | None:
-    """The blocks of a plain text (``_plain``); None where the reader must decide."""
-    out = ScannedDeals()
-    lines, boards, deals, problems = out.lines, out.boards, out.deals, out.problems
-    known = cache.known
-    line = 1
-    prev_board: str | None = None
-    prev_deal: str | None = None
-    first_tag = _TAG.search
-    crlf = "\r" in text
-    n_boards = n_deals = 0  # tags naming a board or deal found as the tags they should be
-    # blocks between empty lines (which may hold blanks): one regular expression split, as the bytes path's
-    blocks = (_BLANK_CRLF if crlf else _BLANK).split(text)
-    for chunk in blocks:
-        b = chunk.find('[Board "')
-        d = chunk.find('[Deal "')
-        e = chunk.find('[Dealer "')
-        if e >= 0:  # well formed (closed on its line), or the reader reports it as a malformed Deal tag
-            q = chunk.find('"', e + 9)
-            if not chunk.startswith('"]', q) or chunk.find("\n", e, q) >= 0:
-                return None
-            n_deals += 1
-        if b >= 0 or d >= 0:
-            first = first_tag(chunk)  # a game starts at its first well-formed tag (there is one: Board or Deal)
-            start = first.start() if first is not None else 0
-            at = line + chunk.count("\n", 0, start) if start else line
-            board = None
-            if b >= 0:
-                q = chunk.find('"', b + 8)
-                if not chunk.startswith('"]', q) or chunk.find("\n", b, q) >= 0:
-                    return None
-                n_boards += 1
-                board_text = chunk[b + 8 : q]
-                if board_text == "#" and prev_board is not None:
-                    board_text = prev_board
-                prev_board = board_text
-                board = _number(board_text)
-            if d < 0:
-                problems.append(ReadProblem("game has a Board tag but no Deal tag", board, at))
-            else:
-                q = chunk.find('"', d + 7)
-                if not chunk.startswith('"]', q) or chunk.find("\n", d, q) >= 0:
-                    return None
-                n_deals += 1
-                value = chunk[d + 7 : q]
-                if value == "#" and prev_deal is not None:
-                    value = prev_deal
-                prev_deal = value
-                canonical = known.get(value)
-                if canonical is None:
-                    canonical = cache.canonical(value)
-                if isinstance(canonical, str):
-                    problems.append(ReadProblem(f"Deal {value!r}: {canonical}", board, at))
-                else:
-                    lines.append(at)
-                    boards.append(board)
-                    deals.append(canonical)
-        line += chunk.count("\n") + 2
-    if not _accounted(text, n_boards + n_deals):  # a tag the reader sees otherwise (or two games in a block)
-        return None
-    return out
 
 
 # the bytes path: the text path's passes on the file's bytes, before (and mostly instead of) decoding them
 _TAG_B = re.compile(_TAG.pattern.encode())
 _BLANK_B = re.compile(_BLANK.pattern.encode())
-_BLANK_CRLF_B = re.compile(_BLANK_CRLF.pattern.encode())
+_BLANK_CRLF_B = re.compile(rb"\r\n[ \t]*\r\n")  # an empty line of CRLF text (its blocks need no copy in LF)
 _LONG_LINE_B = re.compile(_LONG_LINE.pattern.encode())
-_MARKS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # BOM, UTF-16: the text path decodes those
+_NAMED_B = re.compile(_NAMED.pattern.encode(), re.MULTILINE)
+_TOKEN_B = re.compile(_TOKEN.pattern.encode(), re.MULTILINE)
+_TABLE_B = re.compile(_TABLE.pattern.encode(), re.MULTILINE)
+# split: the text between comments of one kind, and them (a search for one mark is a memchr, for either of two
+# a test of every byte: one pass for each kind costs less than one for both)
+_BRACES_B = re.compile(rb"(\{[^}]*\}?)")
+_SEMICOLONS_B = re.compile(rb"(;[^\n]*)")
+# the well-formed tags the bytes path takes its values from (closed on their line, no quote in the value)
+_VALUES_B = re.compile(rb'\[(Deal|Board|Dealer) "([^"\n]*)"\]')
+_INSIDE_B = re.compile(rb"\[(?<=[^\n]\[)")  # a "[" inside a line (the search looks for "[" only)
+_BEFORE_MARK = re.compile(rb"(?:[^\[%\n;][^\[\n;]*)?|" + _TAGS_ONLY.pattern.encode())
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")  # the text path decodes those
+_XS = [b"x" + b"\nx" * k for k in range(64)]  # a comment of k + 1 lines, blanked (``_blank``)
 
 
 def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
-    """``_scan_text(decode_text(data))`` without decoding, for a plain file (``_plain``) whose every game is
-    read without a problem; None for anything else (then the text path decides, problems and errors included).
+    """``_scan_text(decode_text(data))`` without decoding, for a file whose comments are plainly comments and
+    whose every game is read without a problem; None for anything else (then the text path decides, problems
+    and errors included).
 
-    Exact on bytes because everything the text path looks at is ASCII (brackets, quotes, tag names, line
-    ends, "board" and "deal" in any case), and both decodings it may use (UTF-8, else Latin-1) map ASCII bytes
-    to the same characters and other bytes to non-ASCII characters, none of which lower-cases to an ASCII
-    letter of "board" or "deal": the same games, lines and values. A line of more bytes than the text path's
-    character limit, or a value that is not ASCII, goes to the text path."""
-    if data.startswith(_MARKS) or b"{" in data or b";" in data or b"\\" in data:
+    Exact on bytes because everything the text path looks at is ASCII (brackets, quotes, comment marks, tag
+    names, line ends, "board" and "deal" in any case), and both decodings it may use (UTF-8, else Latin-1) map
+    ASCII bytes to the same characters and other bytes to non-ASCII characters, none of which lower-cases to an
+    ASCII letter of "board" or "deal": the same games, lines, comments and values. A UTF-8 byte-order mark is
+    dropped when the rest is UTF-8 (as decoding drops it), else kept as the three Latin-1 characters it is. A
+    line of more bytes than the text path's character limit, or a value that is not ASCII, goes to the text path.
+    """
+    if data.startswith(_UTF16) or b"\\" in data:
         return None
+    if data.startswith(_UTF8_BOM):
+        try:
+            data[3:].decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # read as Latin-1: the mark is three characters of the text
+        else:
+            data = data[3:]
     if len(data) > MAX_LINE_CHARS and may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
         return None
-    if data.count(b"[") != data.count(b"\n[") + data.startswith(b"["):
-        return None
     crlf = b"\r" in data
-    if crlf and data.count(b"\r") != data.count(b"\r\n"):
+    if crlf and data.count(b"\r") != data.count(b"\r\n"):  # a lone CR ends a line too
         return None
-    lower = data.lower()
-    board_words = lower.count(b"board")
-    deal_words = lower.count(b"deal")
-    del lower
-    out = ScannedDeals()
-    lines, boards, deals = out.lines, out.boards, out.deals
-    raw = cache.raw
-    line = 1
-    prev_board: bytes | None = None
-    prev_deal: bytes | None = None
-    match_tag = _TAG_B.match
-    search_tag = _TAG_B.search
-    n_boards = n_deals = 0
-    # an empty line may hold blanks: one regular expression split costs less than looking for indented lines
-    # (two passes) before a plain split, and gives the same blocks where there are none
-    blocks = (_BLANK_CRLF_B if crlf else _BLANK_B).split(data)
-    for chunk in blocks:
-        d = chunk.find(b'[Deal "')
-        if d < 0:  # no game here (a header, or a game of a Board only: a problem, the text path names it)
-            if chunk.find(b'[Board "') >= 0:
-                return None
-            e = chunk.find(b'[Dealer "')
-            if e >= 0:
-                q = chunk.find(b'"', e + 9)
-                if not chunk.startswith(b'"]', q) or chunk.find(b"\n", e, q) >= 0:
-                    return None
-                n_deals += 1
-            line += chunk.count(b"\n") + 2
+    if b"{" in data or b";" in data:
+        if crlf:  # comments are blanked in LF text (a ";" comment runs to the line's end, its CR included)
+            data = data.replace(b"\r\n", b"\n")
+            crlf = False
+        blanked = _blank_comments_b(data)
+        if blanked is None:
+            return None
+        data = blanked
+    return _columns(data, cache, utf8=False, crlf=crlf)
+
+
+def _blank_comments_b(data: bytes) -> bytes | None:
+    """``_blank_comments`` on LF bytes in a few C passes: first the ``{…}`` comments, then the ``;`` ones, each
+    kind found by a plain search for its mark (a mark inside a comment found before belongs to it) and blanked;
+    None (the text path decides) unless what stands before each mark on its line shows it starts a comment
+    (``_BEFORE_MARK``: not inside a tag, a "%" line or a ``;`` comment), or when a comment starting in a
+    ``…Table`` tag's rows runs past them."""
+    if b"Table" in data and not _rows_close_their_comments_b(data):
+        return None
+    for kind, mark in ((_BRACES_B, b"{"), (_SEMICOLONS_B, b";")):
+        if mark not in data:
             continue
-        q = chunk.find(b'"', d + 7)
-        if not chunk.startswith(b'"]', q) or chunk.find(b"\n", d, q) >= 0:
+        parts = kind.split(data)  # text, comment, text, …, comment, text
+        before = parts[0:-1:2]
+        starts = map(add, map(bytes.rfind, before, repeat(b"\n")), repeat(1))  # its last line's start, or 0
+        if None in map(_BEFORE_MARK.fullmatch, before, starts):
             return None
-        value = chunk[d + 7 : q]
-        e = chunk.find(b'[Dealer "')
-        if e >= 0:
-            q = chunk.find(b'"', e + 9)
-            if not chunk.startswith(b'"]', q) or chunk.find(b"\n", e, q) >= 0:
-                return None
-            n_deals += 2
+        lines = list(map(bytes.count, parts[1::2], repeat(b"\n")))
+        if max(lines) < len(_XS):
+            parts[1::2] = list(map(_XS.__getitem__, lines))
         else:
-            n_deals += 1
-        b = chunk.find(b'[Board "')
-        board: int | None = None
-        if b >= 0:
-            q = chunk.find(b'"', b + 8)
-            if not chunk.startswith(b'"]', q) or chunk.find(b"\n", b, q) >= 0:
-                return None
-            n_boards += 1
-            board_text = chunk[b + 8 : q]
-            if board_text == b"#" and prev_board is not None:
-                board_text = prev_board
-            prev_board = board_text
-            board = _BOARDS_B.get(board_text, -1)
-            if board == -1:
-                if not board_text.isascii():
-                    return None
-                board = _number(board_text.decode("ascii"))
-                if len(_BOARDS_B) < 4096:
-                    _BOARDS_B[board_text] = board
-        if value == b"#" and prev_deal is not None:
-            value = prev_deal
-        prev_deal = value
-        canonical = raw.get(value)
-        if canonical is None:
-            if not value.isascii():
-                return None
-            canonical = raw[value] = cache.canonical(value.decode("ascii"))
-        if isinstance(canonical, str):  # a problem: the text path reports it
-            return None
-        if chunk.startswith(b"[") and match_tag(chunk) is not None:
-            lines.append(line)
-        else:  # a game starts at its first well-formed tag (there is one: its Deal tag)
-            first = search_tag(chunk)
-            lines.append(line + chunk.count(b"\n", 0, first.start()) if first is not None else line)
-        boards.append(board)
-        deals.append(canonical)
-        line += chunk.count(b"\n") + 2
-    if (n_boards, n_deals) != (board_words, deal_words):  # a tag the reader sees otherwise: the text path decides
+            parts[1::2] = [b"x" + b"\nx" * k for k in lines]
+        data = b"".join(parts)
+    return data
+
+
+def _rows_close_their_comments_b(data: bytes) -> bool:
+    """``_rows_close_their_comments`` on bytes."""
+    for rows in _TABLE_B.findall(data):
+        if b"{" in rows:
+            for token in _TOKEN_B.finditer(rows):
+                if token.lastindex == 4 and not token.group(4).endswith(b"}"):
+                    return False
+    return True
+
+
+def _columns(data: bytes, cache: DealCache, utf8: bool, crlf: bool = False) -> ScannedDeals | None:
+    """The games of LF (or, ``crlf``, CRLF) bytes without comments or escapes, as columns made a few C passes at a
+    time over all the blocks (no Python code per game, but for games with a problem); None where the reader must
+    decide. ``utf8``: the bytes are a decoded text's UTF-8 (a value that is not ASCII is decoded from it), else a
+    file's bytes (UTF-8 or Latin-1: such a value is left to the text path).
+
+    The text is split into blocks at empty lines; each ``[Deal "…"]``, ``[Board "…"]`` and ``[Dealer "…"]`` tag
+    must be closed on its line, every ``[`` start a line, no block hold two Deal or two Board tags, and those
+    tags be every one whose name holds "board" or "deal" in any case (other tags, misspelt, spaced or malformed, the
+    reader would see otherwise): then the n-th Deal value is the n-th
+    game's, the n-th Board value the n-th block's with one."""
+    if _INSIDE_B.search(data) is not None:  # a "[" inside a line
         return None
+    tags = _VALUES_B.findall(data)
+    lower = data.lower()  # ASCII letters only: no other character lower-cases to a letter of "board" or "deal"
+    if lower.count(b"board") + lower.count(b"deal") != len(tags) and len(_NAMED_B.findall(data)) != len(tags):
+        return None  # a tag naming a board or a deal that is not one of these (or not closed on its line)
+    del lower
+    names = [name for name, _ in tags]
+    n_board = names.count(b"Board")
+    n_deal = names.count(b"Deal")
+    values = [value for name, value in tags if name == b"Deal"]
+    blocks = (_BLANK_CRLF_B if crlf else _BLANK_B).split(data)
+    deal_at = list(map(bytes.find, blocks, repeat(b'[Deal "')))
+    if len(blocks) - deal_at.count(-1) != n_deal:  # two Deal tags in a block: two games for the reader
+        return None
+    # the first line of each block: blocks are separated by an empty line (two line ends)
+    firsts = list(accumulate(map(add, map(bytes.count, blocks, repeat(b"\n")), repeat(2)), initial=1))
+    games = list(compress(count(), map(ne, deal_at, repeat(-1))))
+    boarded: list[int] = []  # the blocks with a Board tag
+    numbers: list[int | None] = []  # and their boards ("#" inherited)
+    if n_board:
+        board_at = list(map(bytes.find, blocks, repeat(b'[Board "')))
+        if len(blocks) - board_at.count(-1) != n_board:  # two Board tags in a block: two games for the reader
+            return None
+        boarded = list(compress(count(), map(ne, board_at, repeat(-1))))
+        found = _board_numbers([value for name, value in tags if name == b"Board"], utf8)
+        if found is None:
+            return None
+        numbers = found
+    if b"#" in values:
+        _inherit(values)
+    raw = cache.raw
+    deals: list[bytes | str | None] = list(map(raw.get, values))
+    if None in deals:
+        for k, canonical in enumerate(deals):
+            if canonical is None:
+                value = values[k]
+                met = raw.get(value)  # met earlier in this file (the other room's game)
+                if met is not None:
+                    deals[k] = met
+                elif value.isascii():
+                    deals[k] = raw[value] = cache.canonical(value.decode("ascii"))
+                elif utf8:  # not kept by its bytes: a file's bytes (Latin-1) may spell another text alike
+                    deals[k] = cache.canonical(value.decode("utf-8"))
+                else:
+                    return None
+    if str in set(map(type, deals)) or (n_board and boarded != games):  # problems, or games without a board
+        return _with_problems(blocks, firsts, games, boarded, numbers, values, deals, utf8)
+    boards: list[int | None] = numbers if n_board else [None] * len(games)
+    return ScannedDeals(_game_lines(blocks, firsts, games), boards, cast("list[bytes]", deals))
+
+
+def _game_lines(blocks: list[bytes], firsts: list[int], at: list[int]) -> list[int | None]:
+    """The line of each of the blocks ``at``: that of its first well-formed tag (a block holding a game has one)."""
+    chunks = list(map(blocks.__getitem__, at))
+    lines: list[int | None] = list(map(firsts.__getitem__, at))
+    starts = list(map(_TAG_B.match, chunks))
+    if None in starts:
+        for k, first in enumerate(starts):
+            if first is None:
+                tag = _TAG_B.search(chunks[k])
+                if tag is not None:
+                    lines[k] = firsts[at[k]] + chunks[k].count(b"\n", 0, tag.start())
+    return lines
+
+
+def _with_problems(
+    blocks: list[bytes],
+    firsts: list[int],
+    games: list[int],
+    boarded: list[int],
+    numbers: list[int | None],
+    values: list[bytes],
+    deals: list[bytes | str | None],
+    utf8: bool,
+) -> ScannedDeals | None:
+    """The columns block by block, where a game has a Board tag but no Deal tag, a Deal value is not a deal, or
+    some games have a Board tag and others not; the problems as the reader reports them (None: a value to
+    name in a problem is not ASCII in a file's bytes, the text path names it)."""
+    board_of = dict(zip(boarded, numbers, strict=True))
+    deal_of = dict(zip(games, zip(values, deals, strict=True), strict=True))
+    at = sorted(board_of.keys() | deal_of.keys())
+    out = ScannedDeals()
+    for k, line in zip(at, _game_lines(blocks, firsts, at), strict=True):
+        board = board_of.get(k)
+        found = deal_of.get(k)
+        if found is None:
+            out.problems.append(ReadProblem("game has a Board tag but no Deal tag", board, line))
+            continue
+        value, canonical = found
+        if isinstance(canonical, str):
+            if not (utf8 or value.isascii()):
+                return None
+            out.problems.append(ReadProblem(f"Deal {value.decode('utf-8')!r}: {canonical}", board, line))
+            continue
+        out.lines.append(line)
+        out.boards.append(board)
+        out.deals.append(cast(bytes, canonical))
     return out
+
+
+def _inherit(values: list[bytes]) -> None:
+    """``"#"`` values replaced by the previous value (itself after inheritance), in place."""
+    prev: bytes | None = None
+    for k, value in enumerate(values):
+        if value == b"#" and prev is not None:
+            values[k] = value = prev
+        prev = value
+
+
+def _board_numbers(texts: list[bytes], utf8: bool) -> list[int | None] | None:
+    """The Board values' numbers (``"#"`` inherited); None where one is not ASCII in a file's bytes (the text
+    path decides)."""
+    if b"#" in texts:
+        _inherit(texts)
+    numbers: list[int | None] = list(map(_BOARDS_B.get, texts, repeat(-1)))
+    if -1 in numbers:
+        for k, number in enumerate(numbers):
+            if number == -1:
+                text = texts[k]
+                if text.isascii():
+                    numbers[k] = number = _number(text.decode("ascii"))
+                    if len(_BOARDS_B) < 4096:
+                        _BOARDS_B[text] = number
+                elif utf8:  # not kept by its bytes (see ``_columns``)
+                    numbers[k] = _number(text.decode("utf-8"))
+                else:
+                    return None
+    return numbers
 
 
 _BOARDS_B: dict[bytes, int | None] = {}

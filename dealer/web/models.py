@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from fastapi import Path
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, StringConstraints
 
+from dealer.app.station_state import StationStatus
 from dealer.core.events import FaultKind
 
 # -- limits (docs/service.md, "Limits") -------------------------------------------------------------------------
@@ -128,7 +129,7 @@ class ShownCard(BaseModel):
 class StationView(Reply):
     type: Literal["station"] = "station"
     station: str
-    status: str
+    status: StationStatus
     running: bool
     variant: int
     open_count: int

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from dealer.app.station_state import StationStatus
 from dealer.core.json_types import JsonObject
 from dealer.session import (
     PublicCardHidden,
@@ -124,7 +125,7 @@ class PublicState:
                 "station": name,
                 "variant": 0,
                 "open_count": 0,
-                "status": "idle",
+                "status": StationStatus.IDLE.value,
                 "attempt": 0,
                 "phase": "waiting",
                 "reason": None,

@@ -117,7 +117,7 @@ def _foul(f: FoulCopy, cards: bool) -> Foul:
 
 
 def boards_view(
-    label: str, state: JobState, p: BoardProgress, error: str | None = None, cards: bool = True
+    label: str, state: JobState, p: BoardProgress, error: str | None = None, cards: bool = False
 ) -> BoardsView:
     return BoardsView(
         label=label,
@@ -133,7 +133,7 @@ def boards_view(
     )
 
 
-def job_view(job: Job[BoardProgress], cards: bool = True) -> BoardsView:
+def job_view(job: Job[BoardProgress], cards: bool) -> BoardsView:
     return boards_view(job.key, job.state, job.progress, job.error, cards)
 
 
@@ -339,14 +339,14 @@ def make_router(service: Service) -> APIRouter:
             )
         except JobBusy as exc:
             raise HTTPException(409, error_detail(exc)) from exc
-        return job_view(job)
+        return job_view(job, cards=d.bank.unlocked)
 
     @router.get("/api/director/draws/{label}/boards", dependencies=read, response_model=BoardsView)
     async def boards_progress(label: LabelParam) -> BoardsView:
         d = guard()
         job = jobs.get("boards", label)
-        if job is not None:
-            return job_view(job)
+        if job is not None:  # a foul copy's card and pockets only for the signed-in chief judge (the key is theirs)
+            return job_view(job, cards=d.bank.unlocked)
         progress = BoardProgress()
         state = JobState.IDLE
         journal = out_dir(label) / f"{session_slug(label)}.journal.json"

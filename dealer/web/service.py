@@ -138,6 +138,7 @@ class Service:
         self._seal_retry = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bank_copy: BankCopyState | None = None  # the second copy's state (None: no [bank] copy)
+        self.shown_values: dict[str, str] = {}  # label -> V as the hall was shown it (memory: not in var/)
         self.custody = CustodySession()  # the chief judge's key: when it was last used (it locks when idle)
 
     def begin_shutdown(self) -> None:
@@ -163,8 +164,7 @@ class Service:
                     await station.connect(open_station_device(station.config))
                 except Exception as exc:  # a missing device must not stop the service: the judge reconnects
                     log.warning("station %s: %s", station.name, exc)
-                    station.status = "disconnected"
-                    station.announce()
+                    station.link_failed()
         self._ticker = asyncio.create_task(self._tick())
 
     async def shutdown(self) -> None:
@@ -365,5 +365,9 @@ class Service:
 
     # -- director ------------------------------------------------------------------------------------------
     def publish_commitment(self, view: JsonObject) -> None:
-        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``."""
+        """Put a draw before the hall (its commitment, then V, then the reveal): see ``commitment_message``.
+        The first V the hall is shown of each draw is kept in memory: the run checks the bank's V against it."""
+        value = view.get("value")
+        if isinstance(value, str):
+            self.shown_values.setdefault(str(view["label"]), value)
         self.streams.publish(commitment_message(view))

@@ -8,8 +8,10 @@ deals, device health. Formation runs toward the bank's target and can be started
 No dealt deal is lost to the bank being unavailable (another writer holds the file, a full disk): every ledger
 write (a deal's commit, a void) goes through one ordered queue. A write that cannot be made now stays queued,
 the deal's cards stay in memory, the judge sees the fault (status ``bank_waiting``), the station deals no more
-and retries with a growing pause (``RETRY_PAUSES``) until the write succeeds — or, for a deal, until the judge
-says ``void_pending``, which voids it with a ledger entry (itself queued until the bank takes it).
+and retries with a growing pause (``dealer.app.ledger_writes.RETRY_PAUSES``) until the write succeeds — or, for a
+deal, until the judge says ``void_pending``, which voids it with a ledger entry (itself queued until the bank takes
+it). The station's status moves only by the events of ``dealer.app.station_state``; the judge's void is ordered
+against the write in flight by ``dealer.app.ledger_writes.WriteSlot``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dealer.app.ledger_writes import SlotCommand, SlotEvent, WriteSlot, retry_pause
+from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankError, BankUnavailableError
 from dealer.core import Deal
@@ -72,8 +76,7 @@ log = logging.getLogger("dealer.station")
 ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
 BANK_REFUSED = "bank_refused"
 BANK_UNAVAILABLE = "bank_unavailable"  # voided by the judge while the bank could not take the deal
-BANK_WAITING = "bank_waiting"  # status while a ledger write waits for the bank
-RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0, 2.0)  # seconds between retries of a queued write (then every 2 s)
+BANK_WAITING = StationStatus.BANK_WAITING.value  # the fault kind while a ledger write waits for the bank
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
 NOT_THE_DEVICE = (VoidReason.ABORTED, VoidReason.OPERATOR)  # the judge's own actions: never a device error
@@ -134,7 +137,7 @@ class Station:
         self.closed = closed  # variant 1: deals become boards, never bank deals
         self.session = DealingSession(config.name, regulation.variant, regulation.open_cards, config.first_seat)
         self.link: DealingDevice | None = None
-        self.status = "idle"
+        self.machine = StationMachine(StationStatus.IDLE, time.time())  # the status: set only by its events
         self.running = False
         self.show_cards = False
         self.cards_read = 0
@@ -150,7 +153,7 @@ class Station:
         self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
         self._drainer: asyncio.Task[None] | None = None
         self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
-        self._in_flight: LedgerWrite | None = None  # the write the bank's thread is making now
+        self.slot = WriteSlot()  # what the bank's thread is writing now (the judge's void waits for a commit)
         self._landed = asyncio.Event()  # set when the attempt in flight has ended (banked, refused or failed)
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -198,15 +201,30 @@ class Station:
 
     # -- public view ---------------------------------------------------------------------------------------
     def announce(self) -> None:
-        self.hub.publish(station_message(self.name, int(self.session.variant), self.session.open_count, self.status))
+        variant, status = int(self.session.variant), self.status.value
+        self.hub.publish(station_message(self.name, variant, self.session.open_count, status))
 
-    def _set_status(self, status: str) -> None:
-        if status != self.status:
-            self.status = status
+    @property
+    def status(self) -> StationStatus:
+        return self.machine.status
+
+    def _quiet(self, event: StationEvent) -> Transition:
+        """The status moves by ``event`` and nothing is told (the caller announces, or a telling step follows)."""
+        return self.machine.handle(event, time.time())
+
+    def _on(self, event: StationEvent) -> None:
+        """The status moves by ``event``: a change is announced to the audience, the judge gets the state."""
+        step = self._quiet(event)
+        if step.changed:
             self.announce()
-            if status == "target_reached" and self.closed is None:  # the bank is formed: none of its deals stays
-                self.hub.publish({"type": "cleared", "station": self.name})
+            if step.after is StationStatus.TARGET_REACHED and self.closed is None:  # the bank is formed: none
+                self.hub.publish({"type": "cleared", "station": self.name})  # of its deals stays on the pages
         self.send_state()
+
+    def link_failed(self) -> None:
+        """The service could not open the station's device (autostart): disconnected, announced."""
+        self._quiet(StationEvent.LINK_CLOSED)
+        self.announce()
 
     # -- device --------------------------------------------------------------------------------------------
     async def connect(self, link: DealingDevice) -> None:
@@ -215,28 +233,25 @@ class Station:
                 await self._operator_void("the technical judge connected another device during the deal")
                 self.running = False
                 await self._close_link()
-            self._set_status("connecting")
+            self._on(StationEvent.CONNECT)
             await link.open()
             self.link = link
             self._reader = asyncio.create_task(self._read(link), name=f"station-{self.name}")
-            self._set_status("ready")
+            self._on(StationEvent.LINK_OPENED)
 
     async def disconnect(self) -> None:
         async with self._lock:
             self.running = False
             await self._operator_void("the technical judge disconnected the device during the deal")
             await self._close_link()
-            self._set_status("disconnected")
+            self._on(StationEvent.LINK_CLOSED)
 
     async def reset(self) -> None:
         """The judge's Reset: the deal in progress (if any) is voided as the operator's, the station is ready."""
         async with self._lock:
             self.running = False
             await self._operator_void("the technical judge reset the station during the deal")
-            if self.link is None:
-                self._set_status("disconnected")
-            else:
-                self._set_status("ready")
+            self._on(StationEvent.LINK_CLOSED if self.link is None else StationEvent.RESET)
 
     async def _operator_void(self, detail: str) -> None:
         if not self.session.dealing:
@@ -274,10 +289,10 @@ class Station:
         except Exception:
             log.exception("station %s: device reader failed", self.name)
             await self._handle(self.session.end_of_stream())
-            self.status = "error"
+            self._quiet(StationEvent.READER_FAILED)  # told with the link's loss below (a stale reader: untold)
         if self.link is link:
             self.running = False
-            self._set_status("disconnected")
+            self._on(StationEvent.LINK_CLOSED)
 
     def _committed_since(self, since: int) -> bool:
         """Did the bank take a deal of this station at ledger index ``since`` or later?"""
@@ -296,7 +311,7 @@ class Station:
 
     async def pause(self) -> None:
         self.running = False
-        self._set_status("paused")
+        self._on(StationEvent.PAUSE)
 
     async def resume(self) -> None:
         await self.start()
@@ -306,7 +321,7 @@ class Station:
         if self.link is not None:
             await self.link.abort()
         await self._handle(self.session.abort("stopped by the technical judge"))
-        self._set_status("stopped")
+        self._on(StationEvent.STOP)
 
     async def redeal(self) -> None:
         if self.link is None:
@@ -342,13 +357,13 @@ class Station:
 
     async def _next(self) -> None:
         if self.pending:  # the bank is not taking writes: deal no more until it does (retried by _drain)
-            self._set_status(BANK_WAITING)
+            self._on(StationEvent.WRITE_HELD)
             return
         formed, target = await self._progress()
         if target and formed + self._committing >= target:
             self.running = False
             if not self._committing:
-                self._set_status("target_reached")
+                self._on(StationEvent.TARGET_REACHED)
             return
         if self.link is None:
             return
@@ -356,9 +371,9 @@ class Station:
             await self.link.request_deal()
         except Exception as exc:  # the device is reconnecting, refuses, does not answer: the judge decides
             self.running = False
-            self._set_status("needs_redeal")
+            self._on(StationEvent.DEVICE_REFUSED)
             raise StationError(f"station {self.name}: {exc}") from exc
-        self._set_status("dealing")
+        self._on(StationEvent.DEAL_REQUESTED)
 
     # -- events --------------------------------------------------------------------------------------------
     async def _handle(self, step: Step) -> None:
@@ -460,13 +475,11 @@ class Station:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
         elif target and made + self._committing >= target:
             self.running = False
-            self._set_status("target_reached")  # nothing to re-deal: the target is there
+            self._on(StationEvent.TARGET_REACHED)  # nothing to re-deal: the target is there
         elif op.reason is VoidReason.OPERATOR:
             self.send_state()  # the judge's action sets the status
-        elif self.status not in ("stopped", "idle", "disconnected", BANK_WAITING):
-            self._set_status("needs_redeal")
-        else:
-            self.send_state()
+        else:  # needs the judge's re-deal, unless the station is at rest (stopped, idle, disconnected, waiting)
+            self._on(StationEvent.DEAL_VOIDED)
 
     async def _complete(self, op: DealComplete) -> None:
         self._current = []
@@ -493,15 +506,15 @@ class Station:
         self.pending.append(item)
         if self._drainer is None or self._drainer.done():
             self._drainer = asyncio.create_task(self._drain(), name=f"station-{self.name}-bank")
-        if self.status == "paused" and not self.running:  # a deal the judge's pause let finish: still paused after
-            self._paused_under_wait = True
-        self._set_status(BANK_WAITING)
+        if self.status is StationStatus.PAUSED and not self.running:  # a deal the judge's pause let finish:
+            self._paused_under_wait = True  # still paused after
+        self._on(StationEvent.WRITE_HELD)
 
     async def _try(self, item: LedgerWrite) -> bool:
         """One attempt; True when the write is done (or turned into a void that is done)."""
         bank = self.bank.bank
         landed = self._landed = asyncio.Event()
-        self._in_flight = item
+        self.slot.handle(SlotEvent.COMMIT_SENT if item.kind == "commit" else SlotEvent.VOID_SENT, time.monotonic())
         try:
             if item.kind == "commit":
                 assert item.deal is not None and item.source is not None
@@ -528,7 +541,7 @@ class Station:
             self._unavailable(item, f"{type(exc).__name__}: {exc}")
             return False
         finally:
-            self._in_flight = None
+            self.slot.handle(SlotEvent.LANDED, time.monotonic())
             landed.set()
         if item.kind == "commit":
             self._committing -= 1
@@ -537,7 +550,7 @@ class Station:
             self._unmark()
             self.hub.publish(from_projection(self.name, PublicDealVoided(item.attempt, item.reason)))
             if item.reason in (BANK_REFUSED, BANK_UNAVAILABLE) and not self.session.dealing and not self.pending:
-                self._set_status("needs_redeal")
+                self._on(StationEvent.LOST_DEAL_VOIDED)
         return True
 
     def _unavailable(self, item: LedgerWrite, error: str) -> None:
@@ -561,24 +574,24 @@ class Station:
             if item.tries:
                 self.send_state()
                 self._wake.clear()
-                pause = RETRY_PAUSES[min(item.tries, len(RETRY_PAUSES)) - 1]
+                pause = retry_pause(item.tries)
                 with contextlib.suppress(TimeoutError):  # a judge's "retry" or "void_pending" wakes it early
                     await asyncio.wait_for(self._wake.wait(), pause)
             if await self._try(item):
                 self.pending.popleft()
         self._fault("guide.bank_back", {}, kind="bank_back")
         paused, self._paused_under_wait = self._paused_under_wait, False
-        if self.status != BANK_WAITING:
+        if self.status is not StationStatus.BANK_WAITING:
             self.send_state()
         elif self.session.dealing:
-            self._set_status("dealing")
+            self._on(StationEvent.BANK_BACK_DEALING)
         elif self.running:
             try:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
         else:  # the judge paused (the deal finished after the pause is in the bank) or the waiting deals were voided
-            self._set_status("paused" if paused else "needs_redeal")
+            self._on(StationEvent.BANK_BACK_PAUSED if paused else StationEvent.BANK_BACK_EMPTY)
 
     async def flush(self, timeout: float) -> bool:
         """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
@@ -607,7 +620,7 @@ class Station:
         it answers (and the state it sends) is what the ledger will hold — the deal banked (not counted), or
         voided. It used to answer at once and decide the in-flight deal later: the judge was told "voided" while
         the console still showed the deal as a commit on its way (a loaded run of test_bank_writers met it)."""
-        while self._in_flight is not None and self._in_flight.kind == "commit":
+        while self.slot.handle(SlotEvent.VOID_ASKED, time.monotonic()).command is SlotCommand.AWAIT_LANDING:
             await self._landed.wait()  # bounded by the bank's own wait (busy_timeout)
         n = 0
         # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
@@ -647,9 +660,9 @@ class Station:
         if self.pending or self.running:
             self.send_state()
         elif self.regulation.bank_target and formed >= self.regulation.bank_target:
-            self._set_status("target_reached")
+            self._on(StationEvent.TARGET_REACHED)
         else:
-            self._set_status("paused" if self.status == "dealing" else self.status)
+            self._on(StationEvent.DEAL_RECORDED_IDLE)  # dealing becomes paused; any other status stays
 
     async def _board(self, op: DealComplete) -> None:
         """Variant 1: the deal went face down into the next board; recorded for the hand records, never banked."""
@@ -664,7 +677,7 @@ class Station:
             self._unmark()
             self.hub.publish(from_projection(self.name, PublicDealVoided(op.attempt, BANK_REFUSED)))
             self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
-            self._set_status("target_reached" if self.closed.complete else "needs_redeal")
+            self._on(StationEvent.TARGET_REACHED if self.closed.complete else StationEvent.BOARD_REFUSED)
             return
         self._unmark()
         self.committed += 1
@@ -672,11 +685,11 @@ class Station:
         self.operator.send(OperatorBoard(station=self.name, board=board.number, boards=self.closed.total))
         if self.closed.complete:
             self.running = False
-            self._set_status("target_reached")
+            self._on(StationEvent.TARGET_REACHED)
         elif self.running:
             await self._next()
         else:
-            self._set_status("paused" if self.status == "dealing" else self.status)
+            self._on(StationEvent.DEAL_RECORDED_IDLE)  # dealing becomes paused; any other status stays
 
     # -- the judge's view ----------------------------------------------------------------------------------
     def health(self) -> JsonObject:
@@ -703,7 +716,7 @@ class Station:
         st: JsonObject = {
             "type": "station",
             "station": self.name,
-            "status": self.status,
+            "status": self.status.value,
             "running": self.running,
             "in_deal": self.session.dealing,
             "variant": int(self.session.variant),
