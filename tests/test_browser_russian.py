@@ -29,6 +29,10 @@ ALLOWED = {
     "simulator",  # the device id in the device list, as typed in the configuration (kind = "simulator")
     "in-process",
     "dev",
+    # the file formats the director's download buttons name (the files are called so in every language)
+    "PBN",
+    "DLM",
+    "HTML",
 }
 
 
@@ -106,3 +110,53 @@ def test_value_format_in_the_page_language(browser: Any, server: Running) -> Non
     )
     for text in shown["ru"]:
         assert english_words(text) == [], text
+
+
+def _read_pages(browser: Any, server: Running, moment: str) -> dict[str, list[str]]:
+    """The body text of the hall, the remote hall, the judge's and the director's consoles: the Latin words each
+    shows (none expected)."""
+    found: dict[str, list[str]] = {}
+    tokens = {"/judge": f"?token={server.judge}", "/director": f"?token={server.director}"}
+    for path in ("/", "/remote", "/judge", "/director"):
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.goto(server.base + path + tokens.get(path, ""))
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(500)
+        assert page.locator("html").get_attribute("lang") == "ru", path
+        text = page.evaluate("document.body.innerText")
+        assert re.search("[а-яё]{4}", text, re.I), (path, text)  # a Russian page was read
+        words = english_words(text)
+        if words:
+            found[f"{moment} {path}"] = sorted(set(words))
+        page.close()
+    return found
+
+
+def test_the_pages_of_a_draw_day_are_russian(browser: Any, tmp_path: Path) -> None:
+    """#28: the hall (/ and /remote), the judge's and the director's consoles read as document.body.innerText at
+    each step of a day: dealing done and sealed, a dice draw before two witnesses committed and shown to the hall,
+    run, revealed. No Latin word outside ALLOWED (each with its reason above)."""
+    import httpx
+
+    cfg = service_config(tmp_path, language="ru", stations=[{"name": "A", "cards_per_second": 5000.0}])
+    found: dict[str, list[str]] = {}
+    with running_service(cfg, regulation(3, None, target=40)) as server:
+        press_start(server)
+        deadline = time.monotonic() + 60
+        while server.service.stations["A"].status != "target_reached":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        label = "Сессия 1"
+        with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
+            chief.post("/api/director/seal").raise_for_status()
+            found |= _read_pages(browser, server, "sealed")
+            body = {"label": label, "witnesses": ["Аня", "Борис"], "rolls": 8}
+            chief.post("/api/director/draws", json=body, timeout=30).raise_for_status()
+            chief.post(f"/api/director/draws/{label}/publish").raise_for_status()
+            found |= _read_pages(browser, server, "published")
+            chief.post(f"/api/director/draws/{label}/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
+            chief.post(f"/api/director/draws/{label}/run").raise_for_status()
+            found |= _read_pages(browser, server, "drawn")
+            chief.post(f"/api/director/draws/{label}/reveal").raise_for_status()
+            found |= _read_pages(browser, server, "revealed")
+    assert found == {}

@@ -47,7 +47,10 @@ def test_russian_guide_matches_the_english_one(name: str) -> None:
     en_code, ru_code = code_words(en), code_words(ru)
     if name == "troubleshooting":  # the Russian guide shows the messages in Russian (their parity with the
         # catalogue: tests/test_docs_troubleshooting.py); codes, keys, options and commands are the same
-        en_code, ru_code = ({w for w in c if " " not in w or w.startswith("dealer ")} for c in (en_code, ru_code))
+        en_code, ru_code = (
+            {w for w in c if (" " not in w and not re.search("[а-яё]", w, re.I)) or w.startswith("dealer ")}
+            for c in (en_code, ru_code)
+        )
     assert ru_code == en_code, (en_code - ru_code, ru_code - en_code)
     assert pictures(ru) == pictures(en)
     assert len(re.findall(r"[а-яё]", ru, re.I)) > 0.5 * len(re.findall(r"[a-z]", ru, re.I))  # it is Russian

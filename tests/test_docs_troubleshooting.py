@@ -89,3 +89,69 @@ def test_every_draw_refusal_is_in_the_russian_guide_in_russian(template: str) ->
     assert template in CORE_RU, f"no Russian entry for {template!r}"
     fixed = _fixed_part(CORE_RU[template])
     assert fixed in RU_DOC, f"docs/ru/troubleshooting.md does not show {fixed!r} (for {template!r})"
+
+
+# Every message the Russian guide quotes (each `…` key in the first column of its message tables) is a Russian
+# catalogue entry's wording (#28): the core errors', the command line's and the pages'. A key is read as a pattern,
+# «…» standing for what the message names (and the catalogue's {fields} shown as «…» too), so a renamed or retranslated
+# message fails here until the guide follows. Keys that are not messages are listed with their reason.
+CLI_RU = json.loads((ROOT / "dealer" / "cli" / "i18n" / "ru.json").read_text(encoding="utf-8"))
+WEB_RU = json.loads((ROOT / "dealer" / "web" / "i18n" / "ru.json").read_text(encoding="utf-8"))
+NOT_MESSAGES = {
+    "json_invalid": "pydantic's error type in a 422 answer's detail (for scripts), a code like the others",
+    "regulation.toml: …": "the file's name before any regulation error (the row's example is a catalogue message)",
+    "bank_waiting": "the station's status code, as the judge's state carries it",
+    "detail": "the member of the 422 answer that holds pydantic's errors",
+}
+# Messages whose catalogue entry is the same in both languages on purpose (test_error_catalogue's SAME_ALLOWED):
+# a PBN tag's name, a JSON field's path.
+SAME_IN_BOTH = {"Deal …: …", "boards[…].…"}
+
+
+def _russian_texts() -> list[str]:
+    out: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str):
+            out.append(re.sub(r"\{[^{}]*\}", "…", node))
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+
+    for catalogue in (CORE_RU, CLI_RU, WEB_RU):
+        walk(catalogue)
+    return out
+
+
+RU_TEXTS = "\n".join(_russian_texts())
+
+
+def _guide_keys() -> list[str]:
+    keys: list[str] = []
+    in_messages = False
+    for line in RU_DOC.splitlines():
+        if line.startswith("| сообщение"):
+            in_messages = True
+        elif not line.startswith("|"):
+            in_messages = False
+        elif in_messages and not line.startswith("|---"):
+            first = line.split(" | ")[0]
+            keys += [k for k in re.findall(r"`([^`]+)`", first) if not k.startswith(("dealer ", "--"))]
+    return keys
+
+
+GUIDE_KEYS = _guide_keys()
+
+
+def test_the_russian_guides_message_keys_were_found() -> None:
+    assert len(GUIDE_KEYS) >= 140
+
+
+@pytest.mark.parametrize("key", GUIDE_KEYS)
+def test_every_message_the_russian_guide_quotes_is_the_catalogues_russian(key: str) -> None:
+    if key in NOT_MESSAGES:
+        return
+    if key not in SAME_IN_BOTH:
+        assert re.search("[а-яё]", key, re.IGNORECASE), f"docs/ru/troubleshooting.md quotes {key!r}, not Russian"
+    pattern = ".*?".join(re.escape(part) for part in re.split(r"…+", key))
+    assert re.search(pattern, RU_TEXTS), f"no Russian catalogue message reads {key!r}"

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from dealer.core import Deal
+from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 
 from . import compact
@@ -68,14 +69,12 @@ class VerifyReport:
     deals: int
     seals: int
     draws: int
-    problem: str | None = None  # the first entry/row that does not match, and why
+    problem: str | None = None  # the first entry/row that does not match, and why (English)
+    finding: Finding | None = None  # the same as a catalogued template, for the reader's language
 
 
-class Finding(Exception):
+class Finding(DealerError):
     """The first thing in the bank that does not match, and where (what ``VerifyReport.problem`` says)."""
-
-
-_Bad = Finding
 
 
 class DrawChecker(Protocol):
@@ -122,7 +121,8 @@ def verify_file(
         try:
             pg = open_bank_at(path, create=False)
         except BankError as exc:
-            return VerifyReport(False, 0, 0, 0, 0, str(exc))
+            found = Finding("{exc}", exc=exc)
+            return VerifyReport(False, 0, 0, 0, 0, str(found), found)
         try:
             return verify_bank(pg, progress, head, since, draws=draws)
         finally:
@@ -130,19 +130,22 @@ def verify_file(
     try:
         bank = SqliteBank(path, read_only=True)
     except sqlite3.Error as exc:
-        return VerifyReport(False, 0, 0, 0, 0, f"cannot be read as a bank: {_sqlite_problem(exc)}")
+        found = Finding("cannot be read as a bank: {problem}", problem=_sqlite_problem(exc))
+        return VerifyReport(False, 0, 0, 0, 0, str(found), found)
     try:
         return verify_bank(bank, progress, head, since, draws=draws)
     finally:
         bank.close()
 
 
-def _sqlite_problem(exc: BaseException) -> str:
+def _sqlite_problem(exc: BaseException) -> Phrase:
     text = str(exc)
     missing = re.search(r"no such table: (\w+)", text)
     if missing:
-        return f"the {missing.group(1)} table is missing (not a bank, or a damaged one)"
-    return f"SQLite: {text}"
+        return Phrase("the {table} table is missing (not a bank, or a damaged one)", table=missing.group(1))
+    if text in ("file is not a database", "database disk image is malformed"):  # the two a damaged file gives
+        return Phrase("the file is not an SQLite database, or a damaged one")
+    return Phrase("SQLite: {text}", text=text)  # SQLite's own words
 
 
 def verify_bank(
@@ -154,21 +157,27 @@ def verify_bank(
     draws: DrawChecker,
 ) -> VerifyReport:
     counts = {"entries": 0, "deals": 0, "seals": 0, "draws": 0}
-    at = ["the meta table"]  # the place being read, for a finding the database itself raises
-    problem: str | None = None
+    at = [Phrase("the meta table")]  # the place being read, for a finding the database itself raises
+    found: Finding | None = None
     try:
         _verify(bank, draws, counts, progress, at, head, since)
-    except _Bad as exc:
-        problem = str(exc)
+    except Finding as exc:
+        found = exc
     except BankError as exc:  # the ledger cannot be rebuilt where compact deals should be
-        problem = f"{at[0]}: {exc}"
+        found = Finding("{where}: {exc}", where=at[0], exc=exc)
     except sqlite3.Error as exc:  # a malformed page, text that is not UTF-8, a missing table or column
-        problem = f"{at[0]}: the database is damaged there ({_sqlite_problem(exc)})"
+        found = Finding("{where}: the database is damaged there ({problem})", where=at[0], problem=_sqlite_problem(exc))
     except (TypeError, KeyError, ValueError, AttributeError, IndexError, RecursionError, OverflowError) as exc:
-        problem = f"{at[0]}: damaged data ({type(exc).__name__}: {str(exc)[:200]})"
+        found = Finding(
+            "{where}: damaged data ({kind}: {text})", where=at[0], kind=type(exc).__name__, text=str(exc)[:200]
+        )
     except Exception as exc:  # anything else a damaged file can cause is still a finding, not a crash
-        problem = f"{at[0]}: unreadable ({type(exc).__name__}: {str(exc)[:200]})"
-    return VerifyReport(problem is None, counts["entries"], counts["deals"], counts["seals"], counts["draws"], problem)
+        found = Finding(
+            "{where}: unreadable ({kind}: {text})", where=at[0], kind=type(exc).__name__, text=str(exc)[:200]
+        )
+    problem = None if found is None else str(found)
+    c = counts
+    return VerifyReport(found is None, c["entries"], c["deals"], c["seals"], c["draws"], problem, found)
 
 
 def _verify(
@@ -176,18 +185,22 @@ def _verify(
     draws: DrawChecker,
     counts: dict[str, int],
     progress: Callable[[int, int], None] | None,
-    at: list[str],
+    at: list[Phrase],
     head: Head | None = None,
     since: Since | None = None,
 ) -> None:
     meta = bank.meta()
     bank_id = meta.get("bank_id")
     if meta.get("schema") not in FORMATS or set(meta) != {"bank_id", "schema"}:
-        raise _Bad(f"meta table: unexpected contents {sorted(meta)} / schema {meta.get('schema')!r}")
+        raise Finding(
+            "meta table: unexpected contents {meta} / schema {meta_schema!r}",
+            meta=sorted(meta),
+            meta_schema=meta.get("schema"),
+        )
     may_be_compact = meta.get("schema") != "1"
 
     # 1. the ledger: contiguous indices, canonical bytes, hash column, chain, seals
-    at[0] = "the ledger table"
+    at[0] = Phrase("the ledger table")
     total = bank.ledger_size()
     deal_entries: dict[int, Entry] = {}
     draw_entries: dict[str, dict[str, Entry]] = {}
@@ -200,48 +213,86 @@ def _verify(
     seal_entries: dict[str, int] = {}  # signature of a seal -> its ledger index
     batch: list[Entry] = []  # the compact deals' entries read since the last import entry (their batch's)
     for expected, (idx, kind, body, digest) in enumerate(bank.entries()):
-        where = f"ledger entry {idx}"
-        at[0] = f"ledger entry {expected} (or the page after entry {expected - 1})"
+        where = Phrase("ledger entry {n}", n=idx)
+        at[0] = Phrase("ledger entry {n} (or the page after entry {before})", n=expected, before=expected - 1)
         if idx != expected:
-            raise _Bad(f"ledger entry {expected} is missing (next is {idx})")
+            raise Finding("ledger entry {expected} is missing (next is {idx})", expected=expected, idx=idx)
         if not isinstance(body, bytes) or not isinstance(digest, bytes):
-            raise _Bad(f"{where}: body or hash is not stored as bytes")
+            raise Finding("{where}: body or hash is not stored as bytes", where=where)
         try:
             entry = Entry.decode(body)
         except (ValueError, UnicodeDecodeError) as exc:
-            raise _Bad(f"{where}: bytes do not decode as a canonical entry ({exc})") from exc
+            raise Finding("{where}: bytes do not decode as a canonical entry ({exc})", where=where, exc=exc) from exc
         if entry.index != idx or entry.kind != kind:
-            raise _Bad(f"{where}: its bytes say entry {entry.index} of kind {entry.kind!r}, the row {idx} {kind!r}")
+            raise Finding(
+                "{where}: its bytes say entry {index} of kind {kind!r}, the row {idx} {kind2!r}",
+                where=where,
+                index=entry.index,
+                kind=entry.kind,
+                idx=idx,
+                kind2=kind,
+            )
         if sha256(body).digest() != digest:
-            raise _Bad(f"{where}: stored hash {digest.hex()} is not SHA-256 of its bytes")
+            raise Finding(
+                "{where}: stored hash {digest_hex} is not SHA-256 of its bytes", where=where, digest_hex=digest.hex()
+            )
         if entry.prev != prev:
-            rebuilt = ""
             if batch and kind == EntryKind.IMPORT:  # its deals' entries are rebuilt from their rows: one changed
-                first_id, last_id = batch[0].data.get("id"), batch[-1].data.get("id")
-                rebuilt = (f": the compact deals {first_id}…{last_id} of its batch are not those it chained onto "
-                           f"(a deal's cards, salt or source changed)")  # fmt: skip
-            raise _Bad(f"{where}: chain broken: prev {entry.prev} but entry {idx - 1} hashes to {prev}{rebuilt}")
+                raise Finding(
+                    "{where}: chain broken: prev {prev} but entry {idx} hashes to {got}: the compact deals "
+                    "{first}…{last} of its batch are not those it chained onto (a deal's cards, salt "
+                    "or source changed)",
+                    where=where,
+                    prev=entry.prev,
+                    idx=idx - 1,
+                    got=prev,
+                    first=batch[0].data.get("id"),
+                    last=batch[-1].data.get("id"),
+                )
+            raise Finding(
+                "{where}: chain broken: prev {prev} but entry {idx} hashes to {got}",
+                where=where,
+                prev=entry.prev,
+                idx=idx - 1,
+                got=prev,
+            )
         prev = digest.hex()
         if head is not None and head_at is None and prev.startswith(head.prefix):
             if head.size is not None and head.size != idx + 1:
-                raise _Bad(f"{where}: hashes to the recorded head {head} but the head was noted at size {head.size}")
+                raise Finding(
+                    "{where}: hashes to the recorded head {head} but the head was noted at size {head_size}",
+                    where=where,
+                    head=head,
+                    head_size=head.size,
+                )
             head_at = idx
         data = entry.data
         if idx == 0 and (kind != EntryKind.GENESIS or data.get("bank") != bank_id):
-            raise _Bad(f"{where}: the first entry must be the genesis of bank {bank_id}")
+            raise Finding(
+                "{where}: the first entry must be the genesis of bank {bank_id}", where=where, bank_id=bank_id
+            )
         if batch and (kind != EntryKind.DEAL or not _in_batch(entry)):
             _check_batch(batch, entry)
             batch = []
         if kind == EntryKind.DEAL and _in_batch(entry):
             if not may_be_compact:
-                raise _Bad(f"{where}: a compact deal's entry in a bank of format 1")
+                raise Finding("{where}: a compact deal's entry in a bank of format 1", where=where)
             if batch and entry.data["src"]["batch"] != batch[0].data["src"]["batch"]:
-                raise _Bad(f"{where}: names batch {entry.data['src']['batch']}, the deals before it another")
+                raise Finding(
+                    "{where}: names batch {src_batch}, the deals before it another",
+                    where=where,
+                    src_batch=entry.data["src"]["batch"],
+                )
             batch.append(entry)
         if kind == EntryKind.DEAL:
             deal_id = data.get("id")
             if deal_id != last_deal + 1:
-                raise _Bad(f"{where}: deal id {deal_id} out of sequence (expected {last_deal + 1})")
+                raise Finding(
+                    "{where}: deal id {deal_id} out of sequence (expected {last_deal})",
+                    where=where,
+                    deal_id=deal_id,
+                    last_deal=last_deal + 1,
+                )
             last_deal = deal_id
             deal_entries[deal_id] = entry
         elif kind == EntryKind.SEAL:
@@ -253,7 +304,7 @@ def _verify(
             label = draws.label(entry)
             steps = draw_entries.setdefault(str(label), {})
             if kind in steps:
-                raise _Bad(f"{where}: a second {kind} entry for draw {label!r}")
+                raise Finding("{where}: a second {kind} entry for draw {label!r}", where=where, kind=kind, label=label)
             steps[kind] = entry
         leaves.append(leaf_hash(body))
         counts["entries"] = idx + 1
@@ -261,13 +312,19 @@ def _verify(
             progress(idx, total)
 
     if batch:
-        raise _Bad(f"ledger entry {batch[-1].index}: the batch of its compact deals is not closed by an import entry")
+        raise Finding(
+            "ledger entry {batch_index}: the batch of its compact deals is not closed by an import entry",
+            batch_index=batch[-1].index,
+        )
     if progress is not None:
         progress(counts["entries"], total)
     if head is not None and head_at is None:
-        raise _Bad(
-            f"the recorded head {head} is not in the ledger (now {counts['entries']} entries, head {prev[:16]}): "
-            f"entries were removed, or the ledger before the head was rewritten"
+        raise Finding(
+            "the recorded head {head} is not in the ledger (now {counts_entries} entries, head "
+            "{prev}): entries were removed, or the ledger before the head was rewritten",
+            head=head,
+            counts_entries=counts["entries"],
+            prev=prev[:16],
         )
     if since is not None:
         _check_since(since, seal_entries, seals)
@@ -277,61 +334,99 @@ def _verify(
     # 2. the deals: one row per deal entry, commitments recomputed
     states: dict[int, tuple[str, str | None]] = {}
     n_rows = 0
-    at[0] = "the deals table"
+    at[0] = Phrase("the deals table")
     for row in bank.deal_rows():
         n_rows += 1
-        at[0] = f"the deals table after deal {row.deal_id}"
+        at[0] = Phrase("the deals table after deal {n}", n=row.deal_id)
         _check_deal_row(row, deal_entries.get(row.deal_id))
         states[row.deal_id] = (row.state, row.session)
         counts["deals"] = n_rows
     if n_rows != len(deal_entries):
         missing = sorted(set(deal_entries) - set(states))[:5]
-        raise _Bad(f"deals table has {n_rows} rows for {len(deal_entries)} deal entries (missing {missing})")
+        raise Finding(
+            "deals table has {n_rows} rows for {n_deal_entries} deal entries (missing {missing})",
+            n_rows=n_rows,
+            n_deal_entries=len(deal_entries),
+            missing=missing,
+        )
 
     # 3. the draws: the draw checks its documents and results; the deals' states must be what the draws say
-    at[0] = "the draws table"
+    at[0] = Phrase("the draws table")
     rows = bank.draw_rows()
     if {str(r.label) for r in rows} != set(draw_entries):
-        raise _Bad(
-            f"draws table {sorted(str(r.label) for r in rows)} does not match the ledger's {sorted(draw_entries)}"
+        raise Finding(
+            "draws table {label_rows} does not match the ledger's {draw_entries}",
+            label_rows=sorted(str(r.label) for r in rows),
+            draw_entries=sorted(draw_entries),
         )
     marked = draws.check(rows, draw_entries, seals, bank_id, public_key)
     counts["draws"] = len(rows)
     for deal_id, (state, session) in states.items():
         want = marked.get(deal_id)
         if want is None and (state != DealState.IN_BANK or session is not None):
-            raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, but no draw selected it")
+            raise Finding(
+                "deal {deal_id}: state {state!r} session {session!r}, but no draw selected it",
+                deal_id=deal_id,
+                state=state,
+                session=session,
+            )
         if want is not None and (state, session) != want:
-            raise _Bad(f"deal {deal_id}: state {state!r} session {session!r}, the draws say {want}")
+            raise Finding(
+                "deal {deal_id}: state {state!r} session {session!r}, the draws say {want}",
+                deal_id=deal_id,
+                state=state,
+                session=session,
+                want=want,
+            )
 
 
 def _check_since(since: Since, seal_entries: dict[str, int], seals: dict[int, JsonObject]) -> None:
     cp = since.checkpoint
     idx = seal_entries.get(since.signature)
     if idx is None or seals.get(idx) != cp:
-        raise _Bad(
-            f"{since.name}: its seal ({cp.get('size')} entries, root {str(cp.get('root'))[:16]}) is not in the ledger: "
-            f"the ledger it sealed was cut or rewritten"
+        raise Finding(
+            "{since_name}: its seal ({size} entries, root {root}) is not in the ledger: the ledger "
+            "it sealed was cut or rewritten",
+            since_name=since.name,
+            size=cp.get("size"),
+            root=str(cp.get("root"))[:16],
         )
 
 
 def _check_seal(entry: Entry, leaves: list[bytes], bank_id: str | None, key: str | None, last_deal: int) -> str:
-    where = f"ledger entry {entry.index} (seal)"
+    where = Phrase("ledger entry {n} (seal)", n=entry.index)
     cp = entry.data.get("checkpoint")
     pub = entry.data.get("public_key")
     if not isinstance(cp, dict) or not isinstance(pub, str):
-        raise _Bad(f"{where}: no checkpoint or public key")
+        raise Finding("{where}: no checkpoint or public key", where=where)
     if cp.get("format") != SEAL_FORMAT or cp.get("bank") != bank_id:
-        raise _Bad(f"{where}: checkpoint is not a {SEAL_FORMAT} of bank {bank_id}")
+        raise Finding(
+            "{where}: checkpoint is not a {seal_format} of bank {bank_id}",
+            where=where,
+            seal_format=SEAL_FORMAT,
+            bank_id=bank_id,
+        )
     if cp.get("size") != len(leaves) or cp.get("last_deal") != last_deal or cp.get("ts") != entry.ts:
-        raise _Bad(f"{where}: checkpoint says {cp.get('size')} entries / deal {cp.get('last_deal')}, "
-                   f"the ledger has {len(leaves)} / {last_deal} before it")  # fmt: skip
+        raise Finding(
+            "{where}: checkpoint says {size} entries / deal {last_deal}, the ledger has {n_leaves} / "
+            "{last_deal2} before it",
+            where=where,
+            size=cp.get("size"),
+            last_deal=cp.get("last_deal"),
+            n_leaves=len(leaves),
+            last_deal2=last_deal,
+        )
     if merkle_root(leaves).hex() != cp.get("root"):
-        raise _Bad(f"{where}: Merkle root of the first {len(leaves)} entries is not {cp.get('root')}")
+        raise Finding(
+            "{where}: Merkle root of the first {n_leaves} entries is not {root}",
+            where=where,
+            n_leaves=len(leaves),
+            root=cp.get("root"),
+        )
     if not verify_signature(pub, str(entry.data.get("signature")), canonical_json(cp)):
-        raise _Bad(f"{where}: Ed25519 signature does not verify")
+        raise Finding("{where}: Ed25519 signature does not verify", where=where)
     if key is not None and pub != key:
-        raise _Bad(f"{where}: signed by key {pub}, earlier seals by {key}")
+        raise Finding("{where}: signed by key {pub}, earlier seals by {key}", where=where, pub=pub, key=key)
     return pub
 
 
@@ -344,76 +439,126 @@ def _in_batch(entry: Entry) -> bool:
 def _check_batch(batch: list[Entry], closing: Entry) -> None:
     """The compact deals' entries ``batch`` are closed by ``closing``: the import entry they reference, right after
     them, that counts them, names their ids and has their time."""
-    where = f"ledger entry {closing.index}"
+    where = Phrase("ledger entry {n}", n=closing.index)
     first, last = batch[0], batch[-1]
     if first.data["src"]["batch"] != closing.index or closing.kind != EntryKind.IMPORT:
-        raise _Bad(f"{where}: the compact deals before it name batch {first.data['src']['batch']}, not this entry")
+        raise Finding(
+            "{where}: the compact deals before it name batch {src_batch}, not this entry",
+            where=where,
+            src_batch=first.data["src"]["batch"],
+        )
     data = closing.data
     ids = (first.data.get("id"), last.data.get("id"), len(batch))
     if (data.get("first_deal"), data.get("last_deal"), data.get("imported")) != ids:
-        raise _Bad(f"{where}: the import says deals {data.get('first_deal')}…{data.get('last_deal')} "
-                   f"({data.get('imported')}), its compact deals are {ids[0]}…{ids[1]} ({ids[2]})")  # fmt: skip
+        raise Finding(
+            "{where}: the import says deals {first_deal}…{last_deal} ({imported}), its compact deals "
+            "are {ids}…{ids2} ({ids3})",
+            where=where,
+            first_deal=data.get("first_deal"),
+            last_deal=data.get("last_deal"),
+            imported=data.get("imported"),
+            ids=ids[0],
+            ids2=ids[1],
+            ids3=ids[2],
+        )
     if any(e.ts != closing.ts for e in batch):
-        raise _Bad(f"{where}: its compact deals do not have its time {closing.ts!r}")
+        raise Finding(
+            "{where}: its compact deals do not have its time {closing_ts!r}", where=where, closing_ts=closing.ts
+        )
 
 
 def _check_deal_row(row: DealRow, entry: Entry | None) -> None:
     deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
-    where = f"deal {deal_id}"
+    where = Phrase("deal {n}", n=deal_id)
     if entry is None:
-        raise _Bad(f"{where}: no ledger entry commits it")
+        raise Finding("{where}: no ledger entry commits it", where=where)
     if ledger_index != entry.index:
-        raise _Bad(f"{where}: row says ledger entry {ledger_index}, its entry is {entry.index}")
+        raise Finding(
+            "{where}: row says ledger entry {ledger_index}, its entry is {index}",
+            where=where,
+            ledger_index=ledger_index,
+            index=entry.index,
+        )
     if not all(isinstance(x, bytes) for x in (canonical, salt, com)) or len(salt) != 16:
-        raise _Bad(f"{where}: canonical deal, salt or commitment damaged")
+        raise Finding("{where}: canonical deal, salt or commitment damaged", where=where)
     try:
         Deal.from_bytes(canonical)
     except ValueError as exc:
-        raise _Bad(f"{where}: canonical bytes are not a deal ({exc})") from exc
+        raise Finding("{where}: canonical bytes are not a deal ({exc})", where=where, exc=exc) from exc
     if isinstance(source, str) and compact.is_compact(source):
         _check_compact_row(row, entry)
         return
     if _in_batch(entry):
-        raise _Bad(f"{where}: ledger entry {entry.index} is a compact deal's, the row is not")
+        raise Finding(
+            "{where}: ledger entry {index} is a compact deal's, the row is not", where=where, index=entry.index
+        )
     if commitment(salt, canonical) != com or com.hex() != entry.data.get("c"):
-        raise _Bad(f"{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {entry.index}")
+        raise Finding(
+            "{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {index}",
+            where=where,
+            index=entry.index,
+        )
     if source != canonical_json(entry.data.get("src")).decode():
-        raise _Bad(f"{where}: source {source!r} differs from ledger entry {entry.index}")
+        raise Finding(
+            "{where}: source {source!r} differs from ledger entry {index}",
+            where=where,
+            source=source,
+            index=entry.index,
+        )
     if order is not None and not isinstance(order, bytes):
-        raise _Bad(f"{where}: dealing order is not stored as bytes")
+        raise Finding("{where}: dealing order is not stored as bytes", where=where)
     want_order = entry.data.get("order")
     got_order = None if order is None else sha256(salt + order).hexdigest()
     if want_order != got_order:
-        raise _Bad(f"{where}: dealing order does not match its hash in ledger entry {entry.index}")
+        raise Finding(
+            "{where}: dealing order does not match its hash in ledger entry {index}", where=where, index=entry.index
+        )
     if created != entry.ts:
-        raise _Bad(f"{where}: created {created!r}, ledger entry {entry.index} says {entry.ts!r}")
+        raise Finding(
+            "{where}: created {created!r}, ledger entry {index} says {ts!r}",
+            where=where,
+            created=created,
+            index=entry.index,
+            ts=entry.ts,
+        )
     _check_state(where, state, session)
 
 
-def _check_state(where: str, state: object, session: object) -> None:
+def _check_state(where: Phrase, state: object, session: object) -> None:
     if state not in tuple(DealState):
-        raise _Bad(f"{where}: unknown state {state!r}")
+        raise Finding("{where}: unknown state {state!r}", where=where, state=state)
     if session is not None and not isinstance(session, str):
-        raise _Bad(f"{where}: session {session!r} is not a label")
+        raise Finding("{where}: session {session!r} is not a label", where=where, session=session)
 
 
 def _check_compact_row(row: DealRow, entry: Entry) -> None:
     """A compact deal's row against its entry: the entry is rebuilt from the row when read (``compact``), so what
     binds the row is the hash chain, checked above; here, that the row is all of the compact form."""
     deal_id, _, canonical, salt, com, source, order, created, state, session = row
-    where = f"deal {deal_id}"
+    where = Phrase("deal {n}", n=deal_id)
     if not _in_batch(entry):
-        raise _Bad(f"{where}: the row is a compact deal's, ledger entry {entry.index} is not")
+        raise Finding(
+            "{where}: the row is a compact deal's, ledger entry {index} is not", where=where, index=entry.index
+        )
     if com != compact.EMPTY_COMMITMENT or created != compact.EMPTY_CREATED or order is not None:
-        raise _Bad(f"{where}: a compact deal's row holds a commitment, time or dealing order")
+        raise Finding("{where}: a compact deal's row holds a commitment, time or dealing order", where=where)
     batch = entry.data["src"]["batch"]
     try:
         src = compact.src_json(batch, source)
         compact.parse_source(source)
     except (BankError, ValueError) as exc:
-        raise _Bad(f"{where}: compact source {source!r} damaged") from exc
+        raise Finding("{where}: compact source {source!r} damaged", where=where, source=source) from exc
     if commitment(salt, canonical).hex() != entry.data.get("c"):
-        raise _Bad(f"{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {entry.index}")
+        raise Finding(
+            "{where}: SHA-256(salt ‖ deal) does not match the commitment in ledger entry {index}",
+            where=where,
+            index=entry.index,
+        )
     if src != canonical_json(entry.data.get("src")).decode():
-        raise _Bad(f"{where}: source {source!r} differs from ledger entry {entry.index}")
+        raise Finding(
+            "{where}: source {source!r} differs from ledger entry {index}",
+            where=where,
+            source=source,
+            index=entry.index,
+        )
     _check_state(where, state, session)

@@ -171,7 +171,7 @@ def verify_cmd(
     else:
         report = verify_file(bank, None, anchor, sealed)
     if not report.ok:
-        raise fail(f"{where}: {report.problem}")
+        raise fail(f"{where}: {error(report.finding)}")
     parts = [
         t("{n} ledger entries chained", n=report.entries),
         t("{n} seals", n=report.seals),
@@ -208,7 +208,7 @@ def restore_cmd(
         raise fail(t("{bank}: a bank is already there; restore into a new place", bank=bank))
     report = verify_file(copy, None, None, None)  # the copy is evidence: checked before it is used
     if not report.ok:
-        raise fail(f"{copy}: {report.problem}")
+        raise fail(f"{copy}: {error(report.finding)}")
     bank.parent.mkdir(parents=True, exist_ok=True)
     part = bank.with_name(bank.name + ".restoring")
     part.unlink(missing_ok=True)
@@ -223,7 +223,7 @@ def restore_cmd(
     again = verify_file(part, None, None, None)
     if not again.ok or again.entries != report.entries:
         part.unlink(missing_ok=True)
-        raise fail(f"{bank}: {again.problem or again.entries}")
+        raise fail(f"{bank}: {error(again.finding) if again.finding else again.entries}")
     shutil.move(part, bank)
     out.print(
         t("restored {bank} from {copy}: {n} ledger entries chained", bank=bank, copy=copy, n=report.entries),
@@ -307,7 +307,11 @@ def _import_summary(report: ImportReport, show: int) -> None:
                 d.file,
                 _opt(d.line),
                 _opt(d.board),
-                t("duplicate of deal {deal} ({first})", deal=d.repeats, first=d.first_seen),
+                t(
+                    "duplicate of deal {deal} ({first})",
+                    deal=d.repeats,
+                    first=t("bank") if d.first_seen == "bank" else d.first_seen,
+                ),
             )
             for d in f.duplicates
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .bank_cmds import bank_app, out
-from .i18n import t
+from .i18n import error, t
 from .root import fail
 
 
@@ -27,13 +27,15 @@ def migrate_cmd(
         before = verify_bank(src)
         if not before.ok:
             raise fail(
-                t("{bank}: does not verify, not migrated: {problem}", bank=shown(source), problem=before.problem)
+                t("{bank}: does not verify, not migrated: {problem}", bank=shown(source), problem=error(before.finding))
             )
         report = migrate_bank(src, destination)
     with open_bank_at(destination, create=False) as dst:
         after = verify_bank(dst)
     if not after.ok:
-        raise fail(t("{bank}: the copy does not verify: {problem}", bank=shown(destination), problem=after.problem))
+        raise fail(
+            t("{bank}: the copy does not verify: {problem}", bank=shown(destination), problem=error(after.finding))
+        )
     if (after.entries, after.deals, after.seals, after.draws) != (
         before.entries,
         before.deals,

@@ -79,7 +79,7 @@ def prepare_cmd(
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_spec, named_spec
+    from dealer.draw.protocol import dice_description, dice_spec, named_spec
     from dealer.regulation import load_regulation
 
     if bool(witness) == (named is not None):
@@ -89,7 +89,7 @@ def prepare_cmd(
             named, numbers, minimum, maximum, width, "as drawn" if as_drawn else "ascending", not repeats, separator
         )
     else:
-        spec = dice_spec(witness, rolls, faces)
+        spec = dice_spec(witness, rolls, faces, error(dice_description(witness, rolls, faces)))
     reg = load_regulation(regulation)
     from dealer.bank.register import PlayedRegister
 
@@ -102,9 +102,12 @@ def prepare_cmd(
 def publish_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     """Record that the commitment was shown to the hall (needed before the public value); print what it shows."""
     from dealer.draw.director import Director
+    from dealer.draw.protocol import PublicValueSpec
 
     with open_bank(bank, keys) as b:
         view = Director(b).publish(label)
+        spec = PublicValueSpec.from_dict(Director(b).commitment(label)["commitment"]["public_value"])
+    view["format"] = error(spec.format_phrase())  # the signed description stays as committed
     print_json(view)
 
 
@@ -301,8 +304,12 @@ def verify_cmd(
     if register is not None and checks and checks[-1].ok:
         checks.append(_register_check(bundle, register))
     for check in checks:  # details hold hashes: plain lines, never wrapped or coloured
-        word = t("passed") if check.ok else t("FAILED")
-        print_line(f"{word} {_check_name(check.name)}: {error(check.text)}")
+        name, text = _check_name(check.name), error(check.text)
+        print_line(
+            t("passed {name}: {text}", name=name, text=text)
+            if check.ok
+            else t("FAILED {name}: {text}", name=name, text=text)
+        )
     if not checks or not checks[-1].ok:
         raise fail(
             t(

@@ -337,9 +337,20 @@ class PublicValueSpec:
             )
 
 
+def dice_description(witnesses: Sequence[str], rolls: int, faces: int = 6) -> Phrase:
+    """The dice draw's description in words, as the catalogues translate it: the commitment signs it in the
+    language of the one who prepares the draw (a Russian chief judge's commitment reads in Russian)."""
+    return Phrase(
+        "{rolls} rolls of a d{faces} by each of {names}, in that order",
+        rolls=rolls,
+        faces=faces,
+        names=", ".join(w.strip() for w in witnesses),
+    )
+
+
 def dice_spec(witnesses: Sequence[str], rolls: int, faces: int = 6, description: str = "") -> PublicValueSpec:
     names = tuple(w.strip() for w in witnesses)
-    text = description.strip() or (f"{rolls} rolls of a d{faces} by each of {', '.join(names)}, in that order")
+    text = description.strip() or str(dice_description(names, rolls, faces))
     spec = PublicValueSpec("dice", text, names, faces=faces, rolls=rolls)
     spec.check()
     return spec

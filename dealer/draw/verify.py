@@ -19,6 +19,7 @@ from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.bank.repository import BankRepository
 from dealer.bank.verify import AnchorError, Finding, Head, Since, VerifyReport
+from dealer.core.errors import Phrase
 from dealer.core.json_types import JsonObject
 from dealer.custody.keyring import is_sealed
 
@@ -67,24 +68,39 @@ class DrawChecks:
             cp = seals.get(doc["seal"]["index"], {})
             if any(cp.get(k) != doc["seal"][k] for k in ("size", "root", "last_deal", "ts")) or doc["bank"] != bank_id:
                 raise Finding(
-                    f"draw {label!r}: its commitment names a seal that is not ledger entry {doc['seal']['index']}"
+                    "draw {label!r}: its commitment names a seal that is not ledger entry {seal_index}",
+                    label=label,
+                    seal_index=doc["seal"]["index"],
                 )
             if doc.get("format") == OLD_COMMIT_FORMAT and previous is None:  # format 1: no chain, ranges listed
                 never_drawn = [i for i in range(1, doc["seal"]["last_deal"] + 1) if i not in marked]
                 if doc["eligible"]["ranges"] != to_ranges(never_drawn):
-                    raise Finding(f"draw {label!r}: its eligible set is not the sealed deals never drawn before")
+                    raise Finding(
+                        "draw {label!r}: its eligible set is not the sealed deals never drawn before", label=label
+                    )
                 for deal_id, state in _check_draw(row, steps[label], public_key, None, doc).items():
                     marked[deal_id] = (state, label)
                 continue
             if doc.get("format") != COMMIT_FORMAT:
-                raise Finding(f"draw {label!r}: commitment format {doc.get('format')!r} is not {COMMIT_FORMAT!r}")
+                raise Finding(
+                    "draw {label!r}: commitment format {format!r} is not {commit_format!r}",
+                    label=label,
+                    format=doc.get("format"),
+                    commit_format=COMMIT_FORMAT,
+                )
             drawn_before = len(marked) + sealed_drawn
             if doc["previous"] != previous or doc["drawn_before"] != drawn_before:
-                raise Finding(f"draw {label!r}: it does not follow the bank's previous draw and its running total")
+                raise Finding(
+                    "draw {label!r}: it does not follow the bank's previous draw and its running total", label=label
+                )
             if doc["eligible"]["count"] != doc["seal"]["last_deal"] - drawn_before:
-                raise Finding(f"draw {label!r}: its eligible count is not the sealed deals never drawn before")
+                raise Finding(
+                    "draw {label!r}: its eligible count is not the sealed deals never drawn before", label=label
+                )
             if not doc["seal"]["last_deal"] < doc["seal"]["size"]:
-                raise Finding(f"draw {label!r}: its seal claims more deals than its ledger entries can hold")
+                raise Finding(
+                    "draw {label!r}: its seal claims more deals than its ledger entries can hold", label=label
+                )
             previous = commitment_hash(doc)
             before = list(marked)
             picked = _check_draw(row, steps[label], public_key, before, doc)
@@ -102,13 +118,23 @@ class DrawChecks:
         commit = found.get(EntryKind.DRAW_COMMIT)
         if commit is None or commit.data.get("commitment") != since.commitment:
             raise Finding(
-                f"{since.name}: draw {label!r} as it committed is not in the ledger: the draw was erased or redone"
+                "{since_name}: draw {label!r} as it committed is not in the ledger: the draw was erased or redone",
+                since_name=since.name,
+                label=label,
             )
         pv, drawn = found.get(EntryKind.PUBLIC_VALUE), found.get(EntryKind.REVEAL)
         if since.public_value is not None and (pv is None or pv.data.get("value") != since.public_value):
-            raise Finding(f"{since.name}: draw {label!r}: the ledger's public value differs from the bundle's")
+            raise Finding(
+                "{since_name}: draw {label!r}: the ledger's public value differs from the bundle's",
+                since_name=since.name,
+                label=label,
+            )
         if since.drawn is not None and (drawn is None or sorted(drawn.data.get("drawn", [])) != sorted(since.drawn)):
-            raise Finding(f"{since.name}: draw {label!r}: the ledger's revealed deals differ from the bundle's")
+            raise Finding(
+                "{since_name}: draw {label!r}: the ledger's revealed deals differ from the bundle's",
+                since_name=since.name,
+                label=label,
+            )
 
 
 DRAW_CHECKS = DrawChecks()
@@ -147,32 +173,44 @@ def _check_draw(
     verifier, who has no key, checks their form; once open they are recomputed. A bank made before custody holds
     them open throughout, and is checked as before."""
     label, state, commit_index, secret, value, drawn = row
-    where = f"draw {label!r}"
+    where = Phrase("draw {label!r}", label=label)
     entry = steps.get(EntryKind.DRAW_COMMIT)
     if entry is None or entry.index != commit_index:
-        raise Finding(f"{where}: its commitment is not ledger entry {commit_index}")
+        raise Finding(
+            "{where}: its commitment is not ledger entry {commit_index}", where=where, commit_index=commit_index
+        )
     if key is None or not verify_signature(key, str(entry.data.get("signature")), canonical_json(doc)):
-        raise Finding(f"{where}: commitment signature does not verify with the bank's key")
+        raise Finding("{where}: commitment signature does not verify with the bank's key", where=where)
     if EntryKind.DRAW_VOID in steps and EntryKind.DRAW_PUBLISHED in steps:
-        raise Finding(f"{where}: voided after its commitment was shown to the hall")
+        raise Finding("{where}: voided after its commitment was shown to the hall", where=where)
     if state not in (DrawState.REVEALED, DrawState.VOID) and not _open_secret(secret):
         if not isinstance(secret, bytes) or not is_sealed(secret, SECRET_SIZE):
-            raise Finding(f"{where}: the stored secret K is neither K nor K sealed under the chief judge's key")
+            raise Finding(
+                "{where}: the stored secret K is neither K nor K sealed under the chief judge's key", where=where
+            )
         return _check_sealed(row, steps, where, doc["n"])
     if not isinstance(secret, bytes) or sha256(secret).hexdigest() != doc["k_hash"]:
-        raise Finding(f"{where}: the stored secret K does not hash to the committed {doc['k_hash']}")
+        raise Finding(
+            "{where}: the stored secret K does not hash to the committed {k_hash}", where=where, k_hash=doc["k_hash"]
+        )
     _check_public_value(row, steps, where)
     void = steps.get(EntryKind.DRAW_VOID)
     if (state == DrawState.VOID) != (void is not None):
-        raise Finding(f"{where}: state {state!r} but the ledger {'has' if void else 'lacks'} a void entry")
+        raise Finding(
+            "{where}: state {state!r} but the ledger has a void entry"
+            if void
+            else "{where}: state {state!r} but the ledger lacks a void entry",
+            where=where,
+            state=state,
+        )
     if void is not None:
         vd = void.data["void"]
         if vd.get("format") == VOID_FORMAT and vd.get("published") is not False:
-            raise Finding(f"{where}: its void says it was made after the commitment was shown to the hall")
+            raise Finding("{where}: its void says it was made after the commitment was shown to the hall", where=where)
         if key is None or not verify_signature(key, str(void.data.get("signature")), canonical_json(vd)):
-            raise Finding(f"{where}: the void's signature does not verify with the bank's key")
+            raise Finding("{where}: the void's signature does not verify with the bank's key", where=where)
         if vd.get("secret") != secret.hex() or drawn is not None or EntryKind.DRAW in steps:
-            raise Finding(f"{where}: voided, but its void entry or result does not match")
+            raise Finding("{where}: voided, but its void entry or result does not match", where=where)
         return {}
     if _reached(row, steps, where, RUN_ORDER) < 2:
         return {}
@@ -184,20 +222,24 @@ def _check_draw(
     try:
         stored = json.loads(drawn)  # type: ignore[arg-type]  # None is a finding too (TypeError below)
     except (TypeError, ValueError) as exc:
-        raise Finding(f"{where}: stored result is damaged") from exc
+        raise Finding("{where}: stored result is damaged", where=where) from exc
     if stored != ids:
-        raise Finding(f"{where}: stored result differs from the draw recomputed from K and V")
+        raise Finding("{where}: stored result differs from the draw recomputed from K and V", where=where)
     reveal = steps.get(EntryKind.REVEAL)
     if reveal is not None and (reveal.data.get("drawn") != ids or reveal.data.get("secret") != secret.hex()):
-        raise Finding(f"{where}: the reveal entry {reveal.index} does not match K and the result")
+        raise Finding(
+            "{where}: the reveal entry {reveal_index} does not match K and the result",
+            where=where,
+            reveal_index=reveal.index,
+        )
     return dict.fromkeys(ids, DealState.PLAYED if reveal is not None else DealState.DRAWN)
 
 
-def _check_sealed(row: DrawRow, steps: Mapping[str, Entry], where: str, n: int) -> dict[int, str]:
+def _check_sealed(row: DrawRow, steps: Mapping[str, Entry], where: Phrase, n: int) -> dict[int, str]:
     """A draw whose K (and result, once run) are sealed: the steps match its state, the result has its form;
     it marks no deal (the deals stay in the bank's table until the reveal)."""
     if row.state not in RUN_ORDER[:3]:
-        raise Finding(f"{where}: unknown state {row.state!r}")
+        raise Finding("{where}: unknown state {state!r}", where=where, state=row.state)
     _check_public_value(row, steps, where)
     if _reached(row, steps, where, RUN_ORDER[:3]) < 2:
         return {}
@@ -206,27 +248,38 @@ def _check_sealed(row: DrawRow, steps: Mapping[str, Entry], where: str, n: int) 
         sealed = bytes.fromhex(stored["sealed"])
         ok = set(stored) == {"count", "sealed"} and stored["count"] == n and sealed[:1] == b"\x01"
     except (TypeError, ValueError, KeyError) as exc:
-        raise Finding(f"{where}: stored sealed result is damaged") from exc
+        raise Finding("{where}: stored sealed result is damaged", where=where) from exc
     if not ok:
-        raise Finding(f"{where}: stored sealed result is damaged")
+        raise Finding("{where}: stored sealed result is damaged", where=where)
     return {}
 
 
-def _check_public_value(row: DrawRow, steps: Mapping[str, Entry], where: str) -> None:
+def _check_public_value(row: DrawRow, steps: Mapping[str, Entry], where: Phrase) -> None:
     pv = steps.get(EntryKind.PUBLIC_VALUE)
     if (pv.data.get("value") if pv else None) != row.public_value:
-        raise Finding(f"{where}: public value {row.public_value!r} differs from the ledger's")
+        raise Finding(
+            "{where}: public value {public_value!r} differs from the ledger's",
+            where=where,
+            public_value=row.public_value,
+        )
 
 
-def _reached(row: DrawRow, steps: Mapping[str, Entry], where: str, states: Sequence[DrawState]) -> int:
+def _reached(row: DrawRow, steps: Mapping[str, Entry], where: Phrase, states: Sequence[DrawState]) -> int:
     """How far the draw ran (its index in ``RUN_ORDER``), its ledger steps being exactly those up to there; no
     result before it was run."""
     if row.state not in states:
-        raise Finding(f"{where}: unknown state {row.state!r}")
+        raise Finding("{where}: unknown state {state!r}", where=where, state=row.state)
     reached = RUN_ORDER.index(DrawState(row.state))
     for k, kind in enumerate(STEP_KINDS):
         if (kind in steps) != (k <= reached):
-            raise Finding(f"{where}: state {row.state!r} but the ledger {'has' if kind in steps else 'lacks'} {kind}")
+            raise Finding(
+                "{where}: state {state!r} but the ledger has {kind}"
+                if kind in steps
+                else "{where}: state {state!r} but the ledger lacks {kind}",
+                where=where,
+                state=row.state,
+                kind=kind,
+            )
     if reached < 2 and row.drawn is not None:
-        raise Finding(f"{where}: has a result before it was run")
+        raise Finding("{where}: has a result before it was run", where=where)
     return reached

@@ -49,18 +49,20 @@ def _deal_of(deal_text: str, canonical: object, i: int) -> Deal:
     return deal
 
 
-class _LimitError(ValueError):
-    pass
+class _LimitError(DealerError, ValueError):
+    """A JSON number past the limits the reader keeps (its digits, NaN or Infinity)."""
 
 
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise _LimitError(f"a number of {len(text.lstrip('-')):,} digits (at most {MAX_INT_DIGITS} are read)")
+        raise _LimitError(
+            "a number of {n:,} digits (at most {most} are read)", n=len(text.lstrip("-")), most=MAX_INT_DIGITS
+        )
     return int(text)
 
 
 def _no_constant(name: str) -> float:
-    raise _LimitError(f"{name} is not a JSON number")
+    raise _LimitError("{name} is not a JSON number", name=name)
 
 
 def _check_doc(doc: object, source: str) -> None:

@@ -79,7 +79,8 @@ P = ParamSpec("P")
 def install_director_routes(app: FastAPI, service: Service) -> None:
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_spec, named_spec
+    from dealer.draw.protocol import dice_description, dice_spec, named_spec
+    from dealer.i18n import error_text
 
     bank = service.bank.bank
     if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
@@ -286,7 +287,8 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_prepare(body: PrepareDraw) -> Prepared:
         def prepare() -> Prepared:
             if body.witnesses:
-                spec = dice_spec(body.witnesses, body.rolls, body.faces)
+                words = error_text(dice_description(body.witnesses, body.rolls, body.faces), service.config.language)
+                spec = dice_spec(body.witnesses, body.rolls, body.faces, words)
             else:
                 spec = named_spec(
                     body.named or "",
