@@ -41,11 +41,11 @@ DEVICE_WORDS = {w for v in DEVICE.values() for w in re.findall(r"[A-Za-z]+", v)}
 
 
 def _hash_run(m: re.Match[str]) -> str:
-    return " " if len(re.sub("[ -]", "", m.group())) >= 16 else m.group()
+    return " " if len(re.sub(r"[\s-]", "", m.group())) >= 16 else m.group()
 
 
 def latin_words(text: str) -> list[str]:
-    text = re.sub(r"\b[0-9a-f]+(?:[ -]+[0-9a-f]+)*\b", _hash_run, text)  # hashes and the bank's id, even wrapped
+    text = re.sub(r"\b[0-9a-f]+(?:[\s-]+[0-9a-f]+)*\b", _hash_run, text)  # hashes and the bank's id, even wrapped
     text = re.sub(r"\S+\.(pdf|json|sqlite)\b", " ", text)  # file names the acts cite
     words = re.findall(r"[A-Za-z][A-Za-z0-9]*", text)
     return [w for w in words if w not in ALLOWED | STATIONS and w not in DEVICE_WORDS and not re.fullmatch(r"d\d+", w)]
