@@ -9,16 +9,20 @@ the repository.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from camera_support import calibration_for
 
 from dealer.core.cards import ALL_CARDS, Card
-from drivers.camera import Calibration, CalibrationError, Recogniser, Seen
+from dealer.core.events import CardSeen, DeviceFault, FaultKind
+from drivers.camera import Calibration, CalibrationError, CameraScanner, Frame, Recogniser, Seen
 from drivers.camera.layoutdeck import STYLES
 from drivers.camera.streamscore import StreamScore, score_stream
+from drivers.camera.tracker import EDGES
 from drivers.camera.virtual import LEVELS, Pose, VirtualCamera, named_deck
 
 CARD_W, CARD_H = 120, 168  # the canonical card the boxes are given in
@@ -170,3 +174,76 @@ def test_every_card_lying_against_an_edge_beside_a_glare_gives_one_right_event(s
     score_stream(calibration_for(style), cam, score)
     assert score.cards == 52 and score.misread == [] and score.missed == [] and score.extra == 0
     assert score.unreadable <= 2
+
+
+# -- a card cut by the frame edge, lying still: reported, never silent (#31) ------------------------------------
+
+
+class _Frames:
+    """A frame source over frames rendered beforehand."""
+
+    still = False
+    name = "frames"
+
+    def __init__(self, images: list[npt.NDArray[np.uint8]]) -> None:
+        self.images = images
+
+    def frames(self) -> Iterator[Frame]:
+        for n, image in enumerate(self.images):
+            yield Frame(image, n / 30, n)
+
+    def close(self) -> None:
+        pass
+
+
+def _cut_pose(side: int, out: float, angle: float = 0.0) -> Pose:
+    """A card of the nominal size with the share ``out`` of its width (left, right) or height (top, bottom)
+    outside the 1280 x 720 frame."""
+    h = 0.42 * 720
+    w = h * 240 / round(240 * 88 / 63)
+    extent = w if side < 2 else h
+    cx = (w / 2 - out * extent, 1280 - w / 2 + out * extent, 640.0, 640.0)[side]
+    cy = (360.0, 360.0, h / 2 - out * extent, 720 - h / 2 + out * extent)[side]
+    return Pose(cx, cy, angle, 1.0)
+
+
+def _scan_frames(deck: str, images: list[npt.NDArray[np.uint8]]) -> list[CardSeen | DeviceFault]:
+    return list(CameraScanner(_Frames(images), calibration_for(deck), deal_id=5).events())
+
+
+@pytest.mark.parametrize(
+    ("side", "out", "angle"), [(0, 0.2, 0.0), (1, 0.4, 8.0), (2, 0.3, 172.0), (3, 0.15, -6.0)], ids=EDGES
+)
+def test_a_card_lying_still_cut_by_the_frame_edge_is_reported_to_the_judge(side: int, out: float, angle: float) -> None:
+    """It cannot be read, and it must not be silent: a fault naming the edge, in the deal's next position."""
+    deck = "layout-beside-4c"
+    cam = VirtualCamera(named_deck(deck), [], LEVELS["mild"], seed=60 + side)
+    first = Pose(640.0, 360.0, 0.0, 1.0)  # a card read before it, wholly in view
+    cut = _cut_pose(side, out, angle)
+    blank = cam.render("blank")
+    images = [blank, *(cam.render(Card.S4, first) for _ in range(5)), blank, blank]
+    images += [blank, *(cam.render(Card.HJ, cut) for _ in range(6)), blank, blank, blank]
+    events = _scan_frames(deck, images)
+    assert len(events) == 2, events
+    read, fault = events
+    assert isinstance(read, CardSeen) and read.card == Card.S4 and read.position == 0
+    assert isinstance(fault, DeviceFault) and fault.kind is FaultKind.UNREADABLE_CARD
+    assert fault.position == 1 and fault.deal_id == 5
+    assert f"the {EDGES[side]} edge" in fault.detail and "outside the camera's view" in fault.detail
+    assert fault.timestamp == pytest.approx(9 / 30)  # when it came to rest
+
+
+def test_a_cut_card_pushed_wholly_into_view_is_read_once_and_a_card_sliding_past_is_not_reported() -> None:
+    deck = "layout-beside-4c"
+    cam = VirtualCamera(named_deck(deck), [], LEVELS["mild"], seed=70)
+    blank = cam.render("blank")
+    cut, whole = _cut_pose(0, 0.3), _cut_pose(0, -0.1)
+    images = [blank, *(cam.render(Card.DQ, cut) for _ in range(5)), *(cam.render(Card.DQ, whole) for _ in range(5))]
+    # the card just read slides out past the right edge and pauses there, half out, before it goes
+    images += [cam.render(Card.DQ, _cut_pose(1, 0.5)) for _ in range(5)]
+    images += [blank, blank]
+    # another card slides in from the top and out again without stopping
+    images += [cam.render(Card.C9, _cut_pose(2, out)) for out in (0.8, 0.6, 0.4, 0.6, 0.8)]
+    images += [blank, blank]
+    events = _scan_frames(deck, images)
+    assert [(type(e).__name__, getattr(e, "card", None)) for e in events] == [("CardSeen", Card.DQ)]
