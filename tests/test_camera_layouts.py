@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from camera_support import calibration_for
 from dealer.core.cards import ALL_CARDS, Card
 from dealer.core.events import CardSeen, DeviceFault, FaultKind
 from drivers.camera import Calibration, CalibrationError, CameraScanner, Frame, Recogniser, Seen
+from drivers.camera.deckart import CardArt, DeckArt
 from drivers.camera.layoutdeck import STYLES
 from drivers.camera.streamscore import StreamScore, score_stream
 from drivers.camera.tracker import EDGES
@@ -27,11 +29,11 @@ from drivers.camera.virtual import LEVELS, Pose, VirtualCamera, named_deck
 
 CARD_W, CARD_H = 120, 168  # the canonical card the boxes are given in
 
-# (deck, rank centre, suit centre as shares of the card's width and height, arrangement, size), from the drawing
-# code of each deck: deckart._face, printdeck._face, layoutdeck.STYLES
+# (deck, rank centre, suit centre as shares of the card's width and height, arrangement, size, corners indexed),
+# from the drawing code of each deck: deckart._face, printdeck._face (two corners), layoutdeck.STYLES
 DRAWN = [
-    ("synthetic-2c-en", (0.115, 0.03 + 0.095 / 2), (0.115, 0.2), "above", "standard"),
-    ("print-4c-en", (0.125, 0.045 + 0.085 / 2), (0.125, 0.195), "above", "standard"),
+    ("synthetic-2c-en", (0.115, 0.03 + 0.095 / 2), (0.115, 0.2), "above", "standard", 2),
+    ("print-4c-en", (0.125, 0.045 + 0.085 / 2), (0.125, 0.195), "above", "standard", 2),
     *(
         (
             f"layout-{name}-{'4c' if name != 'jumbo' else '2c'}{'-low' if name == 'above' else ''}",
@@ -39,6 +41,7 @@ DRAWN = [
             (s.suit_cx, s.suit_cy),
             "beside" if name == "beside" else "above",
             "jumbo" if name == "jumbo" else "standard",
+            s.corners,
         )
         for name, s in STYLES.items()
     ),
@@ -51,14 +54,15 @@ def _holds(box: list[int], x0: int, y0: int, centre: tuple[float, float]) -> boo
     return x0 + x <= cx <= x0 + x + w and y0 + y <= cy <= y0 + y + h
 
 
-@pytest.mark.parametrize(("deck", "rank", "suit", "arrangement", "size"), DRAWN, ids=[d[0] for d in DRAWN])
+@pytest.mark.parametrize(("deck", "rank", "suit", "arrangement", "size", "corners"), DRAWN, ids=[d[0] for d in DRAWN])
 def test_calibration_finds_where_the_deck_prints_its_rank_and_suit(
-    deck: str, rank: tuple[float, float], suit: tuple[float, float], arrangement: str, size: str
+    deck: str, rank: tuple[float, float], suit: tuple[float, float], arrangement: str, size: str, corners: int
 ) -> None:
     cal = calibration_for(deck)
     learnt = cal.describe()
     g = cal.geometry
     assert learnt["arrangement"] == arrangement and learnt["size"] == size, learnt
+    assert learnt["corners"] == cal.corners == corners, learnt
     assert _holds(cal.layout.rank.as_list(), g.x0, g.y0, rank), (learnt, g)
     assert _holds(cal.layout.suit.as_list(), g.x0, g.y0, suit), (learnt, g)
     assert not _holds(cal.layout.rank.as_list(), g.x0, g.y0, suit)  # the parts are told apart
@@ -247,3 +251,63 @@ def test_a_cut_card_pushed_wholly_into_view_is_read_once_and_a_card_sliding_past
     images += [blank, blank]
     events = _scan_frames(deck, images)
     assert [(type(e).__name__, getattr(e, "card", None)) for e in events] == [("CardSeen", Card.DQ)]
+
+
+# -- indices in two corners or four: learnt, kept, used (#31) -----------------------------------------------------
+
+
+def _only_the_other_corners(deck: DeckArt) -> DeckArt:
+    """The deck with the top-left and bottom-right corners of every face painted over in its paper colour: the
+    index is left in the top-right and bottom-left corners only."""
+    faces = {}
+    for c in ALL_CARDS:
+        art = deck.face(c)
+        image = art.image.copy()
+        h, w = image.shape[:2]
+        paper = image[h // 2 - 2 : h // 2 + 2, 2:6].reshape(-1, 3).max(axis=0)  # the stock beside the body
+        cw, ch = round(0.45 * w), round(0.42 * h)
+        image[:ch, :cw] = paper
+        image[h - ch :, w - cw :] = paper
+        faces[c] = CardArt(image, art.mask)
+    return DeckArt(deck.name, faces, deck.back, deck.joker)
+
+
+@pytest.mark.parametrize("style", ["layout-beside-4c", "layout-jumbo-2c"])
+def test_a_deck_indexed_in_four_corners_is_read_from_the_other_two_when_two_are_hidden(style: str) -> None:
+    cal = calibration_for(style)
+    assert cal.corners == 4
+    two = replace(cal, mirror_rank_templates=None, mirror_suit_templates=None)  # the same, as if learnt with 2
+    assert two.corners == 2
+    four_reader, two_reader = Recogniser(cal), Recogniser(two)
+    cam = VirtualCamera(_only_the_other_corners(named_deck(style)), [], LEVELS["clean"], seed=5)
+    cards = [Card.SA, Card.HT, Card.D7, Card.C2, Card.SQ, Card.H5]
+    read_four, read_two = [], []
+    for k, card in enumerate(cards):
+        image = cam.render(card, Pose(640.0, 360.0, (0.0, 4.0, 180.0, -5.0, 177.0, 2.0)[k], 1.0))
+        four, two_corners = four_reader.read(image), two_reader.read(image)
+        assert four.evidence is not None and four.evidence.shape == (4, 52)
+        assert two_corners.evidence is not None and two_corners.evidence.shape == (2, 52)
+        assert four.card in (None, card) and two_corners.card in (None, card)  # never a wrong card
+        read_four.append(four.card == card)
+        read_two.append(two_corners.card == card)
+    assert all(read_four) and not any(read_two)
+
+
+def test_a_deck_indexed_in_two_corners_reads_two_and_the_file_keeps_how_many(tmp_path: Path) -> None:
+    two = calibration_for("layout-above-4c-low")
+    assert two.corners == 2 and two.mirror_rank_templates is None
+    image = VirtualCamera(named_deck("layout-above-4c-low"), [], LEVELS["clean"], seed=6).render(Card.DK)
+    reading = Recogniser(two).read(image)
+    assert reading.card == Card.DK and reading.evidence is not None and reading.evidence.shape == (2, 52)
+    for cal in (two, calibration_for("layout-beside-4c")):
+        path = tmp_path / f"{cal.deck}.npz"
+        cal.save(path)
+        back = Calibration.load(path)
+        assert back.corners == cal.corners and back.describe()["corners"] == cal.corners
+        for mine, theirs in (
+            (back.mirror_rank_templates, cal.mirror_rank_templates),
+            (back.mirror_suit_templates, cal.mirror_suit_templates),
+        ):
+            assert (mine is None and theirs is None) or (
+                mine is not None and theirs is not None and np.array_equal(mine, theirs)
+            )

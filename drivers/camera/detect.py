@@ -184,6 +184,15 @@ def corner_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]
     return _patch(frame, c, g), _patch(frame, np.roll(c, -2, axis=0), g)
 
 
+def mirror_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]:
+    """The other two corners' regions, each seen mirrored left to right: the top-right corner, then the
+    bottom-left turned half a turn. A deck printing its index in all four corners puts the second pair as the
+    mirror image of the first (the rank toward the card's corner): mirrored, they lie where the first pair's do,
+    their glyphs mirrored, which the templates learnt from them are too."""
+    c = quad.corners
+    return _patch(frame, c[[1, 0, 3, 2]], g), _patch(frame, c[[3, 2, 1, 0]], g)
+
+
 def _patch(frame: Image, corners: Points, g: Geometry) -> Image:
     ss = 2  # supersampling
     pw = (g.region_w + 2 * g.search) * ss
