@@ -62,9 +62,16 @@ class Thresholds:
     accept: float = 0.8  # best similarity below this: unreadable
     margin: float = 0.15  # normalised margin to every other card below this: unreadable
     corner: float = -0.1  # one corner's own margin below this (it clearly prefers another card): unreadable
+    agree: float = 1.0  # the margin needed instead, when every corner read picks the card (the lower one counts)
 
     def as_dict(self) -> dict[str, float]:
-        return {"face": self.face, "accept": self.accept, "margin": self.margin, "corner": self.corner}
+        return {
+            "face": self.face,
+            "accept": self.accept,
+            "margin": self.margin,
+            "corner": self.corner,
+            "agree": self.agree,
+        }
 
 
 @dataclass(slots=True)
@@ -223,7 +230,11 @@ class Calibration:
             th = meta.get("thresholds", {})
             try:
                 thresholds = Thresholds(
-                    float(th["face"]), float(th["accept"]), float(th["margin"]), float(th.get("corner", -0.1))
+                    float(th["face"]),
+                    float(th["accept"]),
+                    float(th["margin"]),
+                    float(th.get("corner", -0.1)),
+                    float(th.get("agree", 1.0)),
                 )
             except (KeyError, TypeError, ValueError):
                 raise CalibrationError(
@@ -464,7 +475,7 @@ def calibrate(
         deck,
         datetime.now(UTC).isoformat(timespec="seconds"),
         source,
-        Thresholds(margin=confidence.threshold),
+        Thresholds(margin=confidence.threshold, agree=confidence.agree_threshold),
         corner=corner,
         corner_region=region,
         confidence=confidence,
@@ -494,14 +505,13 @@ def _held_out(
     half = Calibration(g, layout, rank, suit, aspect, card_height, thresholds=Thresholds(margin=0.0))
     rec = Recogniser(half)
 
-    def read(flat: npt.NDArray[np.float32]) -> tuple[int, float, bool]:
-        scores = rec.corner_scores(flat)
-        reading = rec.decide(np.stack([scores, scores]), None)
+    def decide(evidence: npt.NDArray[np.float32]) -> tuple[int, float, bool]:
+        reading = rec.decide(evidence, None)
         ok = reading.seen is Seen.CARD and reading.card is not None
         return (int(reading.card) if ok and reading.card is not None else -1), reading.confidence, ok
 
     held = [(i, region_flat(f, region, d.search)) for i, v in enumerate(views) for f in v.flats[1::2]]
-    return estimate(held, read)
+    return estimate(held, rec.corner_scores, decide)
 
 
 def _merge_repeats(

@@ -159,6 +159,8 @@ class Recogniser:
             own = (corner[best] - corner) / self._distance[best]
             own[best] = np.inf
             corner_margins.append(float(own.min()))
-        if score < th.accept or confidence < th.margin or min(corner_margins) < th.corner:
+        agreed = len(per_corner) > 1 and all(int(corner.argmax()) == best for corner in per_corner)
+        needed = min(th.margin, th.agree) if agreed else th.margin
+        if score < th.accept or confidence < needed or min(corner_margins) < th.corner:
             return Reading(Seen.UNREADABLE, None, max(0.0, confidence), score, quad, evidence)
         return Reading(Seen.CARD, Card(best), confidence, score, quad, evidence)
