@@ -15,7 +15,9 @@ foreign card: the dealing session voids the deal as a duplicate). A card-shaped 
 face of the deck is never silent: mostly dark print (a back, or a card of another deck, face down) is a fault,
 anything else (a face dimmed past recognition, a joker) is an unreadable card.
 
-A card lying still but cut by the frame's edge (partly outside the camera's view) is never read and never
+A card lying still against the frame's edge whose outline is cut short in some frames (its edge in the frame's
+last pixels) stays the same still object through those frames: they tell nothing of its face but do not break
+its stillness. A card lying still but cut by the frame's edge (partly outside the camera's view) is never read and never
 silent either (#31): when it goes without having been pushed wholly into view (and read there), it is reported
 as a fault naming the edge, so the judge sees which card the camera could not see. A card already reported (or
 waiting to be) that is slid out past the edge and pauses there is that card leaving, not a new one.
@@ -44,6 +46,7 @@ from .recognise import BACK_INK, Evidence, Reading, Seen
 Event = CardSeen | DeviceFault
 BACK_FAULT = "a card back, or a card of another deck, lay where a face was expected"
 EDGES = ("left", "right", "top", "bottom")
+EDGE_SLACK = 1.6  # a cut outline's tolerance as the same still card (corners within 6.4% of its height)
 CUT_FILL = 0.7  # a partial outline at least this full of its bounding rectangle is card-like (a hand is not)
 
 
@@ -72,14 +75,15 @@ class TrackerSettings:
         return cls(1, 1, 1, True)
 
 
-def _still(a: Quad, b: Quad) -> bool:
+def _still(a: Quad, b: Quad, slack: float = 1.0) -> bool:
     """The same outline: centre, size and every corner in place (a card swapped for another in the same spot
-    but turned differently is a new object, not the same one lying still)."""
+    but turned differently is a new object, not the same one lying still). ``slack`` widens the tolerances (an
+    outline cut by the frame edge is found on the quarter-size detection image only: a few pixels coarser)."""
     dx, dy = a.center[0] - b.center[0], a.center[1] - b.center[1]
-    if (dx * dx + dy * dy) ** 0.5 >= 0.03 * a.height or abs(a.height - b.height) >= 0.04 * a.height:
+    if (dx * dx + dy * dy) ** 0.5 >= 0.03 * slack * a.height or abs(a.height - b.height) >= 0.04 * slack * a.height:
         return False
     gaps = np.linalg.norm(a.corners[:, None, :] - b.corners[None, :, :], axis=2)  # 4 x 4 corner distances
-    return float(gaps.min(axis=1).max()) < 0.04 * a.height
+    return float(gaps.min(axis=1).max()) < 0.04 * slack * a.height
 
 
 class CardTracker:
@@ -116,6 +120,8 @@ class CardTracker:
         out: list[Event] = []
         quad = reading.quad
         self._see_cut(quad, timestamp, frame, out)
+        if quad is not None and quad.partial and self._edge_flicker(quad):
+            return out
         if reading.seen is Seen.NOTHING or quad is None or quad.partial:
             self._absent += 1
             self._key, self._run, self._last_quad, self._still_run = None, 0, None, 0
@@ -172,6 +178,16 @@ class CardTracker:
             if not same_as_read:  # not the card already reported, dimmed by a glare
                 self._set_pending((self._still_start[0], self._still_start[1], 0.0, quad), out)
         return out
+
+    def _edge_flicker(self, quad: Quad) -> bool:
+        """A card lying still against the frame's edge, outlined a pixel short of whole in this frame: the same
+        object, lying still on (this frame tells nothing of its face). Without this, a card at the edge whose
+        frames alternate whole and cut never had three whole frames in a row: no event at all."""
+        if self.s.still or self._last_quad is None or not _still(self._last_quad, quad, EDGE_SLACK):
+            return False
+        self._absent = 0
+        self._still_run += 1
+        return True
 
     def _set_pending(self, pending: tuple[float, int, float, Quad], out: list[Event]) -> None:
         self._settle_cut(pending[3], out)
