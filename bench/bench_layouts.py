@@ -16,40 +16,12 @@ from __future__ import annotations
 
 import sys
 import time
-import zlib
 from typing import Any
 
 import cv2
-import numpy as np
 
-from dealer.core.cards import ALL_CARDS
-from drivers.camera import calibrate
 from drivers.camera.blas import single_thread_blas
-from drivers.camera.streamscore import StreamScore, score_stream
-from drivers.camera.virtual import LEVELS, VirtualCamera, named_deck
-
-STYLES = (
-    "synthetic-4c-en",
-    "print-4c-en",
-    "print-2c-fr",
-    "layout-beside-4c",
-    "layout-jumbo-2c",
-    "layout-above-4c-low",
-)
-SCENES = ("hard", "edge")
-
-
-def run_style(style: str, scene: str, decks: int, seed0: int = 0) -> StreamScore:
-    deck = named_deck(style)
-    cal_cam = VirtualCamera(deck, list(ALL_CARDS), LEVELS["calibration"], seed=1, hold=4, slide=2, gap=1)
-    cal = calibrate(cal_cam.frames(), deck=deck.name)
-    score = StreamScore()
-    for k in range(decks):
-        seed = zlib.crc32(f"{deck.name}/{scene}/{seed0 + k}".encode()) % 100_000
-        order = [ALL_CARDS[i] for i in np.random.default_rng(seed).permutation(52)]
-        cam = VirtualCamera(deck, order, LEVELS[scene], seed=seed, hold=(3, 8), slide=3, gap=2)
-        score_stream(cal, cam, score)
-    return score
+from drivers.camera.streamscore import SCENES, STYLES, score_style, style_calibration
 
 
 def run(quick: bool = False, decks: int | None = None) -> list[dict[str, Any]]:
@@ -58,9 +30,10 @@ def run(quick: bool = False, decks: int | None = None) -> list[dict[str, Any]]:
     n = decks or (1 if quick else 20)
     rows: list[dict[str, Any]] = []
     for style in STYLES:
+        cal = style_calibration(style)
         for scene in SCENES:
             start = time.perf_counter()
-            s = run_style(style, scene, n)
+            s = score_style(style, scene, n, cal)
             label = f"layouts {style}, {scene}"
             rows += [
                 {
@@ -88,9 +61,14 @@ def run(quick: bool = False, decks: int | None = None) -> list[dict[str, Any]]:
                     "value": s.extra,
                     "unit": "events",
                     "note": f"{n} decks, {s.frames} frames, {1000 * s.cpu / max(1, s.frames):.2f} ms CPU/frame, "
-                    f"{time.perf_counter() - start:.0f} s",
+                    f"{time.perf_counter() - start:.0f} s; {cal.corners} index corners learnt",
                 },
             ]
+            print(
+                f"{label}: {len(s.misread)} misread, {s.unreadable} unreadable, {len(s.missed)} no event of {s.cards}",
+                file=sys.stderr,
+                flush=True,
+            )
     return rows
 
 

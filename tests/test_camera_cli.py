@@ -27,7 +27,7 @@ def test_calibrate_then_read_prints_one_json_object_per_card(tmp_path: Path) -> 
     done = _dealer("calibrate", "--source", "virtual:deck=synthetic-4c-fr,hold=4,slide=2,gap=1", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert out.exists() and "52 cards" in done.stdout
-    assert "the rank above the suit, a standard index" in done.stdout  # the learnt layout, said
+    assert "the rank above the suit, a standard index, in two opposite corners" in done.stdout  # the learnt layout
     picture = out.with_suffix(".png")
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # and drawn for the judge
 

@@ -176,3 +176,22 @@ def test_a_clear_second_copy_of_a_card_is_reported_as_read_for_the_deal_to_be_vo
     gap = [Reading(Seen.NOTHING)] * 2
     got = _feed(CardTracker(judge=judge), [*first, *gap, *again, *gap])
     assert [e.card for e in got] == [Card.S5, Card.S5]
+
+
+def _cut_short(x: float = 500.0) -> Reading:
+    """The same card outlined a few pixels short (cut by the frame edge it lies against): partial, no face."""
+    q = _quad(x)
+    corners = q.corners.copy()
+    corners[[0, 3], 0] += 4.0
+    return Reading(Seen.NOTHING, quad=Quad(corners, (x + 2.0, 300.0), 196.0, 280.0, True, 0, 0.95))
+
+
+def test_tracker_a_card_at_the_edge_flickering_between_whole_and_cut_is_read_once() -> None:
+    """#31: ♦8 lay still at the left edge, its frames whole, whole, cut, whole, cut, whole: read every time it
+    was whole, never three whole frames in a row, so it gave no event at all."""
+    readings = [NOTHING, card(Card.D8), card(Card.D8), _cut_short(), card(Card.D8), _cut_short(), card(Card.D8)]
+    events = _feed(CardTracker(), [*readings, NOTHING, NOTHING])
+    assert [(e.card, e.frame) for e in events] == [(Card.D8, 1)]
+    # held three frames, one of them cut short, never read alike three times: unreadable, not silence
+    readings = [NOTHING, unreadable(), _cut_short(), card(Card.D8), NOTHING, NOTHING]
+    assert [e.card for e in _feed(CardTracker(), readings)] == [None]

@@ -9,25 +9,31 @@ the repository.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from camera_support import calibration_for
 
 from dealer.core.cards import ALL_CARDS, Card
-from drivers.camera import Calibration, CalibrationError, Recogniser, Seen
+from dealer.core.events import CardSeen, DeviceFault, FaultKind
+from drivers.camera import Calibration, CalibrationError, CameraScanner, Frame, Recogniser, Seen
+from drivers.camera.deckart import CardArt, DeckArt
 from drivers.camera.layoutdeck import STYLES
 from drivers.camera.streamscore import StreamScore, score_stream
+from drivers.camera.tracker import EDGES
 from drivers.camera.virtual import LEVELS, Pose, VirtualCamera, named_deck
 
 CARD_W, CARD_H = 120, 168  # the canonical card the boxes are given in
 
-# (deck, rank centre, suit centre as shares of the card's width and height, arrangement, size), from the drawing
-# code of each deck: deckart._face, printdeck._face, layoutdeck.STYLES
+# (deck, rank centre, suit centre as shares of the card's width and height, arrangement, size, corners indexed),
+# from the drawing code of each deck: deckart._face, printdeck._face (two corners), layoutdeck.STYLES
 DRAWN = [
-    ("synthetic-2c-en", (0.115, 0.03 + 0.095 / 2), (0.115, 0.2), "above", "standard"),
-    ("print-4c-en", (0.125, 0.045 + 0.085 / 2), (0.125, 0.195), "above", "standard"),
+    ("synthetic-2c-en", (0.115, 0.03 + 0.095 / 2), (0.115, 0.2), "above", "standard", 2),
+    ("print-4c-en", (0.125, 0.045 + 0.085 / 2), (0.125, 0.195), "above", "standard", 2),
     *(
         (
             f"layout-{name}-{'4c' if name != 'jumbo' else '2c'}{'-low' if name == 'above' else ''}",
@@ -35,6 +41,7 @@ DRAWN = [
             (s.suit_cx, s.suit_cy),
             "beside" if name == "beside" else "above",
             "jumbo" if name == "jumbo" else "standard",
+            s.corners,
         )
         for name, s in STYLES.items()
     ),
@@ -47,14 +54,15 @@ def _holds(box: list[int], x0: int, y0: int, centre: tuple[float, float]) -> boo
     return x0 + x <= cx <= x0 + x + w and y0 + y <= cy <= y0 + y + h
 
 
-@pytest.mark.parametrize(("deck", "rank", "suit", "arrangement", "size"), DRAWN, ids=[d[0] for d in DRAWN])
+@pytest.mark.parametrize(("deck", "rank", "suit", "arrangement", "size", "corners"), DRAWN, ids=[d[0] for d in DRAWN])
 def test_calibration_finds_where_the_deck_prints_its_rank_and_suit(
-    deck: str, rank: tuple[float, float], suit: tuple[float, float], arrangement: str, size: str
+    deck: str, rank: tuple[float, float], suit: tuple[float, float], arrangement: str, size: str, corners: int
 ) -> None:
     cal = calibration_for(deck)
     learnt = cal.describe()
     g = cal.geometry
     assert learnt["arrangement"] == arrangement and learnt["size"] == size, learnt
+    assert learnt["corners"] == cal.corners == corners, learnt
     assert _holds(cal.layout.rank.as_list(), g.x0, g.y0, rank), (learnt, g)
     assert _holds(cal.layout.suit.as_list(), g.x0, g.y0, suit), (learnt, g)
     assert not _holds(cal.layout.rank.as_list(), g.x0, g.y0, suit)  # the parts are told apart
@@ -170,3 +178,136 @@ def test_every_card_lying_against_an_edge_beside_a_glare_gives_one_right_event(s
     score_stream(calibration_for(style), cam, score)
     assert score.cards == 52 and score.misread == [] and score.missed == [] and score.extra == 0
     assert score.unreadable <= 2
+
+
+# -- a card cut by the frame edge, lying still: reported, never silent (#31) ------------------------------------
+
+
+class _Frames:
+    """A frame source over frames rendered beforehand."""
+
+    still = False
+    name = "frames"
+
+    def __init__(self, images: list[npt.NDArray[np.uint8]]) -> None:
+        self.images = images
+
+    def frames(self) -> Iterator[Frame]:
+        for n, image in enumerate(self.images):
+            yield Frame(image, n / 30, n)
+
+    def close(self) -> None:
+        pass
+
+
+def _cut_pose(side: int, out: float, angle: float = 0.0) -> Pose:
+    """A card of the nominal size with the share ``out`` of its width (left, right) or height (top, bottom)
+    outside the 1280 x 720 frame."""
+    h = 0.42 * 720
+    w = h * 240 / round(240 * 88 / 63)
+    extent = w if side < 2 else h
+    cx = (w / 2 - out * extent, 1280 - w / 2 + out * extent, 640.0, 640.0)[side]
+    cy = (360.0, 360.0, h / 2 - out * extent, 720 - h / 2 + out * extent)[side]
+    return Pose(cx, cy, angle, 1.0)
+
+
+def _scan_frames(deck: str, images: list[npt.NDArray[np.uint8]]) -> list[CardSeen | DeviceFault]:
+    return list(CameraScanner(_Frames(images), calibration_for(deck), deal_id=5).events())
+
+
+@pytest.mark.parametrize(
+    ("side", "out", "angle"), [(0, 0.2, 0.0), (1, 0.4, 8.0), (2, 0.3, 172.0), (3, 0.15, -6.0)], ids=EDGES
+)
+def test_a_card_lying_still_cut_by_the_frame_edge_is_reported_to_the_judge(side: int, out: float, angle: float) -> None:
+    """It cannot be read, and it must not be silent: a fault naming the edge, in the deal's next position."""
+    deck = "layout-beside-4c"
+    cam = VirtualCamera(named_deck(deck), [], LEVELS["mild"], seed=60 + side)
+    first = Pose(640.0, 360.0, 0.0, 1.0)  # a card read before it, wholly in view
+    cut = _cut_pose(side, out, angle)
+    blank = cam.render("blank")
+    images = [blank, *(cam.render(Card.S4, first) for _ in range(5)), blank, blank]
+    images += [blank, *(cam.render(Card.HJ, cut) for _ in range(6)), blank, blank, blank]
+    events = _scan_frames(deck, images)
+    assert len(events) == 2, events
+    read, fault = events
+    assert isinstance(read, CardSeen) and read.card == Card.S4 and read.position == 0
+    assert isinstance(fault, DeviceFault) and fault.kind is FaultKind.UNREADABLE_CARD
+    assert fault.position == 1 and fault.deal_id == 5
+    assert f"the {EDGES[side]} edge" in fault.detail and "outside the camera's view" in fault.detail
+    assert fault.timestamp == pytest.approx(9 / 30)  # when it came to rest
+
+
+def test_a_cut_card_pushed_wholly_into_view_is_read_once_and_a_card_sliding_past_is_not_reported() -> None:
+    deck = "layout-beside-4c"
+    cam = VirtualCamera(named_deck(deck), [], LEVELS["mild"], seed=70)
+    blank = cam.render("blank")
+    cut, whole = _cut_pose(0, 0.3), _cut_pose(0, -0.1)
+    images = [blank, *(cam.render(Card.DQ, cut) for _ in range(5)), *(cam.render(Card.DQ, whole) for _ in range(5))]
+    # the card just read slides out past the right edge and pauses there, half out, before it goes
+    images += [cam.render(Card.DQ, _cut_pose(1, 0.5)) for _ in range(5)]
+    images += [blank, blank]
+    # another card slides in from the top and out again without stopping
+    images += [cam.render(Card.C9, _cut_pose(2, out)) for out in (0.8, 0.6, 0.4, 0.6, 0.8)]
+    images += [blank, blank]
+    events = _scan_frames(deck, images)
+    assert [(type(e).__name__, getattr(e, "card", None)) for e in events] == [("CardSeen", Card.DQ)]
+
+
+# -- indices in two corners or four: learnt, kept, used (#31) -----------------------------------------------------
+
+
+def _only_the_other_corners(deck: DeckArt) -> DeckArt:
+    """The deck with the top-left and bottom-right corners of every face painted over in its paper colour: the
+    index is left in the top-right and bottom-left corners only."""
+    faces = {}
+    for c in ALL_CARDS:
+        art = deck.face(c)
+        image = art.image.copy()
+        h, w = image.shape[:2]
+        paper = image[h // 2 - 2 : h // 2 + 2, 2:6].reshape(-1, 3).max(axis=0)  # the stock beside the body
+        cw, ch = round(0.45 * w), round(0.42 * h)
+        image[:ch, :cw] = paper
+        image[h - ch :, w - cw :] = paper
+        faces[c] = CardArt(image, art.mask)
+    return DeckArt(deck.name, faces, deck.back, deck.joker)
+
+
+@pytest.mark.parametrize("style", ["layout-beside-4c", "layout-jumbo-2c"])
+def test_a_deck_indexed_in_four_corners_is_read_from_the_other_two_when_two_are_hidden(style: str) -> None:
+    cal = calibration_for(style)
+    assert cal.corners == 4
+    two = replace(cal, mirror_rank_templates=None, mirror_suit_templates=None)  # the same, as if learnt with 2
+    assert two.corners == 2
+    four_reader, two_reader = Recogniser(cal), Recogniser(two)
+    cam = VirtualCamera(_only_the_other_corners(named_deck(style)), [], LEVELS["clean"], seed=5)
+    cards = [Card.SA, Card.HT, Card.D7, Card.C2, Card.SQ, Card.H5]
+    read_four, read_two = [], []
+    for k, card in enumerate(cards):
+        image = cam.render(card, Pose(640.0, 360.0, (0.0, 4.0, 180.0, -5.0, 177.0, 2.0)[k], 1.0))
+        four, two_corners = four_reader.read(image), two_reader.read(image)
+        assert four.evidence is not None and four.evidence.shape == (4, 52)
+        assert two_corners.evidence is not None and two_corners.evidence.shape == (2, 52)
+        assert four.card in (None, card) and two_corners.card in (None, card)  # never a wrong card
+        read_four.append(four.card == card)
+        read_two.append(two_corners.card == card)
+    assert all(read_four) and not any(read_two)
+
+
+def test_a_deck_indexed_in_two_corners_reads_two_and_the_file_keeps_how_many(tmp_path: Path) -> None:
+    two = calibration_for("layout-above-4c-low")
+    assert two.corners == 2 and two.mirror_rank_templates is None
+    image = VirtualCamera(named_deck("layout-above-4c-low"), [], LEVELS["clean"], seed=6).render(Card.DK)
+    reading = Recogniser(two).read(image)
+    assert reading.card == Card.DK and reading.evidence is not None and reading.evidence.shape == (2, 52)
+    for cal in (two, calibration_for("layout-beside-4c")):
+        path = tmp_path / f"{cal.deck}.npz"
+        cal.save(path)
+        back = Calibration.load(path)
+        assert back.corners == cal.corners and back.describe()["corners"] == cal.corners
+        for mine, theirs in (
+            (back.mirror_rank_templates, cal.mirror_rank_templates),
+            (back.mirror_suit_templates, cal.mirror_suit_templates),
+        ):
+            assert (mine is None and theirs is None) or (
+                mine is not None and theirs is not None and np.array_equal(mine, theirs)
+            )

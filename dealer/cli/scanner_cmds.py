@@ -87,11 +87,13 @@ def calibrate_cmd(
     learnt = cal.describe()
     arrangement = t("the rank beside the suit") if learnt["arrangement"] == "beside" else t("the rank above the suit")
     size = t("a jumbo index") if learnt["size"] == "jumbo" else t("a standard index")
+    corners = t("in all four corners") if learnt["corners"] == 4 else t("in two opposite corners")
     console.print(
         t(
-            "learnt index: {arrangement}, {size}; its picture: {picture}",
+            "learnt index: {arrangement}, {size}, {corners}; its picture: {picture}",
             arrangement=arrangement,
             size=size,
+            corners=corners,
             picture=picture,
         ),
         markup=False,

@@ -31,9 +31,19 @@ from dealer.core.cards import ALL_CARDS
 from dealer.core.errors import DealerError, Phrase
 
 from .blas import single_thread_blas
-from .detect import Geometry, Quad, corner_patches, find_card
+from .detect import Geometry, Quad, corner_patches, find_card, mirror_patches
 from .heldout import Confidence, estimate, region_flat
-from .layout import DISCOVERY, LEGACY, Box, Layout, LayoutError, layout_picture, learn_layout, legacy_layout
+from .layout import (
+    DISCOVERY,
+    LEGACY,
+    Box,
+    Layout,
+    LayoutError,
+    four_corners,
+    layout_picture,
+    learn_layout,
+    legacy_layout,
+)
 from .match import Vectors, flatten_light, unit_rows
 from .sources import Frame
 
@@ -52,9 +62,16 @@ class Thresholds:
     accept: float = 0.8  # best similarity below this: unreadable
     margin: float = 0.15  # normalised margin to every other card below this: unreadable
     corner: float = -0.1  # one corner's own margin below this (it clearly prefers another card): unreadable
+    agree: float = 1.0  # the margin needed instead, when every corner read picks the card (the lower one counts)
 
     def as_dict(self) -> dict[str, float]:
-        return {"face": self.face, "accept": self.accept, "margin": self.margin, "corner": self.corner}
+        return {
+            "face": self.face,
+            "accept": self.accept,
+            "margin": self.margin,
+            "corner": self.corner,
+            "agree": self.agree,
+        }
 
 
 @dataclass(slots=True)
@@ -72,10 +89,19 @@ class Calibration:
     corner: npt.NDArray[np.uint8] | None = None  # the deck's mean top-left corner (grey), for the picture
     corner_region: Box | None = None  # where the index region lies in ``corner``
     confidence: Confidence | None = None  # the margin threshold and error rate measured on held-out views
+    # a deck with its index in all four corners: the templates of the other two corners, seen mirrored
+    # (detect.mirror_patches), over the same rank and suit boxes; None for a deck indexed in two corners
+    mirror_rank_templates: Vectors | None = None
+    mirror_suit_templates: Vectors | None = None
+
+    @property
+    def corners(self) -> int:
+        """How many corners of a card the deck prints its index in, as calibration learnt: 2 or 4."""
+        return 4 if self.mirror_rank_templates is not None and self.mirror_suit_templates is not None else 2
 
     def describe(self) -> dict[str, object]:
         """The learnt layout in words and numbers (the judge's console, the equipment act)."""
-        return self.layout.describe(self.geometry.card_h)
+        return {**self.layout.describe(self.geometry.card_h), "corners": self.corners}
 
     def picture(self) -> npt.NDArray[np.uint8]:
         """What was learnt, drawn (BGR): the mean corner, the rank part framed red, the suit part blue, and the
@@ -123,6 +149,8 @@ class Calibration:
                     corner_region=np.array((self.corner_region or Box(0, 0, 0, 0)).as_list(), np.int32),
                     rank_templates=self.rank_templates,
                     suit_templates=self.suit_templates,
+                    mirror_rank_templates=_or_empty(self.mirror_rank_templates),
+                    mirror_suit_templates=_or_empty(self.mirror_suit_templates),
                     aspect=np.array(self.aspect, np.float64),
                     card_height=np.array(self.card_height, np.float64),
                 )
@@ -172,7 +200,20 @@ class Calibration:
             layout = _load_layout(data, geometry, path)
             rank = np.asarray(data["rank_templates"], np.float32)
             suit = np.asarray(data["suit_templates"], np.float32)
-            for key, arr, box in (("rank_templates", rank, layout.rank), ("suit_templates", suit, layout.suit)):
+            parts = [("rank_templates", rank, layout.rank), ("suit_templates", suit, layout.suit)]
+            mirror_rank, mirror_suit = None, None
+            if "mirror_rank_templates" in data.files and data["mirror_rank_templates"].size:
+                if "mirror_suit_templates" not in data.files:
+                    raise CalibrationError(
+                        "calibration file {path}: field {key!r} is missing", path=path, key="mirror_suit_templates"
+                    )
+                mirror_rank = np.asarray(data["mirror_rank_templates"], np.float32)
+                mirror_suit = np.asarray(data["mirror_suit_templates"], np.float32)
+                parts += [
+                    ("mirror_rank_templates", mirror_rank, layout.rank),
+                    ("mirror_suit_templates", mirror_suit, layout.suit),
+                ]
+            for key, arr, box in parts:
                 want = (52, box.h * box.w)
                 if arr.shape != want:
                     raise CalibrationError(
@@ -189,7 +230,11 @@ class Calibration:
             th = meta.get("thresholds", {})
             try:
                 thresholds = Thresholds(
-                    float(th["face"]), float(th["accept"]), float(th["margin"]), float(th.get("corner", -0.1))
+                    float(th["face"]),
+                    float(th["accept"]),
+                    float(th["margin"]),
+                    float(th.get("corner", -0.1)),
+                    float(th.get("agree", 1.0)),
                 )
             except (KeyError, TypeError, ValueError):
                 raise CalibrationError(
@@ -221,7 +266,13 @@ class Calibration:
                 corner,
                 corner_region,
                 confidence,
+                mirror_rank,
+                mirror_suit,
             )
+
+
+def _or_empty(templates: Vectors | None) -> Vectors:
+    return templates if templates is not None else np.zeros((0, 0), np.float32)
 
 
 def _load_layout(data: Any, geometry: Geometry, path: Path) -> Layout:
@@ -271,6 +322,7 @@ class _View:
     flats: list[npt.NDArray[np.float32]]
     quads: list[Quad]
     reference: Vectors  # full-region unit vector of its first frame, to compare views
+    mirrors: list[npt.NDArray[np.float32]] = field(default_factory=list)  # the other two corners, mirrored
 
     def similar(self, flat: npt.NDArray[np.float32], g: Geometry) -> float:
         return float((part_windows(flat, g, 0, g.region_h) @ self.reference).max())
@@ -303,6 +355,7 @@ def collect_views(
             continue
         tl, br = corner_patches(frame.image, quad, g)
         flats = [flatten_light(tl), flatten_light(br)]
+        mirrors = [flatten_light(p) for p in mirror_patches(frame.image, quad, g)]
         if current is not None and not still:
             same = _stable_geometry(current.quads[-1], quad) and current.similar(flats[0], g) >= 0.95
             if not same:
@@ -314,6 +367,7 @@ def collect_views(
             side = 2 * g.search + 1
             current = _View(frame.number, frame.number, [], [], ref[g.search * side + g.search])
         current.flats.extend(flats)
+        current.mirrors.extend(mirrors)
         current.quads.append(quad)
         current.last_frame = frame.number
     close()
@@ -348,11 +402,15 @@ def find_split(views: list[_View], g: Geometry, at: Box | None = None) -> int:
     return lo + int(np.argmin(ink[lo:hi]))
 
 
-def _view_inks(views: list[_View], g: Geometry) -> npt.NDArray[np.float32]:
-    """Each view's mean ink (1 - flattened light) over the unshifted region, both corners: (views, H, W)."""
+def _view_inks(views: list[_View], g: Geometry, mirrored: bool = False) -> npt.NDArray[np.float32]:
+    """Each view's mean ink (1 - flattened light) over the unshifted region, both corners (or, ``mirrored``,
+    both other corners): (views, H, W)."""
     s = g.search
     return np.array(
-        [np.mean([1.0 - f[s : s + g.region_h, s : s + g.region_w] for f in v.flats], axis=0) for v in views],
+        [
+            np.mean([1.0 - f[s : s + g.region_h, s : s + g.region_w] for f in (v.mirrors if mirrored else v.flats)], 0)
+            for v in views
+        ],
         np.float32,
     )
 
@@ -397,6 +455,11 @@ def calibrate(
     rank_box, suit_box = layout.rank.shifted(region.x, region.y), layout.suit.shifted(region.x, region.y)
     rank = np.array([_template(v, d, rank_box) for v in views], np.float32)
     suit = np.array([_template(v, d, suit_box) for v in views], np.float32)
+    mirror_rank, mirror_suit = None, None
+    if all(v.mirrors for v in views) and four_corners(inks, _view_inks(views, d, mirrored=True)):
+        other = [_View(v.first_frame, v.last_frame, v.mirrors, v.quads, v.reference) for v in views]
+        mirror_rank = np.array([_template(v, d, rank_box) for v in other], np.float32)
+        mirror_suit = np.array([_template(v, d, suit_box) for v in other], np.float32)
     corner = np.clip(255.0 * (1.0 - inks.mean(axis=0)), 0, 255).astype(np.uint8)
     quads = [q for v in views for q in v.quads]
     aspect = float(np.median([q.aspect for q in quads]))
@@ -412,10 +475,12 @@ def calibrate(
         deck,
         datetime.now(UTC).isoformat(timespec="seconds"),
         source,
-        Thresholds(margin=confidence.threshold),
+        Thresholds(margin=confidence.threshold, agree=confidence.agree_threshold),
         corner=corner,
         corner_region=region,
         confidence=confidence,
+        mirror_rank_templates=mirror_rank,
+        mirror_suit_templates=mirror_suit,
     )
 
 
@@ -440,14 +505,13 @@ def _held_out(
     half = Calibration(g, layout, rank, suit, aspect, card_height, thresholds=Thresholds(margin=0.0))
     rec = Recogniser(half)
 
-    def read(flat: npt.NDArray[np.float32]) -> tuple[int, float, bool]:
-        scores = rec.corner_scores(flat)
-        reading = rec.decide(np.stack([scores, scores]), None)
+    def decide(evidence: npt.NDArray[np.float32]) -> tuple[int, float, bool]:
+        reading = rec.decide(evidence, None)
         ok = reading.seen is Seen.CARD and reading.card is not None
         return (int(reading.card) if ok and reading.card is not None else -1), reading.confidence, ok
 
     held = [(i, region_flat(f, region, d.search)) for i, v in enumerate(views) for f in v.flats[1::2]]
-    return estimate(held, read)
+    return estimate(held, rec.corner_scores, decide)
 
 
 def _merge_repeats(
@@ -459,6 +523,7 @@ def _merge_repeats(
         j = keep[-1]
         if min(float(rank[i] @ rank[j]), float(suit[i] @ suit[j])) > DUPLICATE_SIMILARITY:
             views[j].flats.extend(views[i].flats)
+            views[j].mirrors.extend(views[i].mirrors)
             views[j].quads.extend(views[i].quads)
             views[j].last_frame = views[i].last_frame
             rank[j] = _template(views[j], g, top)

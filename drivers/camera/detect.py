@@ -29,6 +29,8 @@ class Quad:
     width: float  # short side
     height: float  # long side
     partial: bool  # cut by the frame edge (sliding in or out): never read; a whole card lying against it is not
+    edge: int = -1  # the frame edge a partial outline is cut by: 0 left, 1 right, 2 top, 3 bottom (-1 none)
+    fill: float = 1.0  # the outline's area over its rotated bounding rectangle's (a card, even cut: near 1)
 
     @property
     def aspect(self) -> float:
@@ -86,7 +88,8 @@ def find_card(frame: Image, min_height: float = 0.15, aspect: tuple[float, float
         if long_ < min_height * sh or short <= 0:
             continue
         x, y, bw, bh = cv2.boundingRect(contour)
-        touches = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
+        sides = (x <= 1, x + bw >= sw - 1, y <= 1, y + bh >= sh - 1)  # left, right, top, bottom
+        touches = any(sides)
         fill = area / (rw * rh)
         partial = touches and not _whole_at_edge(short / long_, fill, aspect)
         if not partial:
@@ -98,7 +101,9 @@ def find_card(frame: Image, min_height: float = 0.15, aspect: tuple[float, float
             continue
         box = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32)
         corners = _order((box + 0.5) / f - 0.5)
-        best = Quad(corners, ((cx + 0.5) / f - 0.5, (cy + 0.5) / f - 0.5), short / f, long_ / f, partial)
+        edge = _cut_side(sides, (x, y, bw, bh), (sw, sh)) if partial else -1
+        centre = ((cx + 0.5) / f - 0.5, (cy + 0.5) / f - 0.5)
+        best = Quad(corners, centre, short / f, long_ / f, partial, edge, min(1.0, fill))
         best_area = area
         best_box = (x, y, bw, bh)
     if best is None or best.partial:
@@ -116,6 +121,15 @@ def _whole_at_edge(ratio: float, fill: float, aspect: tuple[float, float]) -> bo
     """
     middle, half = (aspect[0] + aspect[1]) / 2, (aspect[1] - aspect[0]) / 4
     return abs(ratio - middle) <= half and fill >= 0.9
+
+
+def _cut_side(sides: tuple[bool, ...], box: tuple[int, int, int, int], size: tuple[int, int]) -> int:
+    """The edge a partial outline is cut by: of the edges its box touches, the one it reaches along the most."""
+    bw, bh = box[2:]
+    sw, sh = size
+    along = (bh / sh, bh / sh, bw / sw, bw / sw)  # how much of each edge the box runs along
+    touched = [k for k, side in enumerate(sides) if side]
+    return max(touched, key=lambda k: along[k]) if touched else -1
 
 
 def _refine(frame: Image, quad: Quad, box: tuple[int, int, int, int], f: float, level: float) -> Quad | None:
@@ -168,6 +182,15 @@ def corner_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]
     """
     c = quad.corners
     return _patch(frame, c, g), _patch(frame, np.roll(c, -2, axis=0), g)
+
+
+def mirror_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]:
+    """The other two corners' regions, each seen mirrored left to right: the top-right corner, then the
+    bottom-left turned half a turn. A deck printing its index in all four corners puts the second pair as the
+    mirror image of the first (the rank toward the card's corner): mirrored, they lie where the first pair's do,
+    their glyphs mirrored, which the templates learnt from them are too."""
+    c = quad.corners
+    return _patch(frame, c[[1, 0, 3, 2]], g), _patch(frame, c[[3, 2, 1, 0]], g)
 
 
 def _patch(frame: Image, corners: Points, g: Geometry) -> Image:

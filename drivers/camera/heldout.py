@@ -11,7 +11,12 @@ deck's own near twins are put under more strain than a table usually gives. From
 - the **predicted error rate** per card read: the 95% upper Poisson limit of the wrong readings above the
   threshold over the readings accepted (3 / n when none was wrong);
 - the **predicted unreadable rate**: the share of the spoiled readings below the threshold (pessimistic: the
-  spoiling is harsher than most frames).
+  spoiling is harsher than most frames);
+- the **agreement threshold**: the same least margin for a card every corner of a view picks on its own. The
+  reader sees two (or four) index corners of a card, each spoiled in its own way by the table's light; pairs of
+  one held-out corner's spoiled readings stand for them, and where both pick the same card, their mean
+  evidence is judged. Corners that agree are wrong less often than one corner alone, so this threshold is
+  usually lower: a small card under a glare, read alike in every corner, is no longer "unreadable".
 
 Deterministic (a fixed seed), about a second on one core.
 """
@@ -19,6 +24,7 @@ Deterministic (a fixed seed), about a second on one core.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -44,6 +50,8 @@ class Confidence:
     accepted: int  # readings at or above the threshold
     predicted_error_rate: float  # per card read (95% upper limit)
     predicted_unreadable_rate: float  # share of spoiled readings below the threshold
+    agree_threshold: float = 1.0  # least margin accepted when every corner picks the card (1.0: no such pairs)
+    agree_accepted: int = 0  # pairs of agreeing corners at or above it (none wrong)
 
     def as_dict(self) -> dict[str, float | int]:
         return {
@@ -53,12 +61,14 @@ class Confidence:
             "accepted": self.accepted,
             "predicted_error_rate": self.predicted_error_rate,
             "predicted_unreadable_rate": self.predicted_unreadable_rate,
+            "agree_threshold": self.agree_threshold,
+            "agree_accepted": self.agree_accepted,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> Confidence:
-        def num(key: str) -> float:
-            value = d[key]
+        def num(key: str, default: float | None = None) -> float:
+            value = d[key] if default is None else d.get(key, default)
             if not isinstance(value, int | float):
                 raise TypeError(key)
             return float(value)
@@ -70,6 +80,8 @@ class Confidence:
             int(num("accepted")),
             num("predicted_error_rate"),
             num("predicted_unreadable_rate"),
+            num("agree_threshold", 1.0),  # files before the agreement threshold: none
+            int(num("agree_accepted", 0)),
         )
 
 
@@ -102,32 +114,50 @@ def region_flat(flat: Floats, region: Box, search: int) -> Floats:
     return flat[region.y : region.y + region.h + 2 * search, region.x : region.x + region.w + 2 * search]
 
 
-def estimate(
-    held_out: list[tuple[int, Floats]],
-    read: object,
-    seed: int = 31,
-) -> Confidence:
-    """``held_out``: (card index, region flat) pairs; ``read``: a callable giving (best card, confidence, score
-    accepted) for one corner's flat, with the fixed thresholds but no margin floor."""
-    assert callable(read)
-    rng = np.random.default_rng(seed)
-    results: list[tuple[float, bool]] = []  # (confidence, right) of readings the score thresholds let through
-    total = 0
-    for card, flat in held_out:
-        for _ in range(SPOILS):
-            total += 1
-            best, confidence, ok = read(spoil(flat, rng))
-            if ok:
-                results.append((confidence, best == card))
+Reader = Callable[[Floats], tuple[int, float, bool]]
+
+
+def _least_safe(results: list[tuple[float, bool]]) -> float:
+    """The least margin of the grid above which none of ``results`` (confidence, right) was wrong."""
     conf = np.array([c for c, _ in results], np.float64)
     right = np.array([r for _, r in results], bool)
-    choice = GRID[-1]
     for m in GRID:
         if not np.any((conf >= m) & ~right):
-            choice = m
-            break
+            return m
+    return GRID[-1]
+
+
+def estimate(
+    held_out: list[tuple[int, Floats]],
+    score: Callable[[Floats], Floats],
+    decide: Reader,
+    seed: int = 31,
+) -> Confidence:
+    """``held_out``: (card index, region flat) pairs; ``score``: one corner's flat to its score per card;
+    ``decide``: per-corner scores (corners x 52) to (best card, confidence, score accepted), with the fixed
+    thresholds but no margin floor."""
+    rng = np.random.default_rng(seed)
+    results: list[tuple[float, bool]] = []  # (confidence, right) of readings the score thresholds let through
+    pairs: list[tuple[float, bool]] = []  # the same, for two spoiled corners that pick the same card
+    total = 0
+    for card, flat in held_out:
+        scores = [score(spoil(flat, rng)) for _ in range(SPOILS)]
+        for s in scores:
+            total += 1
+            best, confidence, ok = decide(np.stack([s, s]))
+            if ok:
+                results.append((confidence, best == card))
+        for a, b in zip(scores[0::2], scores[1::2], strict=True):
+            if int(a.argmax()) == int(b.argmax()):
+                best, confidence, ok = decide(np.stack([a, b]))
+                if ok:
+                    pairs.append((confidence, best == card))
+    choice = _least_safe(results)
+    conf = np.array([c for c, _ in results], np.float64)
+    right = np.array([r for _, r in results], bool)
     accepted = int(np.count_nonzero(conf >= choice))
     wrong = int(np.count_nonzero((conf >= choice) & ~right))
+    agree = max(FLOOR, _least_safe(pairs)) if pairs else 1.0
     return Confidence(
         total,
         max(FLOOR, choice),
@@ -135,4 +165,6 @@ def estimate(
         accepted,
         poisson_upper(wrong) / max(1, accepted),
         1.0 - accepted / max(1, total),
+        agree,
+        sum(c >= agree for c, _ in pairs),
     )

@@ -14,6 +14,7 @@ the recogniser cuts the boxes, and :func:`layout_picture` draws what was learnt 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -31,6 +32,11 @@ DISCOVERY = Geometry(x0=2, y0=2, region_w=58, region_h=84, search=3)
 # The index region of the decks the reader was first built on (rank above suit, small corner index).
 LEGACY = Geometry()
 PAD = 2  # pixels added round each learnt part
+# The other two corners hold the index too when, seen mirrored, a suit symbol as strong as the first pair's lies
+# where theirs does (within this many canonical pixels, rank and suit alike). The decks drawn here give 0.03-0.3
+# of the strength with two corners, about 1.0 with four.
+MIRROR_STRENGTH = 0.5
+MIRROR_TOLERANCE = 4.0
 
 
 class LayoutError(ValueError):
@@ -136,8 +142,7 @@ def learn_layout(ink: Floats) -> tuple[Layout, Box]:
 
     Returns the layout relative to that region, and the region within ``ink``.
     """
-    smooth = np.stack([np.asarray(cv2.GaussianBlur(np.asarray(i, np.float32), (3, 3), 0.8), np.float32) for i in ink])
-    rank_score, suit_score = discriminating_maps(smooth)
+    rank_score, suit_score = discriminating_maps(_smooth(ink))
     suit = _blob(suit_score, "suits")
     # The suit symbol of the index is found first: it is the only mark the 13 cards of a suit share. The pips of
     # the body tell ranks apart as well as the rank glyph does (whether a pip is printed depends on the rank), so
@@ -152,6 +157,33 @@ def learn_layout(ink: Floats) -> tuple[Layout, Box]:
     x1, y1 = max(rank.x + rank.w, suit.x + suit.w), max(rank.y + rank.h, suit.y + suit.h)
     region = Box(x0, y0, x1 - x0, y1 - y0)
     return Layout(rank.shifted(-x0, -y0), suit.shifted(-x0, -y0)), region
+
+
+def _smooth(ink: Floats) -> Floats:
+    return np.stack([np.asarray(cv2.GaussianBlur(np.asarray(i, np.float32), (3, 3), 0.8), np.float32) for i in ink])
+
+
+def four_corners(first: Floats, mirrored: Floats) -> bool:
+    """Whether the deck prints its index in all four corners: ``first`` is the ink of the top-left and
+    bottom-right corners (as :func:`learn_layout` takes it), ``mirrored`` that of the other two seen mirrored.
+
+    A second index is a suit symbol the 13 cards of a suit share, as strong as the first's, with a rank glyph,
+    both where the first index has them; a two-index deck shows there at most the body's pips (weak, elsewhere).
+    """
+    try:
+        a, region_a = learn_layout(first)
+        b, region_b = learn_layout(mirrored)
+    except LayoutError:
+        return False
+    if float(discriminating_maps(_smooth(mirrored))[1].max()) < MIRROR_STRENGTH * float(
+        discriminating_maps(_smooth(first))[1].max()
+    ):
+        return False
+    for box_a, box_b in ((a.rank, b.rank), (a.suit, b.suit)):
+        (xa, ya), (xb, yb) = box_a.shifted(region_a.x, region_a.y).centre, box_b.shifted(region_b.x, region_b.y).centre
+        if math.hypot(xa - xb, ya - yb) > MIRROR_TOLERANCE:
+            return False
+    return True
 
 
 def layout_picture(corner: npt.NDArray[np.uint8], layout: Layout, region: Box, samples: list[Floats]) -> Image:

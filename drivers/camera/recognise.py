@@ -31,7 +31,7 @@ from dealer.core.cards import Card
 
 from .blas import single_thread_blas
 from .calibration import Calibration, box_windows
-from .detect import Image, Quad, corner_patches, find_card
+from .detect import Image, Quad, corner_patches, find_card, mirror_patches
 from .match import Vectors, flatten_light
 
 Evidence = npt.NDArray[np.float32]  # (2, 52): each corner's combined score per card
@@ -93,6 +93,8 @@ class Recogniser:
         self.cal = calibration
         self._ranks = calibration.rank_templates
         self._suits = calibration.suit_templates
+        mirror = calibration.mirror_rank_templates, calibration.mirror_suit_templates
+        self._mirror = (mirror[0], mirror[1]) if mirror[0] is not None and mirror[1] is not None else None
         rank_sim = rank_similarity(self._ranks)
         suit_sim = self._suits @ self._suits.T
         self._distance = np.maximum(1.0 - (rank_sim + suit_sim) / 2, 1e-3).astype(np.float32)
@@ -115,17 +117,24 @@ class Recogniser:
         return reading
 
     def evidence(self, image: Image, quad: Quad) -> Evidence:
-        """Each corner's score per card: the mean of its rank-part and suit-part correlations."""
-        out = np.empty((2, 52), np.float32)
-        for k, patch in enumerate(corner_patches(image, quad, self.cal.geometry)):
+        """Each corner's score per card: the mean of its rank-part and suit-part correlations. Two corners, or
+        all four for a deck that calibration found indexed in four (the other two read mirrored)."""
+        g = self.cal.geometry
+        out = np.empty((self.cal.corners, 52), np.float32)
+        for k, patch in enumerate(corner_patches(image, quad, g)):
             out[k] = self.corner_scores(flatten_light(patch))
+        if self._mirror is not None:
+            for k, patch in enumerate(mirror_patches(image, quad, g)):
+                out[2 + k] = self.corner_scores(flatten_light(patch), self._mirror)
         return out
 
-    def corner_scores(self, flat: Vectors) -> Vectors:
-        """One corner's score per card from its light-flattened index region (with the search margin)."""
+    def corner_scores(self, flat: Vectors, templates: tuple[Vectors, Vectors] | None = None) -> Vectors:
+        """One corner's score per card from its light-flattened index region (with the search margin), against
+        the first pair of corners' rank and suit templates unless others are given."""
         g, layout = self.cal.geometry, self.cal.layout
-        rank = (box_windows(flat, layout.rank, g.search) @ self._ranks.T).max(axis=0)
-        suit = (box_windows(flat, layout.suit, g.search) @ self._suits.T).max(axis=0)
+        ranks, suits = templates or (self._ranks, self._suits)
+        rank = (box_windows(flat, layout.rank, g.search) @ ranks.T).max(axis=0)
+        suit = (box_windows(flat, layout.suit, g.search) @ suits.T).max(axis=0)
         best_rank = rank.reshape(4, 13).max(axis=0)  # card i has rank i % 13: every suit of it scores alike
         out: Vectors = ((np.tile(best_rank, 4) + suit) / 2).astype(np.float32)
         return out
@@ -133,6 +142,9 @@ class Recogniser:
     def decide(self, evidence: Evidence, quad: Quad | None) -> Reading:
         """The reading that per-corner ``evidence`` (one frame's, or several frames' mean) supports."""
         per_corner = evidence
+        clear = per_corner.max(axis=1) >= self.cal.thresholds.face
+        if clear.any() and not clear.all():
+            per_corner = per_corner[clear]  # a corner washed out (a glare, shadow) is like no face: it says nothing
         scores = per_corner.mean(axis=0)
         best = int(scores.argmax())
         score = float(scores[best])
@@ -147,6 +159,8 @@ class Recogniser:
             own = (corner[best] - corner) / self._distance[best]
             own[best] = np.inf
             corner_margins.append(float(own.min()))
-        if score < th.accept or confidence < th.margin or min(corner_margins) < th.corner:
+        agreed = len(per_corner) > 1 and all(int(corner.argmax()) == best for corner in per_corner)
+        needed = min(th.margin, th.agree) if agreed else th.margin
+        if score < th.accept or confidence < needed or min(corner_margins) < th.corner:
             return Reading(Seen.UNREADABLE, None, max(0.0, confidence), score, quad, evidence)
         return Reading(Seen.CARD, Card(best), confidence, score, quad, evidence)

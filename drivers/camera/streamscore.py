@@ -3,20 +3,38 @@
 Every event is put down to the shown item in view at its first frame. Per card shown: right, misread (the
 first event names another card), unreadable (the first event is unreadable), missed (no event at all); events
 beyond the first for one card are extra. Used by the scanner bench and the tests of misses.
+
+:func:`score_style` is the measurement of #31: one deck style calibrated once on its own sorted pass, then
+shuffled decks at one scene level, as ``make bench`` (bench/bench_layouts.py) and the slow soak run it.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from dealer.core.cards import Card
+import numpy as np
+
+from dealer.core.cards import ALL_CARDS, Card
 from dealer.core.events import DeviceFault
 
-from .calibration import Calibration
+from .calibration import Calibration, calibrate
 from .scanner import CameraScanner
 from .sources import Frame
-from .virtual import VirtualCamera
+from .virtual import LEVELS, VirtualCamera, named_deck
+
+# The deck styles measured (#31): the three the scanner was developed on (rank above suit, two corners) and the
+# decks of other layouts drawn in layoutdeck.py; the scenes: virtual camera levels
+STYLES = (
+    "synthetic-4c-en",
+    "print-4c-en",
+    "print-2c-fr",
+    "layout-beside-4c",
+    "layout-jumbo-2c",
+    "layout-above-4c-low",
+)
+SCENES = ("hard", "edge")
 
 
 @dataclass(slots=True)
@@ -95,3 +113,24 @@ def score_stream(calibration: Calibration, cam: VirtualCamera, score: StreamScor
             score.right += 1
         else:
             score.misread.append(f"{item.code} read as {got[0].code}")
+
+
+def style_calibration(style: str) -> Calibration:
+    """The style's calibration from one pass of its sorted deck, as the judge makes it."""
+    deck = named_deck(style)
+    cam = VirtualCamera(deck, list(ALL_CARDS), LEVELS["calibration"], seed=1, hold=4, slide=2, gap=1)
+    return calibrate(cam.frames(), deck=deck.name)
+
+
+def score_style(style: str, scene: str, decks: int, calibration: Calibration | None = None) -> StreamScore:
+    """``decks`` shuffled decks of ``style`` at the virtual camera's ``scene`` level (3-8 still frames a card),
+    read with the style's calibration; the same decks for the same arguments."""
+    deck = named_deck(style)
+    cal = calibration or style_calibration(style)
+    score = StreamScore()
+    for k in range(decks):
+        seed = zlib.crc32(f"{deck.name}/{scene}/{k}".encode()) % 100_000
+        order = [ALL_CARDS[i] for i in np.random.default_rng(seed).permutation(52)]
+        cam = VirtualCamera(deck, order, LEVELS[scene], seed=seed, hold=(3, 8), slide=3, gap=2)
+        score_stream(cal, cam, score)
+    return score

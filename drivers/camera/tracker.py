@@ -15,6 +15,13 @@ foreign card: the dealing session voids the deal as a duplicate). A card-shaped 
 face of the deck is never silent: mostly dark print (a back, or a card of another deck, face down) is a fault,
 anything else (a face dimmed past recognition, a joker) is an unreadable card.
 
+A card lying still against the frame's edge whose outline is cut short in some frames (its edge in the frame's
+last pixels) stays the same still object through those frames: they tell nothing of its face but do not break
+its stillness. A card lying still but cut by the frame's edge (partly outside the camera's view) is never read and never
+silent either (#31): when it goes without having been pushed wholly into view (and read there), it is reported
+as a fault naming the edge, so the judge sees which card the camera could not see. A card already reported (or
+waiting to be) that is slid out past the edge and pauses there is that card leaving, not a new one.
+
 Frames of one still object are also read together: with a ``judge`` (the recogniser's decision rule), the
 per-frame evidence of the frames it has lain still since it was last read as the card already reported is
 averaged and judged once more each frame. Noise and a glare that moves with the hand differ from frame to
@@ -27,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from dealer.core.cards import Card
@@ -37,6 +45,16 @@ from .recognise import BACK_INK, Evidence, Reading, Seen
 
 Event = CardSeen | DeviceFault
 BACK_FAULT = "a card back, or a card of another deck, lay where a face was expected"
+EDGES = ("left", "right", "top", "bottom")
+EDGE_SLACK = 1.6  # a cut outline's tolerance as the same still card (corners within 6.4% of its height)
+CUT_FILL = 0.7  # a partial outline at least this full of its bounding rectangle is card-like (a hand is not)
+
+
+def cut_fault(edge: int) -> str:
+    """The fault's detail for a card lying still partly outside the camera's view."""
+    where = f"the {EDGES[edge]} edge" if 0 <= edge < len(EDGES) else "an edge"
+    return f"a card lay partly outside the camera's view (cut by {where} of the frame) and was not read"
+
 
 Judge = Callable[[Evidence, Quad | None], Reading]
 
@@ -57,14 +75,15 @@ class TrackerSettings:
         return cls(1, 1, 1, True)
 
 
-def _still(a: Quad, b: Quad) -> bool:
+def _still(a: Quad, b: Quad, slack: float = 1.0) -> bool:
     """The same outline: centre, size and every corner in place (a card swapped for another in the same spot
-    but turned differently is a new object, not the same one lying still)."""
+    but turned differently is a new object, not the same one lying still). ``slack`` widens the tolerances (an
+    outline cut by the frame edge is found on the quarter-size detection image only: a few pixels coarser)."""
     dx, dy = a.center[0] - b.center[0], a.center[1] - b.center[1]
-    if (dx * dx + dy * dy) ** 0.5 >= 0.03 * a.height or abs(a.height - b.height) >= 0.04 * a.height:
+    if (dx * dx + dy * dy) ** 0.5 >= 0.03 * slack * a.height or abs(a.height - b.height) >= 0.04 * slack * a.height:
         return False
     gaps = np.linalg.norm(a.corners[:, None, :] - b.corners[None, :, :], axis=2)  # 4 x 4 corner distances
-    return float(gaps.min(axis=1).max()) < 0.04 * a.height
+    return float(gaps.min(axis=1).max()) < 0.04 * slack * a.height
 
 
 class CardTracker:
@@ -89,11 +108,20 @@ class CardTracker:
         self._object: list[Evidence] = []  # every frame's evidence since the object in view lay still
         self._backs = 0  # frames since then that saw a card-shaped object with a back's dark print
         self._dealt: set[int] = set()  # cards reported in this deal
+        self._cut_quad: Quad | None = None  # the card-like outline cut by the frame edge in the last frame
+        self._cut_run = 0  # frames it has lain still
+        self._cut_start: tuple[float, int] = (0.0, 0)
+        self._cut_owned = False  # the cut outline is the object in view leaving (it was, or will be, reported)
+        self._cut_pending: tuple[float, int, Quad] | None = None  # a cut card that lay still, not yet reported
+        self._empty = 0  # consecutive frames showing nothing at all
 
     def feed(self, reading: Reading, timestamp: float, frame: int) -> list[Event]:
         """Take one frame's reading; return the events it completes (usually none)."""
         out: list[Event] = []
         quad = reading.quad
+        self._see_cut(quad, timestamp, frame, out)
+        if quad is not None and quad.partial and self._edge_flicker(quad):
+            return out
         if reading.seen is Seen.NOTHING or quad is None or quad.partial:
             self._absent += 1
             self._key, self._run, self._last_quad, self._still_run = None, 0, None, 0
@@ -136,6 +164,7 @@ class CardTracker:
                 if self._pending is not None and not self.s.still and _still(self._pending[3], quad):
                     self._pending = None  # the unread object is this card, read at last
                 self._flush_pending(out)
+                self._settle_cut(quad, out)
                 card = self._consistent(Card(key))
                 out.append(self._event(card, self._run_start[0], self._run_start[1], self._run_conf))
                 self._emitted, self._emitted_quad = key, quad  # as read: the frames to come read it so too
@@ -147,10 +176,21 @@ class CardTracker:
         elif self._pending is None:
             same_as_read = not self.s.still and self._emitted_quad is not None and _still(self._emitted_quad, quad)
             if not same_as_read:  # not the card already reported, dimmed by a glare
-                self._set_pending((self._still_start[0], self._still_start[1], 0.0, quad))
+                self._set_pending((self._still_start[0], self._still_start[1], 0.0, quad), out)
         return out
 
-    def _set_pending(self, pending: tuple[float, int, float, Quad]) -> None:
+    def _edge_flicker(self, quad: Quad) -> bool:
+        """A card lying still against the frame's edge, outlined a pixel short of whole in this frame: the same
+        object, lying still on (this frame tells nothing of its face). Without this, a card at the edge whose
+        frames alternate whole and cut never had three whole frames in a row: no event at all."""
+        if self.s.still or self._last_quad is None or not _still(self._last_quad, quad, EDGE_SLACK):
+            return False
+        self._absent = 0
+        self._still_run += 1
+        return True
+
+    def _set_pending(self, pending: tuple[float, int, float, Quad], out: list[Event]) -> None:
+        self._settle_cut(pending[3], out)
         self._pending = pending
         self._pending_back = 2 * self._backs > self._still_run
 
@@ -181,6 +221,7 @@ class CardTracker:
             if self._pending is not None and _still(self._pending[3], quad):
                 self._pending = None  # the unread object is this card, read at last
             self._flush_pending(out)
+            self._settle_cut(quad, out)
             card = self._consistent(verdict.card)
             out.append(self._event(card, stamp, frame, verdict.confidence))
             self._emitted, self._emitted_quad = int(verdict.card), quad  # as read
@@ -194,13 +235,64 @@ class CardTracker:
             scores = evidence.mean(axis=0)
             if float(scores.max() - scores[self._emitted]) < SAME_CARD_GAP:
                 return  # where the reported card lay and (nearly) most like it: that card dimmed, not a new one
-        self._set_pending((stamp, frame, 0.0, quad))
+        self._set_pending((stamp, frame, 0.0, quad), out)
 
     def finish(self) -> list[Event]:
         """The stream ended: report a still, unread object in view, if any."""
         out: list[Event] = []
         self._end_presence(out)
+        self._flush_cut(out)
         return out
+
+    # -- cards cut by the frame edge ---------------------------------------------------------------------------
+
+    def _see_cut(self, quad: Quad | None, timestamp: float, frame: int, out: list[Event]) -> None:
+        """Follow a card-like outline cut by the frame edge; one lying still is remembered to be reported."""
+        if quad is None:
+            self._empty += 1
+            self._cut_quad, self._cut_run, self._cut_owned = None, 0, False
+            if self._empty >= self.s.gap_frames:
+                self._flush_cut(out)
+            return
+        self._empty = 0
+        if not quad.partial:
+            self._cut_quad, self._cut_run = None, 0
+            return
+        if self._cut_quad is None and self._last_quad is not None:
+            # straight after a whole card: that card leaving, if it was (or is to be) reported
+            self._cut_owned = self._emitted is not None or self._pending is not None
+        if quad.fill < CUT_FILL:
+            self._cut_quad, self._cut_run = None, 0
+            return
+        if self._cut_quad is not None and (self.s.still or _still(self._cut_quad, quad)):
+            self._cut_run += 1
+        else:
+            self._cut_run, self._cut_start = 1, (timestamp, frame)
+        self._cut_quad = quad
+        if self._cut_run < self.s.unreadable_frames or self._cut_owned:
+            return
+        if self._cut_pending is None or not _still(self._cut_pending[2], quad):
+            self._flush_cut(out)
+            self._cut_pending = (self._cut_start[0], self._cut_start[1], quad)
+        if self.s.still:
+            self._flush_cut(out)  # a photograph: nothing will come of it later
+
+    def _settle_cut(self, whole: Quad, out: list[Event]) -> None:
+        """A whole card is reported: if it lies over the cut card waiting to be reported, it is that card pushed
+        into view (nothing more to report), else the cut card is reported first."""
+        if self._cut_pending is None:
+            return
+        x, y = self._cut_pending[2].center
+        if cv2.pointPolygonTest(whole.corners.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0:
+            self._cut_pending = None
+        else:
+            self._flush_cut(out)
+
+    def _flush_cut(self, out: list[Event]) -> None:
+        if self._cut_pending is not None:
+            stamp, _, quad = self._cut_pending
+            out.append(DeviceFault(FaultKind.UNREADABLE_CARD, cut_fault(quad.edge), stamp, self.deal_id, self.position))
+            self._cut_pending = None
 
     def _end_presence(self, out: list[Event]) -> None:
         self._flush_pending(out)
