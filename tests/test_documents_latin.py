@@ -46,6 +46,7 @@ def _hash_run(m: re.Match[str]) -> str:
 
 def latin_words(text: str) -> list[str]:
     text = re.sub(r"\b[0-9a-f]+(?:[\s-]+[0-9a-f]+)*\b", _hash_run, text)  # hashes and the bank's id, even wrapped
+    text = re.sub(r"\b(?=[0-9a-f]*\d)[0-9a-f]{5,}\b", " ", text)  # a piece of a hash cut by the line's end
     text = re.sub(r"\S+\.(pdf|json|sqlite)\b", " ", text)  # file names the acts cite
     words = re.findall(r"[A-Za-z][A-Za-z0-9]*", text)
     return [w for w in words if w not in ALLOWED | STATIONS and w not in DEVICE_WORDS and not re.fullmatch(r"d\d+", w)]

@@ -3,11 +3,12 @@ technical judge, or the chief judge's override with its reason — both in the l
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
 import pytest
-from _web_server import regulation, running_service, service_config
+from _web_server import press_start, regulation, running_service, service_config
 
 from dealer.bank.store import SqliteBank
 from dealer.web.config import ConfigError, config_from_dict
@@ -62,3 +63,24 @@ def test_the_gate_is_a_setting_refused_when_not_a_boolean() -> None:
     assert config_from_dict({"require_equipment_check": False}).require_equipment_check is False
     with pytest.raises(ConfigError, match="require_equipment_check"):
         config_from_dict({"require_equipment_check": "yes"})
+
+
+def test_start_pressed_again_and_again_while_dealing_never_stops_the_station(tmp_path: Path) -> None:
+    """A second Start crossed the station's own request for its next deal: the machine answered busy ("deal 4 is
+    still in progress", seen under load in a full run) and the station stopped. Start on a dealing station is a
+    no-op now: 100 presses while it deals, every one answered 200, and it deals on."""
+    cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 3000.0}])
+    with running_service(cfg, regulation(2, 32, target=100_000)) as server:
+        press_start(server)
+        with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.judge}"}, timeout=20) as j:
+            for _ in range(100):
+                again = j.post("/api/judge/stations/A/start")
+                assert again.status_code == 200, again.text
+            station = server.service.stations["A"]
+            assert station.running and str(station.status) == "dealing", station.status
+            bank = server.service.bank.bank
+            before = bank.deal_count()
+            deadline = time.monotonic() + 30
+            while bank.deal_count() < before + 3:  # still dealing after the presses
+                assert time.monotonic() < deadline
+                time.sleep(0.02)

@@ -305,6 +305,8 @@ class Station:
     async def start(self) -> None:
         if self.link is None:
             raise StationError(f"station {self.name}: connect a device first")
+        if self.running:  # pressed again while dealing: the station's own loop asks for each next deal (a second
+            return  # request could cross it between two deals, the machine answer busy, and the station stop)
         self.running = True
         if not self.session.dealing:
             await self._next()
