@@ -77,6 +77,15 @@ def press_start(running: Running, *names: str) -> None:
         reply.raise_for_status()
 
 
+def deal_to_target(running: Running, station: str = "A", timeout: float = 60.0) -> None:
+    """The technical judge presses Start and the station deals until the bank reaches its target."""
+    press_start(running)
+    deadline = time.monotonic() + timeout
+    while running.service.stations[station].status != "target_reached":
+        assert time.monotonic() < deadline, running.service.stations[station].status
+        time.sleep(0.05)
+
+
 @contextmanager
 def running_service(
     config: ServiceConfig, reg: Regulation, autostart: bool = True, custody: bool = True

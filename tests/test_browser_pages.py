@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import Running, press_start, regulation, running_service, service_config
+from _web_server import Running, deal_to_target, press_start, regulation, running_service, service_config
 
 from dealer.bank.store import SqliteBank
 
@@ -156,11 +156,7 @@ def test_judge_console_connects_a_simulator_and_starts_dealing(browser: Any, tmp
 def test_director_seals_draws_and_reveals_in_the_browser(browser: Any, tmp_path: Path) -> None:
     cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
     with running_service(cfg, regulation(3, None, target=40)) as server:
-        press_start(server)
-        deadline = time.monotonic() + 60
-        while server.service.stations["A"].status != "target_reached":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        deal_to_target(server)
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
         errors = page_errors(page)
         dialogs: list[str] = []
@@ -254,11 +250,7 @@ def test_a_browser_with_only_the_directors_link_sees_the_key_open_elsewhere(brow
 
     cfg = service_config(tmp_path, stations=[{"name": "A", "cards_per_second": 5000.0}])
     with running_service(cfg, regulation(3, None, target=40)) as server:
-        press_start(server)
-        deadline = time.monotonic() + 60
-        while server.service.stations["A"].status != "target_reached":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        deal_to_target(server)
         with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
             chief.post("/api/director/seal").raise_for_status()
             body = {"label": "Сессия 1", "witnesses": ["Аня", "Борис"], "rolls": 8}

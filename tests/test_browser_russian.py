@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import Running, press_start, regulation, running_service, service_config
+from _web_server import Running, deal_to_target, press_start, regulation, running_service, service_config
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -141,11 +141,7 @@ def test_the_pages_of_a_draw_day_are_russian(browser: Any, tmp_path: Path) -> No
     cfg = service_config(tmp_path, language="ru", stations=[{"name": "A", "cards_per_second": 5000.0}])
     found: dict[str, list[str]] = {}
     with running_service(cfg, regulation(3, None, target=40)) as server:
-        press_start(server)
-        deadline = time.monotonic() + 60
-        while server.service.stations["A"].status != "target_reached":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        deal_to_target(server)
         label = "Сессия 1"
         with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
             chief.post("/api/director/seal").raise_for_status()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
-from _web_server import Running, press_start, regulation, running_service, service_config
+from _web_server import Running, deal_to_target, regulation, running_service, service_config
 from custody_support import TEST_PASSPHRASE
 
 from dealer.bank.store import SqliteBank
@@ -26,11 +26,7 @@ def _bearer(credential: str) -> dict[str, str]:
 
 def _drawn_session(server: Running) -> tuple[httpx.Client, list[dict[str, object]]]:
     """The chief judge's client, after sealing and running the draw of session s1 (not yet revealed)."""
-    press_start(server)
-    deadline = time.monotonic() + 60
-    while server.service.stations["A"].status != "target_reached":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    deal_to_target(server)
     chief = httpx.Client(base_url=server.base, headers=_bearer(server.director), timeout=30)
     chief.post("/api/director/seal").raise_for_status()
     chief.post(
@@ -183,11 +179,7 @@ def test_a_public_value_edited_in_the_database_is_not_drawn_from(tmp_path: Path)
     import sqlite3
 
     with running_service(service_config(tmp_path), regulation(3, None, target=40)) as server:
-        press_start(server)
-        deadline = time.monotonic() + 60
-        while server.service.stations["A"].status != "target_reached":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        deal_to_target(server)
         with httpx.Client(base_url=server.base, headers=_bearer(server.director), timeout=30) as chief:
             chief.post("/api/director/seal").raise_for_status()
             body = {"label": "s1", "witnesses": ["Ann", "Boris"], "rolls": 8}

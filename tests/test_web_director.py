@@ -6,11 +6,10 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
-from _web_server import press_start, regulation, running_service, service_config
+from _web_server import deal_to_target, regulation, running_service, service_config
 
 from dealer.draw.bundle import verify_bundle
 
@@ -20,11 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_director_runs_a_verifiable_draw_and_the_audience_sees_only_the_commitment(tmp_path: Path) -> None:
     cfg = service_config(tmp_path)
     with running_service(cfg, regulation(3, None, target=40)) as server:
-        press_start(server)
-        deadline = time.monotonic() + 60
-        while server.service.stations["A"].status != "target_reached":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        deal_to_target(server)
         auth = {"Authorization": f"Bearer {server.director}"}
         with httpx.Client(base_url=server.base, headers=auth, timeout=30) as d:
             status = d.get("/api/director/status").json()

@@ -6,13 +6,12 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import subprocess
-import time
 from hashlib import sha256
 from pathlib import Path
 
 import httpx
 import pytest
-from _web_server import press_start, regulation, running_service, service_config
+from _web_server import deal_to_target, regulation, running_service, service_config
 
 pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed")
 
@@ -30,11 +29,7 @@ def test_consoles_issue_documents(tmp_path: Path) -> None:
         regulation(3, None, target=40), title="Кубок города", chief_judge="Иванов И. И.", technical_judge="Петров П. П."
     )
     with running_service(cfg, reg) as server:
-        press_start(server)  # the technical judge starts the dealing
-        deadline = time.monotonic() + 60
-        while server.service.stations["A"].status != "target_reached":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        deal_to_target(server)  # the technical judge starts the dealing
         judge = httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.judge}"}, timeout=60)
         director = httpx.Client(
             base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}, timeout=60
