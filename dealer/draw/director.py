@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import TypedDict
 
+from dealer.bank.keys import verify_signature
 from dealer.bank.ledger import canonical_json, entry_hash
 from dealer.bank.merkle import audit_path, leaf_hash, tree_levels
 from dealer.bank.register import PlayedRegister
@@ -340,9 +341,10 @@ class Director:
             raise DrawError("draw {label!r} is void: it draws nothing", label=label)
         if rec.public_value is None:
             raise DrawError("draw {label!r} has no public value yet: enter it first", label=label)
-        doc = self.commitment(label)["commitment"]
+        published = self.commitment(label)
+        doc = published["commitment"]
         picks = commitment_picks(doc, self._secret(rec), rec.public_value, self._before(rec))[1]
-        drawn = self._with_deals(picks, doc)  # checked against the seal before anything is recorded
+        drawn = self._with_deals(picks, published)  # checked against the seal before anything is recorded
         ids = json.dumps([i for _, i in picks]).encode()
         ids = ids.ljust(RESULT_ID_WIDTH * len(picks) + 2)  # padded: the sealed size tells how many, not which
         sealed = self.bank.keyring.seal(ids, self._context(b"draw-result", label))
@@ -355,17 +357,19 @@ class Director:
         rec = self.bank.get_draw(label)
         if rec.state not in (DrawState.DRAWN, DrawState.REVEALED):
             raise DrawError("draw {label!r} has not been run", label=label)
-        doc = self.commitment(label)["commitment"]
+        published = self.commitment(label)
+        doc = published["commitment"]
         picks = commitment_picks(doc, self._secret(rec), rec.public_value or "", self._before(rec))[1]
         if [i for _, i in picks] != self._drawn(rec):
             raise DrawError(
                 "draw {label!r}: the stored result differs from K and V (run dealer bank verify)", label=label
             )
-        return self._with_deals(picks, doc)
+        return self._with_deals(picks, published)
 
-    def _with_deals(self, picks: list[tuple[int, int]], doc: JsonObject) -> list[DrawnDeal]:
+    def _with_deals(self, picks: list[tuple[int, int]], published: JsonObject) -> list[DrawnDeal]:
+        """``published``: the signed commitment as the bank holds it (``commitment`` and its ``signature``)."""
         deals = self.bank.get_deals([i for _, i in picks])
-        self._as_sealed(deals, doc)
+        self._as_sealed(deals, published)
         return [DrawnDeal(p, d) for (p, _), d in zip(picks, deals, strict=True)]
 
     def _sealed_levels(self, doc: JsonObject) -> list[list[bytes]]:
@@ -385,12 +389,21 @@ class Director:
             self._levels[key] = levels
         return levels
 
-    def _as_sealed(self, deals: Sequence[StoredDeal], doc: JsonObject) -> None:
+    def _as_sealed(self, deals: Sequence[StoredDeal], published: JsonObject) -> None:
         """Each deal the draw picked is the deal its sealed ledger entry committed: H(salt ‖ deal) is the entry's
         commitment, the entry is that deal's, and its bytes are the leaf under the signed seal. The account that
         runs the service can rewrite the database; it cannot make a deal the seal did not commit reach a board."""
-        if self.bank.unlocked:  # a revealed draw's bundle is made without the key: strangers check its signature
-            self._signed(doc)
+        doc = published["commitment"]
+        # the commitment is the one the chief judge's key signed (its seal's root included); a revealed draw's
+        # bundle is made without the key, and strangers check its signature
+        if self.bank.unlocked and not verify_signature(
+            self.bank.keyring.public_key, str(published["signature"]), canonical_json(doc)
+        ):
+            raise DrawError(
+                "draw {label!r}: its commitment in the bank is not the one the chief judge's key signed: the bank "
+                "was altered; run dealer bank verify",
+                label=doc["label"],
+            )
         levels = self._sealed_levels(doc)
         bodies = self.bank.entry_bodies([d.ledger_index for d in deals])
         for d in deals:
@@ -409,23 +422,6 @@ class Director:
                     "after the seal; nothing is shown or written; run dealer bank verify",
                     id=d.deal_id,
                 )
-
-    def _signed(self, doc: JsonObject) -> None:
-        """The commitment in the bank is the one the chief judge's key signed (its seal's root included)."""
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-        label = str(doc["label"])
-        signature = str(self.commitment(label)["signature"])
-        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(self.bank.keyring.public_key))
-        try:
-            key.verify(bytes.fromhex(signature), canonical_json(doc))
-        except (InvalidSignature, ValueError) as exc:
-            raise DrawError(
-                "draw {label!r}: its commitment in the bank is not the one the chief judge's key signed: the bank "
-                "was altered; run dealer bank verify",
-                label=label,
-            ) from exc
 
     def reveal(self, label: str) -> JsonObject:
         """After play: publish K and the drawn deal ids (the openings go into the bundle)."""
