@@ -86,10 +86,9 @@ def test_a_cyrillic_session_keeps_its_name_in_the_bundle_download() -> None:
     fallback for old clients; the header itself stays ASCII."""
     from urllib.parse import unquote
 
-    from dealer.web.director import _attachment
-    from dealer.web.routes_export import session_slug
+    from dealer.web.routes_export import attachment, session_slug
 
-    header = _attachment(f"bundle-{session_slug('Сессия 1')}.json")
+    header = attachment(f"bundle-{session_slug('Сессия 1')}.json")
     assert header.isascii()
     assert 'filename="bundle-Sessiia_1.json"' in header
     assert unquote(header.split("filename*=UTF-8''")[1]) == "bundle-Сессия_1.json"

@@ -9,7 +9,6 @@ Bodies and answers are the models of ``models.py``; the role check runs before a
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from hashlib import sha256
@@ -56,19 +55,8 @@ from .models import (
     VoidDraw,
     Voided,
 )
-from .routes_export import session_slug
+from .routes_export import attachment, session_slug
 from .service import Service
-
-
-def _attachment(name: str) -> str:
-    """A download's Content-Disposition: the name as it is (RFC 5987, Cyrillic kept) and a Latin fallback."""
-    from urllib.parse import quote
-
-    from dealer.formats.dlm import latin
-
-    fallback = re.sub(r"[^A-Za-z0-9._-]", "_", latin(name))
-    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
-
 
 log = logging.getLogger("dealer.web")
 
@@ -390,6 +378,6 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             json_text(bundle) + "\n",  # Cyrillic as itself, as `dealer draw bundle` writes it
             media_type="application/json; charset=utf-8",
             headers={
-                "Content-Disposition": _attachment(f"bundle-{session_slug(label)}.json"),
+                "Content-Disposition": attachment(f"bundle-{session_slug(label)}.json"),
             },
         )

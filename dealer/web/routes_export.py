@@ -62,6 +62,15 @@ log = logging.getLogger("dealer.export")
 _SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), digits, "_", ".", "-"
 
 
+def attachment(name: str) -> str:
+    """A download's Content-Disposition: the name as it is (RFC 5987, Cyrillic kept) and a Latin fallback."""
+
+    from dealer.formats.dlm import latin
+
+    fallback = re.sub(r"[^A-Za-z0-9._-]", "_", latin(name))
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
 def session_slug(label: str) -> str:
     """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
     slug = _SAFE.sub("_", label.strip()).strip("._")
@@ -265,9 +274,8 @@ def make_router(service: Service) -> APIRouter:
             data = await asyncio.to_thread(at_rest(d, label).read, path)
         except DealerError as exc:
             raise refusal(exc) from exc
-        disposition = f"attachment; filename*=UTF-8''{quote(name)}"
-        return Response(data, media_type="application/octet-stream",
-                        headers={"Content-Disposition": disposition, "Cache-Control": "no-store"})  # fmt: skip
+        headers = {"Content-Disposition": attachment(name), "Cache-Control": "no-store"}
+        return Response(data, media_type="application/octet-stream", headers=headers)
 
     # -- boards on a machine --------------------------------------------------------------------------------
     async def make_boards(
