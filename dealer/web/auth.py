@@ -23,11 +23,21 @@ def cookie_name(role: str) -> str:
     return COOKIE.format(role=role)
 
 
+def bearer(conn: Request | WebSocket) -> tuple[str, str | None] | None:
+    """A Bearer credential as (role secret, custody token): ``SECRET``, or ``SECRET.CUSTODY`` once the chief judge
+    has signed in (``custody.presented_custody``); None without one."""
+    header = conn.headers.get("authorization", "")
+    if not header.lower().startswith("bearer "):
+        return None
+    secret, dot, token = header[7:].strip().partition(".")
+    return secret, (token if dot else None)
+
+
 def presented_secret(conn: Request | WebSocket, role: str) -> tuple[str | None, bool]:
     """The secret the client presents for ``role`` and whether it came from a cookie."""
-    header = conn.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):  # SECRET, or SECRET.CUSTODY after the chief judge's sign-in
-        return header[7:].strip().partition(".")[0], False
+    credential = bearer(conn)
+    if credential is not None:
+        return credential[0], False
     value = conn.cookies.get(cookie_name(role))
     return value, value is not None
 

@@ -25,6 +25,7 @@ from dealer.core.errors import DealerError
 from dealer.custody import CustodyLockedError
 from dealer.custody.withheld import withhold_key
 
+from .auth import bearer
 from .i18n import error_detail
 
 log = logging.getLogger("dealer.web")
@@ -100,10 +101,9 @@ class CustodySession:
 
 def presented_custody(conn: Request | WebSocket) -> str | None:
     """The custody token a client presents: after the ``.`` of a Bearer credential, else the custody cookie."""
-    header = conn.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        _, dot, token = header[7:].strip().partition(".")
-        return token if dot else None
+    credential = bearer(conn)
+    if credential is not None:
+        return credential[1]
     return conn.cookies.get(CUSTODY_COOKIE)
 
 
