@@ -42,7 +42,7 @@ def latin_words(text: str) -> list[str]:
     text = re.sub(r"\S+\.(pdf|json|sqlite|pbn|html|toml|pem|secret|dlm|dup)\b", " ", text)  # files cited
     text = re.sub(r"(?:[A-Za-z]:)?(?:/[^\s/]+)+/?", " ", text)  # paths cited
     text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.+]+", " ", text)  # ISO times in records
-    text = re.sub(r"(?<=[\d♠♥♦♣T])xx?\b", " ", text)  # a doubled par contract (4♠x): bridge's own notation
+    text = re.sub(r"(?<=[\d♠♥♦♣TК])xx?\b", " ", text)  # a doubled par contract (4♠x, 3БКx): bridge's notation
     words = re.findall(r"[A-Za-z][A-Za-z0-9]*", text)
     return [w for w in words if w not in ALLOWED and not re.fullmatch(r"d\d+|S\d+|T\d+", w)]
 
