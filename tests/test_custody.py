@@ -336,3 +336,32 @@ def test_draw_verify_compares_v_with_the_one_the_hall_showed(tmp_path: Path) -> 
     other = value[:-1] + ("1" if value[-1] != "1" else "2")
     bad = dealer(tmp_path, "draw", "verify", str(example), "--value", other)
     assert bad.returncode == 1 and f"not the {other} noted in the hall" in bad.stdout + bad.stderr, bad.stdout
+
+
+@pytest.mark.parametrize("forgery", ["edited", "signed by another key"])
+def test_a_commitment_rewritten_in_the_ledger_is_refused_before_any_deal_is_shown(tmp_path: Path, forgery: str) -> None:
+    """The service account rewrites the draw's signed commitment in the ledger (an entry after the seal, so the
+    sealed root still holds): either the document edited under its old signature, or re-signed with a key of its
+    own. The drawn deals' check verifies the commitment against the chief judge's key first: nothing is shown or
+    revealed."""
+    bank = make_bank(tmp_path / "bank.sqlite", 40)
+    director = Director(bank)
+    director.seal()
+    director.prepare("S1", DICE, regulation(boards=2))
+    director.publish("S1")
+    director.enter_public_value("S1", dice=["12345612/65432165"])
+    assert len(director.run("S1")) == 2
+    index = bank.get_draw("S1").commit_index
+    with sqlite3.connect(tmp_path / "bank.sqlite") as db:  # as the service account: the file is its own
+        body = json.loads(db.execute("SELECT body FROM ledger WHERE idx = ?", (index,)).fetchone()[0])
+        doc = body["d"]["commitment"]
+        spec = doc["public_value"]
+        spec["witnesses"] = [*spec["witnesses"], "Mallory"]  # a witness the hall never saw
+        if forgery == "signed by another key":
+            body["d"]["signature"] = Keyring.generate().sign(canonical_json(doc))
+        db.execute("UPDATE ledger SET body = ? WHERE idx = ?", (canonical_json(body), index))
+    for step in (lambda: director.drawn_deals("S1"), lambda: director.reveal("S1")):
+        with pytest.raises(DrawError, match="not the one the chief judge's key signed"):
+            step()
+    assert bank.get_draw("S1").state == "drawn"
+    bank.close()
