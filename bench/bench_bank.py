@@ -13,8 +13,8 @@ import numpy as np
 
 from dealer.bank import bulk
 from dealer.bank.api import DealSource
-from dealer.bank.importer import import_files
 from dealer.bank.store import SqliteBank
+from dealer.bank_import.importer import import_files
 from dealer.core import Deal
 from dealer.custody.keyring import Keyring
 from dealer.draw.bundle import load_bundle, verify_bundle
@@ -146,7 +146,7 @@ def _draw_at_scale(work: Path, n_deals: int) -> list[dict[str, Any]]:
             for k in range(0, len(chunk), 5000):
                 part = chunk[k : k + 5000]
                 sources = [bulk.source_text(0, None, None)] * len(part)
-                outcome = bulk.import_canonical(bank, part, sources, {"files": [{"file": "bench.pbn"}]}, None, held)
+                outcome = bank.import_canonical(part, sources, {"files": [{"file": "bench.pbn"}]}, None, held)
                 held = outcome.imported[-1][1] if outcome.imported else held
     build_s = time.perf_counter() - t
     with SqliteBank(path) as bank:

@@ -283,7 +283,7 @@ def _longest_batch(corpus: list[Path], tmp: Path, engine: str) -> tuple[float, i
     number of batches and the bank's batch size; None where no PostgreSQL server answers."""
     from dealer.bank import bulk
     from dealer.bank.engines import open_bank_at
-    from dealer.bank.importer import import_parsed, read_files
+    from dealer.bank_import.importer import import_parsed, read_files
 
     parsed = read_files(corpus)
     inner = bulk.import_canonical

@@ -1,6 +1,6 @@
 """What a deal costs the bank on disk, all in (ledger entry, deal row, indexes, the engine's own overhead).
 
-Two banks on each engine (PostgreSQL where a server answers), each made by ``dealer.bank.importer.import_files``
+Two banks on each engine (PostgreSQL where a server answers), each made by ``dealer.bank_import.importer.import_files``
 as ``dealer bank import`` makes it, then sealed:
 
 - ``shared``: the shared PBN sample as it is (skipped cleanly where ``../shared`` is absent);
@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from dealer.bank.importer import import_files
+from dealer.bank.composed import Bank
+from dealer.bank_import.importer import import_files
 from dealer.core import Deal
 from dealer.custody.keyring import Keyring
 from dealer.formats.base import BoardRecord
@@ -67,17 +68,21 @@ _PG_SIZE = (
 )
 
 
+def _pg_total(bank: Bank) -> int:
+    with bank.engine.read() as db:
+        return int(db.execute(_PG_SIZE).fetchone()[0])
+
+
 def _pg_size(url: str, files: list[Path]) -> tuple[int, int, int]:
     """The bank's size, its deals, and the size of the same bank before the import (its relations, empty)."""
     from dealer.bank.pg_store import PostgresBank
 
     with PostgresBank(url) as bank:
-        db = bank.raw_connection()
-        empty = int(db.execute(_PG_SIZE).fetchone()[0])
+        empty = _pg_total(bank)
         bank.unlock(Keyring.generate())
         report = import_files(bank, files)
         bank.seal()
-        size = int(db.execute(_PG_SIZE).fetchone()[0])
+        size = _pg_total(bank)
     return size, report.imported, empty
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from custody_support import unlocked
 
-from dealer.bank.store import SqliteBank
+from dealer.bank.composed import Bank
 
 PG_ADMIN = os.environ.get("DEALER_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 ENGINES = ("sqlite", "postgresql")
@@ -64,13 +64,13 @@ def bank_target(engine: str, tmp_path: Path) -> Iterator[str]:
             yield url
 
 
-def engine_of(bank: SqliteBank) -> str:
+def engine_of(bank: Bank) -> str:
     from dealer.bank.pg_store import PostgresBank
 
     return "postgresql" if isinstance(bank, PostgresBank) else "sqlite"
 
 
-def open_test_bank(target: str, tmp_path: Path) -> SqliteBank:
+def open_test_bank(target: str, tmp_path: Path) -> Bank:
     from dealer.bank.engines import open_bank_at
 
     return unlocked(open_bank_at(target, tmp_path / "var"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from dealer.bank.api import DealSource
-from dealer.bank.store import SqliteBank
+from dealer.bank.repository import BankRepository
 from dealer.core import Deal
 
 
@@ -22,6 +22,6 @@ def station_source(shown: int = 30) -> DealSource:
     return DealSource("station", station="T1", variant=2, shown_cards=shown, dealing_order=bytes(range(52)))
 
 
-def fill(bank: SqliteBank, n: int, seed: int = 1) -> list[int]:
+def fill(bank: BankRepository, n: int, seed: int = 1) -> list[int]:
     rng = random.Random(seed)
     return [bank.commit_deal(random_deal(rng), station_source()).deal_id for _ in range(n)]

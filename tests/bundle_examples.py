@@ -31,13 +31,13 @@ if str(ROOT) not in sys.path:  # run as a script from the checkout
 
 from dealer.bank import deals as bank_deals  # noqa: E402
 from dealer.bank.api import DealSource  # noqa: E402
-from dealer.bank.ledger import canonical_json  # noqa: E402
 from dealer.bank.store import SqliteBank  # noqa: E402
 from dealer.core import Deal  # noqa: E402
 from dealer.custody import Keyring  # noqa: E402
 from dealer.draw import director as draw_director  # noqa: E402
 from dealer.draw.director import Director  # noqa: E402
 from dealer.draw.protocol import commitment_hash, dice_spec  # noqa: E402
+from dealer.integrity.ledger import canonical_json  # noqa: E402
 from dealer.regulation import regulation_from_dict  # noqa: E402
 
 EXAMPLES = ROOT / "docs" / "examples"

@@ -14,11 +14,12 @@ from typing import Any
 from bank_support import random_deal, station_source
 from custody_support import unlocked
 
-from dealer.bank.ledger import canonical_json
-from dealer.bank.merkle import audit_path, tree_levels
-from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank.composed import Bank
+from dealer.bank.store import ImportItem
 from dealer.draw.director import Director
 from dealer.draw.protocol import PublicValueSpec, dice_spec
+from dealer.integrity.ledger import canonical_json
+from dealer.integrity.merkle import audit_path, tree_levels
 from dealer.regulation import Regulation, regulation_from_dict
 
 DICE = dice_spec(["Ann", "Boris"], 8)  # 16 rolls of a d6: 41.4 bits
@@ -35,7 +36,7 @@ def regulation(boards: int, sessions: int = 1, spare: int = 0, share: float = 10
     )
 
 
-def make_bank(path: Path | str, deals: int, seed: int = 7, key_dir: Path | None = None) -> SqliteBank:
+def make_bank(path: Path | str, deals: int, seed: int = 7, key_dir: Path | None = None) -> Bank:
     """A bank of ``deals`` random deals at ``path``: a SQLite file or a postgresql:// URL; the test key unlocked."""
     from dealer.bank.engines import open_bank_at
 

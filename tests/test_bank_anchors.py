@@ -24,11 +24,11 @@ from bank_support import fill, random_deal, station_source
 from custody_support import cli_env, unlocked, write_custody
 from draw_support import full_draw, regulation
 
-from dealer.bank.ledger import Entry, commitment
 from dealer.bank.store import SqliteBank
 from dealer.custody import Keyring
 from dealer.draw.director import Director
 from dealer.draw.verify import AnchorError, Head, Since, verify_file
+from dealer.integrity.ledger import Entry, commitment
 
 ROOT = Path(__file__).resolve().parents[1]
 

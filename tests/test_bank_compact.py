@@ -27,8 +27,8 @@ from test_bank_store import _tamper_values
 
 from dealer.bank.api import DealSource
 from dealer.bank.engines import open_bank_at
-from dealer.bank.importer import import_files, import_parsed, read_files
 from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank_import.importer import import_files, import_parsed, read_files
 from dealer.core import Deal
 from dealer.custody.files import plain_key
 from dealer.draw.bundle import load_bundle, verify_bundle
@@ -106,7 +106,7 @@ def test_an_imported_deal_costs_at_most_200_bytes_all_in_on_postgresql(tmp_path:
         try:
             report = import_files(bank, _files(tmp_path / "in", _deals(10000, 2), 32))
             bank.seal()
-            with bank._read() as db:
+            with bank.engine.read() as db:
                 (size,) = db.execute(
                     "SELECT SUM(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n "
                     "ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'"
@@ -128,7 +128,7 @@ def test_compact_deals_rebuild_the_entries_the_ledger_chains_and_seals(engine: s
             bank.commit_deal(deals[0], station_source())
             report = import_parsed(bank, read_files(_files(tmp_path / "in", deals[1:], 5)), batch_size=10)
             rows = list(bank.entries())
-            with bank._read() as db:
+            with bank.engine.read() as db:
                 stored = {int(r[0]) for r in db.execute("SELECT idx FROM ledger").fetchall()}
                 cards = {int(r[0]): (bytes(r[1]), bytes(r[2]), r[3]) for r in
                          db.execute("SELECT deal_id, canonical, salt, source FROM deals").fetchall()}  # fmt: skip

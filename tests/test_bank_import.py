@@ -19,8 +19,9 @@ import pytest
 from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 
-from dealer.bank.importer import import_files
+from dealer.bank.composed import Bank
 from dealer.bank.store import ImportItem, SqliteBank
+from dealer.bank_import.importer import import_files
 from dealer.core import Deal
 from dealer.draw.verify import verify_bank
 from dealer.formats.base import BoardRecord, FormatError
@@ -33,7 +34,7 @@ SAMPLE = SHARED / "data" / "pbn"
 
 
 @pytest.fixture
-def bank(bank_at: str, tmp_path: Path) -> Iterator[SqliteBank]:  # noqa: F811 (on SQLite and on PostgreSQL)
+def bank(bank_at: str, tmp_path: Path) -> Iterator[Bank]:  # noqa: F811 (on SQLite and on PostgreSQL)
     b = open_test_bank(bank_at, tmp_path)
     yield b
     b.close()
@@ -44,7 +45,7 @@ def _deals(n: int, seed: int) -> list[Deal]:
     return [random_deal(rng) for _ in range(n)]
 
 
-def test_duplicates_inside_and_across_files_and_bank_are_reported(bank: SqliteBank, tmp_path: Path) -> None:
+def test_duplicates_inside_and_across_files_and_bank_are_reported(bank: Bank, tmp_path: Path) -> None:
     a, b, c, d = _deals(4, 1)
     bank.commit_deal(d, station_source())  # deal 1, already in the bank
     f1 = tmp_path / "one.pbn"
@@ -72,7 +73,7 @@ def test_duplicates_inside_and_across_files_and_bank_are_reported(bank: SqliteBa
     assert verify_bank(bank).ok
 
 
-def test_unreadable_records_are_reported_with_line_and_reason(bank: SqliteBank, tmp_path: Path) -> None:
+def test_unreadable_records_are_reported_with_line_and_reason(bank: Bank, tmp_path: Path) -> None:
     good = _deals(1, 2)[0]
     text = (
         PBN.write([BoardRecord(good, 1)]).decode() + '\r\n[Board "2"]\r\n[Deal "N:AKQ.. - - -"]\r\n\r\n[Board "3"]\r\n'
@@ -90,7 +91,7 @@ def test_unreadable_records_are_reported_with_line_and_reason(bank: SqliteBank, 
     assert "no Deal tag" in reasons[(3, board3)]
 
 
-def test_import_is_all_or_nothing(bank: SqliteBank, tmp_path: Path) -> None:
+def test_import_is_all_or_nothing(bank: Bank, tmp_path: Path) -> None:
     path = tmp_path / "many.pbn"
     path.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(_deals(50, 3))]))
     before = (bank.deal_count(), bank.ledger_size())
@@ -118,7 +119,7 @@ def test_import_is_all_or_nothing(bank: SqliteBank, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
-def test_the_shared_sample_imports_completely(bank: SqliteBank) -> None:
+def test_the_shared_sample_imports_completely(bank: Bank) -> None:
     files = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn")
     report = import_files(bank, files)
     assert report.problems == 0, [(f.path, p) for f in report.files for p in f.problems][:5]
@@ -132,8 +133,8 @@ def test_the_shared_sample_imports_completely(bank: SqliteBank) -> None:
     assert verify_bank(bank).ok
 
 
-def test_batches_past_the_batch_size_chain_and_verify(bank: SqliteBank, tmp_path: Path) -> None:
-    from dealer.bank.importer import import_parsed, read_files
+def test_batches_past_the_batch_size_chain_and_verify(bank: Bank, tmp_path: Path) -> None:
+    from dealer.bank_import.importer import import_parsed, read_files
 
     deals = _deals(250, 6)
     one = tmp_path / "one.pbn"
@@ -206,7 +207,7 @@ def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(eng
     held = deals[2]  # the bank holds one of them before: a duplicate both ways
     ts = "2026-12-01T06:00:00.000000+00:00"
 
-    def opened(target: str) -> SqliteBank:
+    def opened(target: str) -> Bank:
         clock = lambda: ts  # noqa: E731
         if is_url(target):
             from dealer.bank.pg_store import PostgresBank
@@ -221,12 +222,12 @@ def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(eng
             bank.commit_deal(held, station_source())
         one = a.import_deals([ImportItem(d, s) for d, s in zip(deals, sources, strict=True)], {"files": files})
         srcs = [bulk.source_text(k % 2, k + 1, 10 * k + 3) for k in range(len(deals))]
-        two = bulk.import_canonical(b, [d.to_bytes() for d in deals], srcs, {"files": files})
+        two = b.import_canonical([d.to_bytes() for d in deals], srcs, {"files": files})
         assert (one.imported, one.duplicates, one.batch_index) == (two.imported, two.duplicates, two.batch_index)
         assert a.meta()["schema"] == "1" and b.meta()["schema"] == "2"  # the first compact deal marks the format
 
-        def raw(bank: SqliteBank, sql: str) -> list[list[Any]]:
-            with bank._read() as db:
+        def raw(bank: Bank, sql: str) -> list[list[Any]]:
+            with bank.engine.read() as db:
                 rows = db.execute(sql).fetchall()
             return [[bytes(v) if isinstance(v, memoryview) else v for v in row] for row in rows]
 
@@ -241,7 +242,7 @@ def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(eng
 
         row_of = {r[0]: r for r in small}
 
-        def entries(bank: SqliteBank) -> list[tuple[object, ...]]:
+        def entries(bank: Bank) -> list[tuple[object, ...]]:
             out: list[tuple[object, ...]] = []
             for row in bank.entries():
                 assert row.hash == hashlib.sha256(row.body).digest()
@@ -270,31 +271,31 @@ def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(eng
 
 
 def test_a_deal_committed_by_another_writer_between_batches_is_a_duplicate(
-    bank: SqliteBank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    bank: Bank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Into an empty bank the batches skip asking it about their deals while it holds only the import's own;
     a deal another writer commits between two batches (one the next batch holds) makes them ask again, and
     that deal is reported as the bank's duplicate, not committed twice."""
-    from dealer.bank import bulk
-    from dealer.bank.importer import import_parsed, read_files
+    from dealer.bank_import.importer import import_parsed, read_files
 
     deals = _deals(12, 21)
     path = tmp_path / "set.pbn"
     path.write_bytes(PBN.write([BoardRecord(d, k + 1) for k, d in enumerate(deals)]))
     asked: list[int] = []
-    lookup, commit = bulk.existing_ids, bulk.import_canonical
+    kind = type(bank.engine)
+    lookup, commit = kind.existing_ids, Bank.import_canonical
 
-    def counting(db: Any, batch: Any) -> Any:
+    def counting(self: Any, db: Any, batch: Any) -> Any:
         asked.append(len(batch))
-        return lookup(db, batch)
+        return lookup(self, db, batch)
 
-    def station_meanwhile(b: SqliteBank, batch: Any, *args: Any) -> Any:
+    def station_meanwhile(b: Bank, batch: Any, *args: Any) -> Any:
         if batch[0] == deals[8].to_bytes():  # the third batch: a station commits its second deal first
             b.commit_deal(Deal.from_bytes(batch[1]), station_source())
         return commit(b, batch, *args)
 
-    monkeypatch.setattr(bulk, "existing_ids", counting)
-    monkeypatch.setattr(bulk, "import_canonical", station_meanwhile)
+    monkeypatch.setattr(kind, "existing_ids", counting)
+    monkeypatch.setattr(Bank, "import_canonical", station_meanwhile)
     report = import_parsed(bank, read_files([path]), batch_size=4)
     assert asked == [4]  # batches 1 and 2 asked nothing (an empty bank, then only theirs); batch 3 asked
     assert (report.imported, report.duplicates) == (11, 1)
@@ -304,7 +305,7 @@ def test_a_deal_committed_by_another_writer_between_batches_is_a_duplicate(
 
 
 def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
-    bank: SqliteBank,
+    bank: Bank,
     bank_at: str,  # noqa: F811
     tmp_path: Path,
 ) -> None:
@@ -320,8 +321,7 @@ def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
     other = open_test_bank(bank_at, tmp_path / "other")
     seen: list[tuple[str, int, int]] = []  # (when, deals another connection sees, deals the outcome holds)
     try:
-        outcome = bulk.import_canonical(
-            bank,
+        outcome = bank.import_canonical(
             deals,
             sources,
             {"files": []},
@@ -335,7 +335,7 @@ def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
     finally:
         other.close()
     assert [deal_id for _, deal_id in outcome.imported] == list(range(1, len(deals) + 1))
-    with bank._read() as db:
+    with bank.engine.read() as db:
         stored = db.execute("SELECT salt FROM deals ORDER BY deal_id").fetchall()
     assert [bytes(s) for (s,) in stored] == prepared.salts
     assert [bytes.fromhex(e.commitment) for e in bank.deal_entries()] == prepared.coms

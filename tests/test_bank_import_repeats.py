@@ -17,9 +17,9 @@ import pytest
 from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 
-from dealer.bank import file_reading
-from dealer.bank.importer import FileReport, SkippedFile, import_parsed, read_files
-from dealer.bank.store import SqliteBank
+from dealer.bank.composed import Bank
+from dealer.bank_import import file_reading
+from dealer.bank_import.importer import FileReport, SkippedFile, import_parsed, read_files
 from dealer.core import Deal, Seat
 from dealer.draw.verify import verify_bank
 from dealer.formats.base import BoardRecord, FormatError
@@ -31,7 +31,7 @@ SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
 
 
 @pytest.fixture
-def bank(bank_at: str, tmp_path: Path) -> Iterator[SqliteBank]:  # noqa: F811 (on SQLite and on PostgreSQL)
+def bank(bank_at: str, tmp_path: Path) -> Iterator[Bank]:  # noqa: F811 (on SQLite and on PostgreSQL)
     b = open_test_bank(bank_at, tmp_path)
     yield b
     b.close()
@@ -107,7 +107,7 @@ def _expected(files: list[Path], held: dict[Deal, int]) -> tuple[list[tuple[obje
     return outcomes, problems
 
 
-def _outcomes(bank: SqliteBank, files: list[Path], batch_size: int) -> tuple[list[tuple[object, ...]], ...]:
+def _outcomes(bank: Bank, files: list[Path], batch_size: int) -> tuple[list[tuple[object, ...]], ...]:
     report = import_parsed(bank, read_files(files), batch_size=batch_size)
     new = {}
     for deal_id in range(report.first_deal or 1, (report.last_deal or 0) + 1):
@@ -129,7 +129,7 @@ def _outcomes(bank: SqliteBank, files: list[Path], batch_size: int) -> tuple[lis
     return got, problems
 
 
-def test_a_corpus_of_repeated_deals_imports_as_the_strict_reader_reads_it(bank: SqliteBank, tmp_path: Path) -> None:
+def test_a_corpus_of_repeated_deals_imports_as_the_strict_reader_reads_it(bank: Bank, tmp_path: Path) -> None:
     rng = random.Random(23)
     files = _corpus(tmp_path, rng)
     before = PBN.read(files[4].read_bytes()).records[3].deal  # the bank holds one of the deals already
@@ -150,7 +150,7 @@ def test_a_corpus_of_repeated_deals_imports_as_the_strict_reader_reads_it(bank: 
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="../shared/data/pbn is not beside this checkout")
-def test_the_shared_sample_twice_imports_as_the_strict_reader_reads_it(bank: SqliteBank, tmp_path: Path) -> None:
+def test_the_shared_sample_twice_imports_as_the_strict_reader_reads_it(bank: Bank, tmp_path: Path) -> None:
     originals = sorted(p for p in SAMPLE.rglob("*") if p.suffix.lower() == ".pbn")
     files = []
     for k in range(2):  # each championship file twice, under another name: a collection's copies

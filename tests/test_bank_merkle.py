@@ -7,7 +7,15 @@ from hashlib import sha256
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.bank.merkle import EMPTY_ROOT, audit_path, leaf_hash, merkle_root, node_hash, tree_levels, verify_inclusion
+from dealer.integrity.merkle import (
+    EMPTY_ROOT,
+    audit_path,
+    leaf_hash,
+    merkle_root,
+    node_hash,
+    tree_levels,
+    verify_inclusion,
+)
 
 
 def mth(entries: list[bytes]) -> bytes:

@@ -26,6 +26,7 @@ from bank_support import random_deal, station_source
 from custody_support import unlocked
 from draw_support import DICE, full_draw, regulation
 
+from dealer.bank.composed import Bank
 from dealer.bank.migrate import migrate_bank
 from dealer.bank.store import BankError, DuplicateDealError, SqliteBank
 from dealer.core import Deal
@@ -72,7 +73,7 @@ def _acks(lines: list[str]) -> list[tuple[int, str, str, int]]:
     return out
 
 
-def _check_all_present(bank: SqliteBank, acked: list[tuple[int, str, str, int]]) -> None:
+def _check_all_present(bank: Bank, acked: list[tuple[int, str, str, int]]) -> None:
     report = verify_bank(bank)
     assert report.ok, report.problem
     for deal_id, canonical, com, index in acked:
@@ -158,7 +159,7 @@ def test_sigkill_of_one_of_two_writers_mid_commit(tmp_path: Path) -> None:
             assert bank.deal_count() >= len(acked)
 
 
-def _bank_with_a_draw(bank: SqliteBank) -> str:
+def _bank_with_a_draw(bank: Bank) -> str:
     rng = random.Random(5)
     for _ in range(400):
         bank.commit_deal(random_deal(rng), station_source())
@@ -194,7 +195,8 @@ def test_migrate_sqlite_to_postgresql_and_back_keeps_every_byte(tmp_path: Path) 
             assert verify_bank(pg).ok
             assert json.dumps(Director(pg).bundle("S1"), sort_keys=True) == bundle
             for table, want in rows.items():
-                got = pg.raw_connection().execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+                with pg.engine.read() as db:
+                    got = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
                 assert [tuple(r) for r in got] == [tuple(r) for r in want]
             # the migrated bank goes on: the open draw runs, new deals chain on
             director = Director(pg)

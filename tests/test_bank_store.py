@@ -17,29 +17,30 @@ from custody_support import unlocked
 from draw_support import regulation
 
 from dealer.bank.api import BankApi, DealSource
-from dealer.bank.keys import verify_signature
-from dealer.bank.ledger import Entry, EntryKind, canonical_json, commitment
+from dealer.bank.composed import Bank
 from dealer.bank.store import BankError, BankUnavailableError, DuplicateDealError, ImportItem, SqliteBank
 from dealer.core.errors import DealerError
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
 from dealer.draw.verify import verify_bank
+from dealer.integrity.keys import verify_signature
+from dealer.integrity.ledger import Entry, EntryKind, canonical_json, commitment
 
 
 @pytest.fixture
-def bank(bank_at: str, tmp_path: Path) -> Iterator[SqliteBank]:  # noqa: F811 (on SQLite and on PostgreSQL)
+def bank(bank_at: str, tmp_path: Path) -> Iterator[Bank]:  # noqa: F811 (on SQLite and on PostgreSQL)
     b = open_test_bank(bank_at, tmp_path)
     yield b
     b.close()
 
 
-def test_implements_bank_api(bank: SqliteBank) -> None:
+def test_implements_bank_api(bank: Bank) -> None:
     api: BankApi = bank
     assert api.deal_count() == 0
     assert len(api.ledger_head()) == 64
 
 
-def test_commit_stores_salted_commitment_and_ledger_entry(bank: SqliteBank) -> None:
+def test_commit_stores_salted_commitment_and_ledger_entry(bank: Bank) -> None:
     deal = random_deal(random.Random(5))
     c = bank.commit_deal(deal, station_source(shown=28))
     stored = bank.get_deal(c.deal_id)
@@ -56,7 +57,7 @@ def test_commit_stores_salted_commitment_and_ledger_entry(bank: SqliteBank) -> N
     assert stored.state == "bank" and stored.session is None
 
 
-def test_deal_entries_are_typed_and_start_where_asked(bank: SqliteBank) -> None:
+def test_deal_entries_are_typed_and_start_where_asked(bank: Bank) -> None:
     """What the web reads of the ledger's deal entries, without their JSON keys."""
     rng = random.Random(21)
     first = bank.commit_deal(random_deal(rng), station_source())
@@ -76,7 +77,7 @@ def test_same_deal_gets_different_salts_in_two_banks(tmp_path: Path) -> None:
         assert a.commit_deal(deal, station_source()).commitment != b.commit_deal(deal, station_source()).commitment
 
 
-def test_duplicate_deal_refused_naming_the_deal_it_repeats(bank: SqliteBank) -> None:
+def test_duplicate_deal_refused_naming_the_deal_it_repeats(bank: Bank) -> None:
     rng = random.Random(2)
     deals = [random_deal(rng) for _ in range(3)]
     for d in deals:
@@ -89,7 +90,7 @@ def test_duplicate_deal_refused_naming_the_deal_it_repeats(bank: SqliteBank) -> 
     assert verify_bank(bank).ok
 
 
-def test_void_and_events_are_chained(bank: SqliteBank) -> None:
+def test_void_and_events_are_chained(bank: Bank) -> None:
     fill(bank, 2)
     i = bank.void_deal("card misread", "T1", {"cards": 51})
     j = bank.record_event("shown", {"station": "T1", "deal": 2, "cards": 13})
@@ -105,7 +106,7 @@ def test_void_and_events_are_chained(bank: SqliteBank) -> None:
     assert verify_bank(bank).ok
 
 
-def test_thousands_of_deals_verify(bank: SqliteBank) -> None:
+def test_thousands_of_deals_verify(bank: Bank) -> None:
     rng = random.Random(11)
     items = [ImportItem(random_deal(rng), DealSource("import", file="big.pbn", board=k, line=k)) for k in range(2500)]
     bank.import_deals(items, {"files": []})
@@ -117,7 +118,7 @@ def test_thousands_of_deals_verify(bank: SqliteBank) -> None:
     assert (report.deals, report.seals, report.entries) == (2600, 2, 2604)
 
 
-def test_seal_is_signed_checkpoint_and_later_deals_wait_for_a_later_seal(bank: SqliteBank, tmp_path: Path) -> None:
+def test_seal_is_signed_checkpoint_and_later_deals_wait_for_a_later_seal(bank: Bank, tmp_path: Path) -> None:
     fill(bank, 30)
     seal = bank.seal()
     assert (seal.size, seal.last_deal) == (31, 30)
@@ -151,7 +152,7 @@ def test_a_locked_bank_signs_nothing_and_refuses_another_key(tmp_path: Path) -> 
         assert len(b.seals()) == 1
 
 
-def test_entries_are_canonical_and_decode_refuses_other_forms(bank: SqliteBank) -> None:
+def test_entries_are_canonical_and_decode_refuses_other_forms(bank: Bank) -> None:
     fill(bank, 1)
     body = next(bank.entries(1, 2))[2]
     entry = Entry.decode(body)
@@ -161,7 +162,7 @@ def test_entries_are_canonical_and_decode_refuses_other_forms(bank: SqliteBank) 
         Entry.decode(spaced)
 
 
-def _small_bank_with_everything(path: Path) -> SqliteBank:
+def _small_bank_with_everything(path: Path) -> Bank:
     bank = unlocked(SqliteBank(path))
     rng = random.Random(4)
     for k in range(60):
@@ -271,15 +272,15 @@ def test_deleting_a_ledger_row_or_a_deal_is_detected(tmp_path: Path) -> None:
         assert not verify_bank(b).ok
 
 
-def test_verify_names_the_first_bad_entry(bank: SqliteBank) -> None:
+def test_verify_names_the_first_bad_entry(bank: Bank) -> None:
     fill(bank, 20)
-    db = bank.raw_connection()
-    body = bytes(db.execute("SELECT body FROM ledger WHERE idx=7").fetchone()[0])
-    if engine_of(bank) == "postgresql":  # the database refuses it; a tamperer with the superuser's rights would not
-        with pytest.raises(Exception, match="append-only"):
-            db.execute("UPDATE ledger SET body=? WHERE idx=7", (body,))
-        db.execute("ALTER TABLE ledger DISABLE TRIGGER ledger_append_only")
-    db.execute("UPDATE ledger SET body=? WHERE idx=7", (body.replace(b'"shown":30', b'"shown":31'),))
+    with bank.engine.read() as db:  # the bank's own connection, outside its transactions: a tamperer's write
+        body = bytes(db.execute("SELECT body FROM ledger WHERE idx=7").fetchone()[0])
+        if engine_of(bank) == "postgresql":  # the database refuses it; a tamperer with the superuser's rights would not
+            with pytest.raises(Exception, match="append-only"):
+                db.execute("UPDATE ledger SET body=? WHERE idx=7", (body,))
+            db.execute("ALTER TABLE ledger DISABLE TRIGGER ledger_append_only")
+        db.execute("UPDATE ledger SET body=? WHERE idx=7", (body.replace(b'"shown":30', b'"shown":31'),))
     report = verify_bank(bank)
     assert not report.ok
     assert report.problem is not None and report.problem.startswith("ledger entry 7:")
@@ -292,7 +293,7 @@ def test_commitment_function_is_salt_then_deal() -> None:
 def test_ledger_holds_a_files_base_name_and_sha256_never_the_local_path(tmp_path: Path) -> None:
     from hashlib import sha256 as h
 
-    from dealer.bank.importer import import_files
+    from dealer.bank_import.importer import import_files
     from dealer.formats.base import BoardRecord
     from dealer.formats.pbn import PBN
 

@@ -173,7 +173,7 @@ def test_an_unexpected_error_after_writing_is_raised_not_run_again(
 
 def test_before_writing_an_unexpected_error_goes_to_typer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """While only reading, anything unforeseen is typer's to run and show (nothing was written)."""
-    from dealer.bank import file_reading
+    from dealer.bank_import import file_reading
     from dealer.cli import fast
 
     desk = _desk(tmp_path / "desk")

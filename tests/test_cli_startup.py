@@ -24,7 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY: tuple[str, ...] = ("numpy", "cv2", "fastapi", "starlette", "uvicorn", "endplay", "scipy", "matplotlib")
 HEAVY += ("fpdf", "jinja2", "psycopg")  # psycopg: PostgreSQL's driver, only for a postgresql: bank
 # what a command that runs (no help shown, no usage error) does not need either
-NOT_RUNNING = ("typer.rich_utils", "markdown_it", "pygments", "asyncio", "dealer.bank.importer", "dealer.bank.verify")
+NOT_RUNNING = (
+    "typer.rich_utils",
+    "markdown_it",
+    "pygments",
+    "asyncio",
+    "dealer.bank_import.importer",
+    "dealer.bank.verify",
+)
 # what the light command lines (run by the front door, dealer.cli.fast) load none of either: no typer (nor the
 # click it carries), no rich, no pydantic, and Babel only for a plural form or a date (none of these needs one)
 FRONT_DOOR = ("typer", "click", "rich", "pydantic", "babel")

@@ -19,13 +19,13 @@ from bank_support import random_deal, station_source
 from custody_support import TEST_KEYRING, passphrase_file, unlocked, write_custody
 from draw_support import DICE, full_draw, make_bank, regulation
 
-from dealer.bank.ledger import canonical_json
 from dealer.bank.store import ImportItem, SqliteBank
 from dealer.custody import CustodyError, Keyring, create_record, generate_passphrase, unlock_record
 from dealer.draw.bundle import anchor_check, verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.protocol import DrawError, commitment_hash
 from dealer.draw.verify import verify_bank
+from dealer.integrity.ledger import canonical_json
 
 ROOT = Path(__file__).resolve().parents[1]
 REG = "[dealing]\nvariant = 3\n[draw]\nshare_percent = 10\n[session]\nboards = 3\n"

@@ -17,7 +17,6 @@ import pytest
 from bank_support import fill
 from custody_support import unlocked
 
-from dealer.bank.ledger import canonical_json
 from dealer.bank.store import SqliteBank
 from dealer.documents.acts import CHECK_ENTRY, DocumentError, equipment_check
 from dealer.documents.issue import issue_day, local_day, verify_file
@@ -31,6 +30,7 @@ from dealer.documents.issuers import (
 from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
 from dealer.i18n import error_text
+from dealer.integrity.ledger import canonical_json
 from dealer.regulation import Regulation, RegulationError, parse_regulation
 
 ROOT = Path(__file__).resolve().parents[1]

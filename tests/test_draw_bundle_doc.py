@@ -84,7 +84,7 @@ def test_worked_example_recomputed_by_hand() -> None:
         assert all(f"deal {i}" in values["drawn"] or f"deals {', '.join(ids)}" in values["drawn"] for i in ids)
         drawn_before |= {int(i) for i in ids}
     b1 = _bundle(1)
-    from dealer.bank.ledger import canonical_json  # CJ is json.dumps(sort_keys, separators, ascii): §7
+    from dealer.integrity.ledger import canonical_json  # CJ is json.dumps(sort_keys, separators, ascii): §7
 
     by_hand = json.dumps(b1["commitment"], sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
     assert by_hand == canonical_json(b1["commitment"])

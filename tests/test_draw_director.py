@@ -17,12 +17,12 @@ from bank_engines import bank_at, engine  # noqa: F401 (fixtures)
 from bank_support import random_deal, station_source
 from draw_support import DICE, derive, full_draw, make_bank, regulation, resign_commitment
 
-from dealer.bank.ledger import canonical_json
 from dealer.bank.store import BankError, SqliteBank
 from dealer.draw.bundle import verify_bundle
 from dealer.draw.director import Director
 from dealer.draw.protocol import DrawError, named_spec
 from dealer.draw.verify import verify_bank
+from dealer.integrity.ledger import canonical_json
 
 ROOT = Path(__file__).resolve().parents[1]
 REG = regulation(boards=18, sessions=2, spare=4, share=10)  # 40 deals at 10 % -> a 400-deal bank
@@ -319,7 +319,7 @@ def test_a_void_bundle_carrying_a_public_value_or_made_after_publish_is_refused(
     """A void after the hall saw the commitment (or after V) would let the holder of K throw away a draw whose
     result they could know: the bank refuses it, and a void bundle forged to say so, signed with the bank's own
     key, fails verification."""
-    from dealer.bank.ledger import canonical_json
+    from dealer.integrity.ledger import canonical_json
 
     director.seal()
     director.prepare("S1", DICE, REG)

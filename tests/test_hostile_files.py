@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from bank_support import random_deal
 
-from dealer.bank.importer import SkippedFile, import_files, read_files
 from dealer.bank.store import SqliteBank
+from dealer.bank_import.importer import SkippedFile, import_files, read_files
 from dealer.core import Deal
 from dealer.core.errors import DealerError
 from dealer.formats import formats, load_all

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_bank_import_repeats import _corpus
 
-from dealer.bank.file_reading import read_files
+from dealer.bank_import.file_reading import read_files
 from dealer.cli import bank_cmds, light
 
 

@@ -23,18 +23,19 @@ from bank_engines import bank_target, engine, open_test_bank  # noqa: F401 (fixt
 from bank_support import random_deal, station_source
 from test_bank_import_repeats import _corpus
 
-from dealer.bank import bulk, import_json
+from dealer.bank import bulk
+from dealer.bank.composed import Bank
 from dealer.bank.errors import BankUnavailableError
-from dealer.bank.import_json import import_with_json
-from dealer.bank.importer import SkippedFile, import_parsed, read_files
-from dealer.bank.store import SqliteBank
+from dealer.bank_import import import_json
+from dealer.bank_import.import_json import import_with_json
+from dealer.bank_import.importer import SkippedFile, import_parsed, read_files
 from dealer.formats.pbn import PBN
 
 BATCH = 3  # small batches: many of them, the files settled a few at a time
 
 
 @pytest.fixture
-def banks(engine: str, tmp_path: Path) -> Iterator[tuple[SqliteBank, SqliteBank]]:  # noqa: F811
+def banks(engine: str, tmp_path: Path) -> Iterator[tuple[Bank, Bank]]:  # noqa: F811
     """Two banks of ``engine``, each already holding the same deal of the corpus (one the import repeats)."""
     with ExitStack() as stack:
         pair = []
@@ -67,7 +68,7 @@ def _held(files: list[Path]) -> list[Any]:
     return [PBN.read(files[5].read_bytes()).records[3].deal, last]  # files[5]: m4 (the empty file is 4th)
 
 
-def _both_ways(a: SqliteBank, b: SqliteBank, files: list[Path], batch: int = BATCH) -> tuple[str, str]:
+def _both_ways(a: Bank, b: Bank, files: list[Path], batch: int = BATCH) -> tuple[str, str]:
     """The report's JSON from the in-process import into ``a``, and ``import_with_json``'s into ``b``."""
     for bank in (a, b):
         for deal in _held(files):
@@ -87,7 +88,7 @@ def _with_helper(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Make every import fork its helper (whatever the size and the load); the helpers started, to look at."""
     monkeypatch.setattr(import_json, "FORK_DUPLICATES", 0)
     monkeypatch.setattr(import_json, "second_core_idle", lambda: True)
-    monkeypatch.setattr(bulk, "in_process", lambda bank: True)  # on PostgreSQL too: a fork beside its connection
+    monkeypatch.setattr(Bank, "in_process", True)  # on PostgreSQL too: a fork beside its connection
     started: list[Any] = []
     start = import_json._FormattingProcess.start
 
@@ -105,7 +106,7 @@ def _with_helper(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 @pytest.mark.parametrize("batch", [1, BATCH])  # 1: a batch ends before every first occurrence
 @pytest.mark.parametrize("helper", [True, False], ids=["helper-process", "in-process"])
 def test_the_json_is_the_reports_json(
-    banks: tuple[SqliteBank, SqliteBank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool, batch: int
+    banks: tuple[Bank, Bank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool, batch: int
 ) -> None:
     started = _with_helper(monkeypatch) if helper else []
     if not helper:
@@ -123,7 +124,7 @@ def test_the_json_is_the_reports_json(
 
 @pytest.mark.parametrize("helper", [True, False], ids=["helper-process", "in-process"])
 def test_another_writer_between_the_batches(
-    banks: tuple[SqliteBank, SqliteBank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool
+    banks: tuple[Bank, Bank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool
 ) -> None:
     """A station commits a deal before each batch: the new deals' ids are not consecutive, and each batch's
     records, formatted while its rows are written (in-process), name the ids it got."""
@@ -131,15 +132,15 @@ def test_another_writer_between_the_batches(
         _with_helper(monkeypatch)
     else:
         monkeypatch.setattr(import_json, "FORK_DUPLICATES", 10**9)
-    commit = bulk.import_canonical
+    commit = Bank.import_canonical
     rngs: dict[int, random.Random] = {}
 
-    def station_first(bank: SqliteBank, *args: Any, **kwargs: Any) -> Any:
+    def station_first(bank: Bank, *args: Any, **kwargs: Any) -> Any:
         rng = rngs.setdefault(id(bank), random.Random(5))  # the same deals, in the same order, in both banks
         bank.commit_deal(random_deal(rng), station_source())
         return commit(bank, *args, **kwargs)
 
-    monkeypatch.setattr(bulk, "import_canonical", station_first)
+    monkeypatch.setattr(Bank, "import_canonical", station_first)
     expected, text = _both_ways(*banks, _files(tmp_path))
     assert text == expected
     ids = [d["repeats"] for d in json.loads(text)["duplicate_records"]]
@@ -147,7 +148,7 @@ def test_another_writer_between_the_batches(
 
 
 def test_a_helper_that_dies_leaves_the_json_to_this_process(
-    banks: tuple[SqliteBank, SqliteBank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    banks: tuple[Bank, Bank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started = _with_helper(monkeypatch)
     send = import_json._FormattingProcess.send
@@ -167,7 +168,7 @@ def test_a_helper_that_dies_leaves_the_json_to_this_process(
 
 
 def test_an_error_in_the_import_stops_the_helper(
-    banks: tuple[SqliteBank, SqliteBank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    banks: tuple[Bank, Bank], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started = _with_helper(monkeypatch)
     commit = bulk.import_canonical
@@ -196,7 +197,7 @@ def _reaped() -> None:
 
 
 def test_the_helper_only_for_a_bank_in_this_process(
-    banks: tuple[SqliteBank, SqliteBank],
+    banks: tuple[Bank, Bank],
     engine: str,  # noqa: F811
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

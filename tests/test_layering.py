@@ -52,7 +52,7 @@ def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
     code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "7 kept, 0 broken" in out
+    assert "9 kept, 0 broken" in out
 
 
 def test_the_contracts_name_every_package() -> None:
@@ -67,6 +67,11 @@ def test_the_contracts_name_every_package() -> None:
     assert set(c["no-package-cycles"]["ancestors"]) == set(ROOTS)
     assert c["app-is-framework-free"]["source_modules"] == ["dealer.app"]
     assert {"fastapi", "starlette", "uvicorn", "typer"} <= set(c["app-is-framework-free"]["forbidden_modules"])
+    assert c["integrity-below-storage"]["source_modules"] == ["dealer.integrity"]
+    below = set(c["integrity-below-storage"]["forbidden_modules"])
+    assert {"dealer.bank", "dealer.bank_import", "dealer.draw"} <= below
+    assert c["storage-reads-no-files"]["source_modules"] == ["dealer.bank"]
+    assert {"dealer.bank_import", "dealer.formats"} <= set(c["storage-reads-no-files"]["forbidden_modules"])
 
 
 def test_no_cycle_between_packages_across_roots(graph: grimp.ImportGraph) -> None:
@@ -97,6 +102,19 @@ def test_the_bank_does_not_read_the_draw(graph: grimp.ImportGraph) -> None:
     """The draw's documents are read by ``dealer.draw`` (#15): no module of the bank imports the draw package."""
     assert graph.find_shortest_chain(importer="dealer.bank", imported="dealer.draw", as_packages=True) is None
     assert graph.find_shortest_chain(importer="dealer.draw", imported="dealer.bank", as_packages=True) is not None
+
+
+def test_bank_and_draw_take_their_proofs_from_integrity_and_the_importer_sits_above_the_bank(
+    graph: grimp.ImportGraph,
+) -> None:
+    """Integrity is its own package under both the bank and the draw (#29); the importer of files is above the
+    bank, beside the formats, and the bank reaches neither."""
+    for user in ("dealer.bank", "dealer.draw"):
+        assert graph.find_shortest_chain(importer=user, imported="dealer.integrity", as_packages=True) is not None
+    assert graph.find_shortest_chain(importer="dealer.integrity", imported="dealer.bank", as_packages=True) is None
+    assert graph.find_shortest_chain(importer="dealer.bank_import", imported="dealer.bank", as_packages=True)
+    assert graph.find_shortest_chain(importer="dealer.bank_import", imported="dealer.formats", as_packages=True)
+    assert graph.find_shortest_chain(importer="dealer.bank", imported="dealer.bank_import", as_packages=True) is None
 
 
 def test_the_draw_packages_lazy_names_are_its_named_modules_objects() -> None:

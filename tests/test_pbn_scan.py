@@ -15,12 +15,12 @@ from strategies import deals
 
 from dealer.bank import compact
 from dealer.bank.errors import BankError
-from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.core import Deal, Seat
 from dealer.formats.base import MAX_LINE_CHARS as LIMIT
 from dealer.formats.base import FormatError, may_hold_a_long_line
 from dealer.formats.pbn import PBN
 from dealer.formats.pbn_scan import _LONG_LINE_B, DealCache, ScannedDeals, canonical_of, scan
+from dealer.integrity.ledger import Entry, EntryKind, canonical_json
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pbn"
 HALF = LIMIT // 2

@@ -33,14 +33,14 @@ FORK = "only when bank.file_reading.second_core_idle() (sys.platform == 'linux')
 PTY = "the pty simulator: drivers.kinds.simulator takes loopback TCP where there is no termios (HAS_PTY)"
 # (file, function, use) -> the portable fallback
 LISTED: dict[tuple[str, str, str], str] = {
-    ("dealer/bank/file_reading.py", "", "/proc"): "the load is read only under second_core_idle's Linux check",
-    ("dealer/bank/file_reading.py", "parse_files", "os.fork"): FORK,
-    ("dealer/bank/file_reading.py", "parse_files", "os.waitpid"): FORK,
-    ("dealer/bank/import_json.py", "_FormattingProcess._stop", "os.waitpid"): FORK,
-    ("dealer/bank/import_json.py", "_FormattingProcess._stop", "signal.SIGKILL"): FORK,
-    ("dealer/bank/import_json.py", "_FormattingProcess.start", "os.MFD_CLOEXEC"): FORK,
-    ("dealer/bank/import_json.py", "_FormattingProcess.start", "os.fork"): FORK,
-    ("dealer/bank/import_json.py", "_FormattingProcess.start", "os.memfd_create"): FORK,
+    ("dealer/bank_import/file_reading.py", "", "/proc"): "the load is read only under second_core_idle's Linux check",
+    ("dealer/bank_import/file_reading.py", "parse_files", "os.fork"): FORK,
+    ("dealer/bank_import/file_reading.py", "parse_files", "os.waitpid"): FORK,
+    ("dealer/bank_import/import_json.py", "_FormattingProcess._stop", "os.waitpid"): FORK,
+    ("dealer/bank_import/import_json.py", "_FormattingProcess._stop", "signal.SIGKILL"): FORK,
+    ("dealer/bank_import/import_json.py", "_FormattingProcess.start", "os.MFD_CLOEXEC"): FORK,
+    ("dealer/bank_import/import_json.py", "_FormattingProcess.start", "os.fork"): FORK,
+    ("dealer/bank_import/import_json.py", "_FormattingProcess.start", "os.memfd_create"): FORK,
     ("dealer/bank/migrate.py", "_sqlite_destination", "mode 0o600"): OWNER_ONLY,
     ("dealer/bank/store.py", "SqliteBank.__init__", "mode 0o600"): OWNER_ONLY,
     ("dealer/bank/store.py", "SqliteBank.copy_to", "mode 0o600"): OWNER_ONLY,

@@ -17,8 +17,8 @@ from bank_support import random_deal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealer.bank.importer import import_files
 from dealer.bank.store import SqliteBank
+from dealer.bank_import.importer import import_files
 from dealer.core import Deal
 from dealer.core.errors import DealerError
 from dealer.formats import formats, load_all

@@ -17,11 +17,11 @@ from typing import Any, NamedTuple
 
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
+from dealer.integrity.ledger import Entry, EntryKind, canonical_json, commitment
 
 from . import compact
 from .api import CommittedDeal, DealSource
 from .errors import BankError, DuplicateDealError
-from .ledger import Entry, EntryKind, canonical_json, commitment
 from .ledger_table import LedgerRow, LedgerTable, ledger_row
 from .schema import Connection, insert_sql, select_sql
 
@@ -232,6 +232,17 @@ class DealsTable:
     def id_of(self, db: Connection, canonical: bytes) -> int | None:
         row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
         return None if row is None else int(row[0])
+
+    def committed(self, db: Connection, canonical: bytes) -> CommittedDeal | None:
+        """The deal committed with these cards, as its commit answered (None: the bank does not hold it)."""
+        row = db.execute(
+            "SELECT d.deal_id, d.commitment, d.ledger_index, l.hash FROM deals d JOIN ledger l "
+            "ON l.idx = d.ledger_index WHERE d.canonical = ?",
+            (canonical,),
+        ).fetchone()
+        if row is None:
+            return None
+        return CommittedDeal(int(row[0]), bytes(row[1]).hex(), int(row[2]), bytes(row[3]).hex())
 
     def count(self, db: Connection) -> int:
         return int(db.execute("SELECT COUNT(*) FROM deals").fetchone()[0])

@@ -15,10 +15,10 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from dealer.core.json_types import JsonObject
+from dealer.integrity.ledger import Entry, EntryKind
 
 from .deals import DealsTable
 from .errors import BankError
-from .ledger import Entry, EntryKind
 from .ledger_table import LedgerTable
 from .schema import Connection, insert_sql, select_sql
 

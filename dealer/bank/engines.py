@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .errors import BankError
 
 if TYPE_CHECKING:
-    from .store import SqliteBank
+    from .composed import Bank
 
 
 def is_url(value: str | Path) -> bool:
@@ -29,7 +29,7 @@ def load_engine(target: str | Path) -> None:
 
 def open_bank_at(
     target: str | Path, key_dir: Path | str | None = None, create: bool = True, busy_timeout: float | None = None
-) -> SqliteBank:
+) -> Bank:
     """The bank at ``target``. Without ``create``, a missing bank is an error (no empty bank by a typo)."""
     if is_url(target):  # psycopg loads only for a URL
         from .pg_store import PostgresBank, normalise_url, redact

@@ -16,11 +16,11 @@ from hashlib import sha256
 from typing import NamedTuple
 
 from dealer.core.json_types import JsonObject
+from dealer.integrity.ledger import GENESIS_PREV, DealEntry, Entry, EntryKind
+from dealer.integrity.merkle import leaf_hash
 
 from . import compact
 from .errors import BankError
-from .ledger import GENESIS_PREV, DealEntry, Entry, EntryKind
-from .merkle import leaf_hash
 from .schema import Connection, insert_sql
 
 PAGE = 20000  # rows per read of a long scan

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BankError
-from .schema import ORDER, SCHEMA, insert_sql, select_sql
-from .store import SqliteBank
+from .repository import BankRepository
+from .schema import SCHEMA, insert_sql
 
 TABLES = ("meta", "ledger", "deals", "draws")
 PAGE = 5000
@@ -43,7 +43,7 @@ def _sqlite_destination(path: Path) -> sqlite3.Connection:
 
 
 def migrate_bank(
-    source: SqliteBank, destination: str | Path, progress: Callable[[str, int], None] | None = None
+    source: BankRepository, destination: str | Path, progress: Callable[[str, int], None] | None = None
 ) -> MigrateReport:
     """Copy ``source`` into a new bank at ``destination`` (a SQLite path or a postgresql:// URL)."""
     from .engines import is_url
@@ -70,16 +70,14 @@ def migrate_bank(
         def undo() -> None:
             target.execute("ROLLBACK")
 
-    src = source.raw_connection()
     rows: dict[str, int] = {}
     try:
         target.execute(start)
         try:
             for table in TABLES:
                 n = 0
-                cur = src.execute(select_sql(table, tail=f"ORDER BY {ORDER[table]}"))
-                while batch := cur.fetchmany(PAGE):
-                    target.executemany(insert_sql(table), [tuple(r) for r in batch])
+                for batch in source.stored_rows(table, PAGE):
+                    target.executemany(insert_sql(table), batch)
                     n += len(batch)
                     if progress is not None:
                         progress(table, n)

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .ledger import Entry, EntryKind, canonical_json, checkpoint
+from dealer.integrity.ledger import Entry, EntryKind, canonical_json, checkpoint
+from dealer.integrity.merkle import merkle_root
+
 from .ledger_table import LedgerTable
-from .merkle import merkle_root
 from .schema import Connection
 
 if TYPE_CHECKING:  # cryptography loads with the keyring: reading the bank goes without it

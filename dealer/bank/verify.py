@@ -26,15 +26,15 @@ from typing import Protocol
 from dealer.core import Deal
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
+from dealer.integrity.anchors import MAX_SINCE_BYTES, MIN_HEAD_DIGITS, AnchorError, Head, Since
+from dealer.integrity.keys import verify_signature
+from dealer.integrity.ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
+from dealer.integrity.merkle import leaf_hash, merkle_root
 
 from . import compact
-from .anchors import MAX_SINCE_BYTES, MIN_HEAD_DIGITS, AnchorError, Head, Since
 from .deals import DealRow, DealState
 from .draws import DrawRow
 from .errors import BankError
-from .keys import verify_signature
-from .ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind, canonical_json, commitment
-from .merkle import leaf_hash, merkle_root
 from .repository import BankRepository
 from .store import SqliteBank
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside
 
     from rich.progress import Progress, TaskID
 
-    from dealer.bank.importer import ImportReport, SkippedFile
+    from dealer.bank_import.importer import ImportReport, SkippedFile
 
 out = Console(highlight=False, markup=False)
 warn = Console(highlight=False, stderr=True)
@@ -251,7 +251,7 @@ def import_cmd(
     """Import public deals: each deal once, committed in short batches; every record imported or reported.
     Deals the register of played deals holds are left out (Law 15), each reported."""
     from dealer.bank.engines import load_engine
-    from dealer.bank.importer import import_parsed, read_files
+    from dealer.bank_import.importer import import_parsed, read_files
 
     from .light import NothingToImport, bank_import_json, collector_paused, set_aside_played
 

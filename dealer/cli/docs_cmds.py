@@ -18,7 +18,7 @@ from .options import KeysOption
 from .root import app, fail
 
 if TYPE_CHECKING:
-    from dealer.bank.store import SqliteBank
+    from dealer.bank.repository import BankRepository
     from dealer.documents.issue import Issued
 
 out = Console(highlight=False)
@@ -57,7 +57,7 @@ def _event(event: Path | None, regulation: Path | None, config: Path | None, say
     return ev
 
 
-def _open(ev: Event, bank: Path | None, keys: Path | None) -> SqliteBank:
+def _open(ev: Event, bank: Path | None, keys: Path | None) -> BankRepository:
     from .options import open_bank
 
     if bank is not None:

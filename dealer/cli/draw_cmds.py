@@ -277,8 +277,8 @@ def verify_cmd(
     ),
 ) -> None:
     """Check a published bundle without any database; print each check, stop at the first failure."""
-    from dealer.bank.anchors import AnchorError, Head
     from dealer.draw.bundle import anchor_check, bank_of, head_check, other_banks, value_check, verify_bundle
+    from dealer.integrity.anchors import AnchorError, Head
 
     try:
         noted_head = Head.parse(head) if head is not None else None

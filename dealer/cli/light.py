@@ -21,7 +21,7 @@ from .i18n import language, t
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from dealer.bank.file_reading import FileReport, SkippedFile
+    from dealer.bank_import.file_reading import FileReport, SkippedFile
     from dealer.formats.pbn_scan import ScannedDeals
 
     Parsed = list[tuple[FileReport, ScannedDeals]]  # what ``read_files`` gives
@@ -233,7 +233,7 @@ def import_read(
 ) -> tuple[Parsed, list[SkippedFile]]:
     """``bank import``'s first half: every file read and parsed, nothing written (NothingToImport: no file left);
     the modules that open ``bank`` are loaded meanwhile."""
-    from dealer.bank.file_reading import read_files  # the bank's modules: loaded meanwhile (or when writing)
+    from dealer.bank_import.file_reading import read_files  # the bank's modules: loaded meanwhile (or when writing)
 
     skipped: list[SkippedFile] = []
     prepare = None if bank is None else (lambda: load_writing(bank))
@@ -248,7 +248,7 @@ def load_writing(bank: Path) -> None:
     from dealer.bank.engines import load_engine
 
     load_engine(bank)
-    from dealer.bank import import_json  # noqa: F401
+    from dealer.bank_import import import_json  # noqa: F401
 
 
 def register_path(bank: Path, register: Path | None) -> Path:
@@ -268,10 +268,11 @@ def set_aside_played(parsed: Parsed, bank: Path, register: Path | None) -> int:
 
             raise BankError("{path}: no register of played deals there", path=path)
         return 0
-    from dealer.bank.register import PlayedRegister, set_aside_played
+    from dealer.bank.register import PlayedRegister
+    from dealer.bank_import.played import set_aside_played as leave_out_played
 
     with PlayedRegister(path) as played:
-        return set_aside_played(parsed, played)
+        return leave_out_played(parsed, played)
 
 
 def import_write(
@@ -280,7 +281,7 @@ def import_write(
     """``bank import``'s second half: the deals committed in batches; the JSON line ``--json`` prints. It writes:
     whoever runs it must not run it again on a failure (the batches committed would be reported as duplicates)."""
     from dealer.bank.engines import open_bank_at
-    from dealer.bank.import_json import import_with_json
+    from dealer.bank_import.import_json import import_with_json
 
     set_aside_played(parsed, bank, register)
     with open_bank_at(bank, keys, create=True) as b:  # as ``options.open_bank``: only an import creates a bank

@@ -11,7 +11,7 @@ from .light import DEFAULT_BANK_PATH as DEFAULT_BANK_PATH  # the bank commands' 
 from .light import register_path as register_path
 
 if TYPE_CHECKING:
-    from dealer.bank.store import SqliteBank
+    from dealer.bank.repository import BankRepository
 
 BankOption = typer.Option(
     DEFAULT_BANK_PATH, "--bank", help="The bank: a SQLite file, or a postgresql://user@host/db URL."
@@ -19,7 +19,7 @@ BankOption = typer.Option(
 KeysOption = typer.Option(None, "--keys", help="Directory of the signing key (default: the bank file's directory).")
 
 
-def open_bank(bank: Path, keys: Path | None, create: bool = False) -> SqliteBank:
+def open_bank(bank: Path, keys: Path | None, create: bool = False) -> BankRepository:
     """Open the bank; only an import creates a new one (a mistyped --bank must not start an empty bank)."""
     from dealer.bank.engines import open_bank_at
 
@@ -56,7 +56,7 @@ def read_passphrase(source: Path | None, prompt: str) -> str:
         raise CustodyError("{source}: the passphrase is not UTF-8 text", source=source) from exc
 
 
-def open_unlocked(bank: Path, keys: Path | None, passphrase: Path | None) -> SqliteBank:
+def open_unlocked(bank: Path, keys: Path | None, passphrase: Path | None) -> BankRepository:
     """Open the bank and unlock the chief judge's custody with the passphrase (docs/custody.md)."""
     from dealer.custody.files import read_record
     from dealer.custody.keyring import unlock_record

@@ -21,7 +21,6 @@ from importlib import resources
 from typing import Protocol
 
 from dealer.bank.errors import BankError
-from dealer.bank.ledger import Entry, EntryKind, entry_hash
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.cards import Card
@@ -30,6 +29,7 @@ from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
 from dealer.i18n import Messages, check_language, format_dates
+from dealer.integrity.ledger import Entry, EntryKind, entry_hash
 from dealer.regulation import Regulation
 
 from .model import Block, Document, Fields, Signature, Table, Text

@@ -18,10 +18,10 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Protocol
 
-from dealer.bank.ledger import Entry
 from dealer.core.json_types import JsonObject
 from dealer.fsutil import write_atomic
 from dealer.i18n import format_date
+from dealer.integrity.ledger import Entry
 
 from .acts import DOCUMENT_ENTRY, DocumentError, LedgerReader, messages
 from .model import Document

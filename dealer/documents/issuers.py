@@ -9,7 +9,7 @@ from datetime import datetime
 from hashlib import sha256
 from pathlib import Path
 
-from dealer.bank.store import SqliteBank
+from dealer.bank.repository import BankRepository
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 from dealer.export.at_rest import AtRest
@@ -20,7 +20,7 @@ from .acts import AuditVerdict, Context, DocumentError
 from .issue import Issued, issue
 
 
-def audit_verdict(bank: SqliteBank, lang: str) -> AuditVerdict | None:
+def audit_verdict(bank: BankRepository, lang: str) -> AuditVerdict | None:
     """The fairness audit of the whole bank (None for an empty bank)."""
     from dealer.audit import run_audit
     from dealer.audit.bank_source import records_from_stored
@@ -40,7 +40,7 @@ def _ctx(reg: Regulation, lang: str, witnesses: Sequence[str]) -> Callable[[int,
 
 
 def issue_bank_act(
-    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, witnesses: Sequence[str] = (), audit: bool = True
+    bank: BankRepository, reg: Regulation, lang: str, out_dir: Path, witnesses: Sequence[str] = (), audit: bool = True
 ) -> Issued:
     verdict = audit_verdict(bank, lang) if audit else None
     ctx = _ctx(reg, lang, witnesses)
@@ -48,7 +48,7 @@ def issue_bank_act(
 
 
 def issue_draw_protocol(
-    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, label: str, witnesses: Sequence[str] = ()
+    bank: BankRepository, reg: Regulation, lang: str, out_dir: Path, label: str, witnesses: Sequence[str] = ()
 ) -> Issued:
     bank.get_draw(label)  # an unknown label is refused before a number is taken
     ctx = _ctx(reg, lang, witnesses)
@@ -56,7 +56,7 @@ def issue_draw_protocol(
 
 
 def issue_draw_annex(
-    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, label: str, witnesses: Sequence[str] = ()
+    bank: BankRepository, reg: Regulation, lang: str, out_dir: Path, label: str, witnesses: Sequence[str] = ()
 ) -> Issued:
     from dealer.draw.director import Director
 
@@ -83,7 +83,7 @@ def read_journal(path: Path | None, at_rest: AtRest | None = None) -> JsonObject
 
 
 def issue_boards_act(
-    bank: SqliteBank,
+    bank: BankRepository,
     reg: Regulation,
     lang: str,
     out_dir: Path,
@@ -104,7 +104,7 @@ def issue_boards_act(
 
 
 def issue_equipment_act(
-    bank: SqliteBank, reg: Regulation, lang: str, out_dir: Path, session: str, witnesses: Sequence[str] = ()
+    bank: BankRepository, reg: Regulation, lang: str, out_dir: Path, session: str, witnesses: Sequence[str] = ()
 ) -> Issued:
     if not acts.check_entries(bank, session):
         raise acts.no_checks(session)
@@ -125,7 +125,7 @@ def closed_audit(deals: Sequence[tuple[int, Deal, str]], lang: str) -> AuditVerd
 
 
 def issue_closed_act(
-    bank: SqliteBank,
+    bank: BankRepository,
     reg: Regulation,
     lang: str,
     out_dir: Path,

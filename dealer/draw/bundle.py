@@ -17,13 +17,13 @@ from datetime import datetime
 from hashlib import sha256
 from typing import NoReturn
 
-from dealer.bank.anchors import Head
-from dealer.bank.keys import verify_signature
-from dealer.bank.ledger import SEAL_FORMAT, canonical_json, commitment
-from dealer.bank.merkle import leaf_hash, verify_inclusion
 from dealer.core import Deal, Seat
 from dealer.core.errors import DealError, Phrase
 from dealer.core.json_types import JsonObject
+from dealer.integrity.anchors import Head
+from dealer.integrity.keys import verify_signature
+from dealer.integrity.ledger import SEAL_FORMAT, canonical_json, commitment
+from dealer.integrity.merkle import leaf_hash, verify_inclusion
 
 from .protocol import (
     COMMIT_FORMAT,

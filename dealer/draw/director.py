@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import TypedDict
 
-from dealer.bank.keys import verify_signature
-from dealer.bank.ledger import canonical_json, entry_hash
-from dealer.bank.merkle import audit_path, leaf_hash, tree_levels
 from dealer.bank.register import PlayedRegister
 from dealer.bank.repository import BankRepository, DrawRecord, DrawState, PriorDraw, Seal, StoredDeal
 from dealer.core import Seat
 from dealer.core.json_types import JsonObject
+from dealer.integrity.keys import verify_signature
+from dealer.integrity.ledger import canonical_json, entry_hash
+from dealer.integrity.merkle import audit_path, leaf_hash, tree_levels
 from dealer.regulation import Regulation
 
 from .bundle import BUNDLE_FORMAT, MAX_OVERRIDE, register_source

@@ -559,7 +559,7 @@ def draw_seed(secret: bytes, value: str, root: bytes, label: str) -> bytes:
 
 def commitment_hash(doc: JsonObject) -> str:
     """hex SHA-256 of a commitment's canonical JSON: how the next draw names it."""
-    from dealer.bank.ledger import canonical_json
+    from dealer.integrity.ledger import canonical_json
 
     return sha256(canonical_json(doc)).hexdigest()
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from dealer.bank import verify as bank_verify
 from dealer.bank.deals import DealState
 from dealer.bank.draws import RUN_ORDER, DrawRow, DrawState
-from dealer.bank.keys import verify_signature
-from dealer.bank.ledger import Entry, EntryKind, canonical_json
 from dealer.bank.repository import BankRepository
 from dealer.bank.verify import AnchorError, Finding, Head, Since, VerifyReport
 from dealer.core.errors import Phrase
 from dealer.core.json_types import JsonObject
 from dealer.custody.keyring import is_sealed
+from dealer.integrity.keys import verify_signature
+from dealer.integrity.ledger import Entry, EntryKind, canonical_json
 
 from .protocol import (
     COMMIT_FORMAT,

@@ -1,13 +1,13 @@
-"""Opening the deal bank the service commits to (the SQLite bank of ``dealer.bank``)."""
+"""Opening the deal bank the service commits to (``dealer.bank``, on either engine)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from dealer.bank.api import BankApi
+from dealer.bank.repository import BankRepository
 
 
-def open_bank(path: Path | str, busy_timeout: float = 2.0, key_dir: Path | None = None) -> BankApi:
+def open_bank(path: Path | str, busy_timeout: float = 2.0, key_dir: Path | None = None) -> BankRepository:
     """The SQLite file at ``path``, or the PostgreSQL bank when ``path`` is a ``postgresql://`` URL.
 
     ``busy_timeout``: seconds a SQLite write waits for another writer (a CLI import) before the station retries it

@@ -10,16 +10,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from dealer.bank.api import BankApi
+from dealer.bank.repository import BankRepository
 
 T = TypeVar("T")
 P = ParamSpec("P")
 
 
 class BankWorker:
-    def __init__(self, factory: Callable[[], BankApi]) -> None:
+    def __init__(self, factory: Callable[[], BankRepository]) -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bank")
-        self.bank: BankApi = self._executor.submit(factory).result()
+        self.bank: BankRepository = self._executor.submit(factory).result()
 
     async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn(*args, **kwargs)`` on the bank's thread, in a copy of the caller's context (so a request's
@@ -32,7 +32,5 @@ class BankWorker:
         return self._executor.submit(fn, *args, **kwargs).result()
 
     def close(self) -> None:
-        closer = getattr(self.bank, "close", None)
-        if callable(closer):
-            self._executor.submit(closer).result()
+        self._executor.submit(self.bank.close).result()
         self._executor.shutdown(wait=True)

@@ -17,7 +17,6 @@ from typing import ParamSpec, TypeVar
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
-from dealer.bank.ledger import canonical_json
 from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
@@ -31,6 +30,7 @@ from dealer.custody import (
     unlock_record,
 )
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
+from dealer.integrity.ledger import canonical_json
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
@@ -65,14 +65,11 @@ P = ParamSpec("P")
 
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
-    from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
     from dealer.draw.protocol import dice_description, dice_spec, named_spec
     from dealer.i18n import error_text
 
     bank = service.bank.bank
-    if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
-        return
     from dealer.bank.register import PlayedRegister
 
     # the competition's played deals (Law 15): checked at every prepare, filled at every reveal

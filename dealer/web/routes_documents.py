@@ -67,7 +67,7 @@ def _calibration(path: Path | None) -> dict[str, str | float] | None:
 
 
 def make_router(service: Service) -> APIRouter:
-    from dealer.bank.store import SqliteBank
+    from dealer.bank.repository import BankRepository
     from dealer.documents import issuers
     from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
@@ -80,11 +80,8 @@ def make_router(service: Service) -> APIRouter:
     run = service.bank.call
     numbering = threading.Lock()
 
-    def bank() -> SqliteBank:
-        b = service.bank.bank
-        if not isinstance(b, SqliteBank):
-            raise HTTPException(404, "documents need the SQLite bank")
-        return b
+    def bank() -> BankRepository:
+        return service.bank.bank
 
     access = Depends(key_access(service.custody, "director"))  # the key only for the signed-in browser
     judge_access = Depends(key_access(service.custody, "judge"))  # the technical judge never uses it

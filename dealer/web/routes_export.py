@@ -175,12 +175,11 @@ class WatchdogMaker:
 
 def make_router(service: Service) -> APIRouter:
     from dealer.bank.draws import DrawState
-    from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
 
     router = APIRouter()
     bank = service.bank.bank
-    director = Director(bank) if isinstance(bank, SqliteBank) else None
+    director = Director(bank)
     jobs = service.jobs
     export_root = service.config.var_dir / "export"
 
@@ -191,8 +190,6 @@ def make_router(service: Service) -> APIRouter:
     judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True)), judge_access]
 
     def guard() -> Director:
-        if director is None:
-            raise HTTPException(404, "this bank engine has no draws")
         return director
 
     def out_dir(label: str) -> Path:

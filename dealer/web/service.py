@@ -9,9 +9,9 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
-from dealer.bank.api import BankApi
+from dealer.bank.repository import BankRepository
 from dealer.core.json_types import JsonObject
 from dealer.regulation import DealingVariant, Regulation, load_regulation
 from dealer.web.nats_publisher import RelayPublisher
@@ -45,31 +45,6 @@ if TYPE_CHECKING:
     from dealer.bank.store import Seal
 
 
-@runtime_checkable
-class _Sealing(Protocol):
-    """A bank that seals itself (the SQLite and PostgreSQL banks; a test's stand-in bank may not)."""
-
-    def unsealed(self) -> tuple[int, int]: ...
-    def seal(self) -> Seal: ...
-    @property
-    def unlocked(self) -> bool: ...
-    def lock(self) -> None: ...
-
-
-@runtime_checkable
-class _Copying(Protocol):
-    """A bank that copies itself whole to a file (the SQLite bank)."""
-
-    def copy_to(self, path: Path) -> tuple[int, str]: ...
-
-
-@runtime_checkable
-class _Anchored(Protocol):
-    """A bank that reads its ledger's size and head together (the SQLite and PostgreSQL banks)."""
-
-    def anchor(self) -> tuple[int, str]: ...
-
-
 log = logging.getLogger("dealer.service")
 SHUTDOWN_FLUSH_S = 5.0  # at shutdown, ledger writes still waiting for the bank get this long
 SEAL_RETRY_S = 60.0  # an automatic seal that failed (busy bank, wrong key) is tried again after this long
@@ -77,8 +52,8 @@ SEAL_RETRY_S = 60.0  # an automatic seal that failed (busy bank, wrong key) is t
 
 def default_bank_factory(
     path: Path | str, busy_timeout: float = 2.0, key_dir: Path | None = None
-) -> Callable[[], BankApi]:
-    def make() -> BankApi:
+) -> Callable[[], BankRepository]:
+    def make() -> BankRepository:
         from .banks import open_bank
 
         return open_bank(path, busy_timeout, key_dir)
@@ -91,7 +66,7 @@ class Service:
         self,
         config: ServiceConfig,
         regulation: Regulation | None = None,
-        bank_factory: Callable[[], BankApi] | None = None,
+        bank_factory: Callable[[], BankRepository] | None = None,
         autostart: bool = True,
     ) -> None:
         self.config = config
@@ -185,10 +160,7 @@ class Service:
     async def watch_bank(self) -> None:
         """Publish the ledger's anchor (size, head) whenever it moved — by this service or any other writer."""
         bank = self.bank.bank
-        if isinstance(bank, _Anchored):
-            size, head = await self.bank.call(bank.anchor)
-        else:
-            size, head = 0, await self.bank.call(bank.ledger_head)
+        size, head = await self.bank.call(bank.anchor)
         if (size, head) == self._anchor:
             return
         self._anchor = (size, head)
@@ -202,7 +174,7 @@ class Service:
         and checked; True when the copy holds the first ``size`` entries (the commit), False when it is behind
         (the judge sees why), None when there is no second copy."""
         bank = self.bank.bank
-        if self.config.bank_copy is None or not isinstance(bank, _Copying) or not isinstance(bank, _Anchored):
+        if self.config.bank_copy is None or not bank.copies_to_file:
             return None
         now_size, head = await self.bank.call(bank.anchor)
         await self.copy_bank(now_size, head)
@@ -213,7 +185,7 @@ class Service:
         """The second copy (``[bank] copy``) brought to this anchor and checked: it must hold the same ledger."""
         target = self.config.bank_copy
         bank = self.bank.bank
-        if target is None or not isinstance(bank, _Copying):
+        if target is None or not bank.copies_to_file:
             return
         previous = self.bank_copy
         if previous is not None and previous.error is None and previous.size >= size and previous.same:
@@ -243,7 +215,7 @@ class Service:
     async def auto_seal(self) -> Seal | None:
         """Seal when ``seal_every_deals`` new deals or ``seal_every_minutes`` with new entries have passed."""
         bank = self.bank.bank
-        if not isinstance(bank, _Sealing) or not bank.unlocked:  # seals are signed with the chief judge's key
+        if not bank.unlocked:  # seals are signed with the chief judge's key
             return None
         entries, deals = await self.bank.call(bank.unsealed)
         every_deals, every_min = self.config.seal_every_deals, self.config.seal_every_minutes
@@ -266,7 +238,7 @@ class Service:
     async def lock_idle_custody(self) -> None:
         """The chief judge's key leaves memory after ``idle_lock_s`` without a step that used it."""
         bank = self.bank.bank
-        if isinstance(bank, _Sealing) and bank.unlocked and self.custody.idle(time.monotonic()):
+        if bank.unlocked and self.custody.idle(time.monotonic()):
             await self.bank.call(bank.lock)
             self.custody.sign_out()
             log.info("custody: locked after %d idle minutes", self.custody.idle_lock_s // 60)
@@ -353,11 +325,9 @@ class Service:
         """On the bank's thread: refuse «Старт» without today's "before" check of the station (or an override)."""
         from datetime import date
 
-        from dealer.bank.store import SqliteBank
         from dealer.documents.acts import may_start, no_check_before
 
-        bank = self.bank.bank
-        if isinstance(bank, SqliteBank) and not may_start(bank, name, date.today()):
+        if not may_start(self.bank.bank, name, date.today()):
             raise no_check_before(name)
 
     def devices(self) -> list[DeviceEntry]:

@@ -23,13 +23,13 @@ from itertools import compress, count, repeat
 from operator import ne, not_
 from pathlib import Path
 
+from dealer.bank import bulk
+from dealer.bank.bulk import source_text
+from dealer.bank.deals import ImportOutcome, base_name
+from dealer.bank.protocols import Imports
 from dealer.formats.pbn_scan import ScannedDeals
 
-from . import bulk
-from .bulk import source_text
-from .deals import ImportOutcome
 from .file_reading import Duplicate, FileReport, SkippedFile, read_files
-from .store import SqliteBank, base_name
 
 __all__ = ["Duplicate", "FileReport", "ImportReport", "SkippedFile", "import_files", "import_parsed", "read_files"]
 
@@ -61,7 +61,7 @@ class ImportReport:
 
 
 def import_files(
-    bank: SqliteBank,
+    bank: Imports,
     paths: Sequence[Path | str],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
@@ -117,7 +117,7 @@ Batch = tuple[int, int, ImportOutcome]  # a committed batch: its first and end i
 
 
 def write_batches(
-    bank: SqliteBank,
+    bank: Imports,
     plan: ImportPlan,
     progress: Callable[[int, int], None] | None = None,
     batch_size: int | None = None,
@@ -126,7 +126,7 @@ def write_batches(
 ) -> list[Batch]:
     """Commit the plan's first occurrences in transactions of at most ``batch_size`` deals (the bank's
     ``import_batch``); ``after(batch)`` once each is committed, ``meanwhile(batch)`` while its rows are being
-    written (``bulk.import_canonical``: it is the batch that commits, unless the import fails). A deal the bank
+    written (``Imports.import_canonical``: it is the batch that commits, unless the import fails). A deal the bank
     already holds comes back as a duplicate in its batch's outcome. While a batch's deals are written, the next
     batch's sources, salts and commitments are made (on PostgreSQL, the server writes meanwhile)."""
     batch_size = batch_size or bank.import_batch
@@ -170,7 +170,7 @@ def write_batches(
         sent = None if meanwhile is None else (lambda outcome, start=start, end=end: meanwhile((start, end, outcome)))
         following = chunks[part] if part < len(chunks) else None
         then = None if following is None else (lambda following=following: upcoming.append(prepare(following)))
-        outcome = bulk.import_canonical(bank, rows.deals, rows.sources, batch, step, ours, sent, then, rows)
+        outcome = bank.import_canonical(rows.deals, rows.sources, batch, step, ours, sent, then, rows)
         new = outcome.imported
         # it still holds only ours if this batch's first new deal came right after them (no one else's between)
         ours = new[-1][1] if ours is not None and new and new[0][1] == ours + 1 else None
@@ -182,7 +182,7 @@ def write_batches(
 
 
 def import_parsed(
-    bank: SqliteBank,
+    bank: Imports,
     parsed: Sequence[tuple[FileReport, ScannedDeals]],
     progress: Callable[[int, int], None] | None = None,
     batch_size: int | None = None,

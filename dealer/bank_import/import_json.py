@@ -26,12 +26,11 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import BinaryIO
 
+from dealer.bank.protocols import Imports
 from dealer.formats.pbn_scan import ScannedDeals
 
-from . import bulk
 from .file_reading import second_core_idle
 from .importer import Batch, FileReport, ImportPlan, ImportReport, SkippedFile, plan_import, write_batches
-from .store import SqliteBank
 
 FORK_DUPLICATES = 5000  # duplicates worth a second process (it costs a few milliseconds to start and feed)
 _NULLS: dict[object, str] = {None: "null"}  # _NULLS.get(x, x): "null" for None, else x itself
@@ -93,7 +92,7 @@ def _totals(
 
 
 def import_with_json(
-    bank: SqliteBank,
+    bank: Imports,
     parsed: Sequence[tuple[FileReport, ScannedDeals]],
     skipped: Sequence[SkippedFile] = (),
     batch_size: int | None = None,
@@ -101,7 +100,7 @@ def import_with_json(
     """Import files already read by ``read_files`` (as ``import_parsed``) and return the JSON report."""
     plan = plan_import(parsed)
     helper = None
-    if len(plan.repeats) >= FORK_DUPLICATES and bulk.in_process(bank):
+    if len(plan.repeats) >= FORK_DUPLICATES and bank.in_process:
         helper = _FormattingProcess.start(plan)
     # without a helper, a batch's duplicates are formatted here while the server writes its rows: the import's
     # report is printed only once every batch has committed
