@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from fastapi import Path
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, StringConstraints
 
+from dealer.app.jobs import JobState
 from dealer.app.station_state import StationStatus
 from dealer.core.events import FaultKind
 
@@ -268,15 +269,6 @@ class CommandError(BaseModel):
 
 
 # -- jobs (board making, hand records) ------------------------------------------------------------------------
-class JobState(StrEnum):
-    IDLE = "idle"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    STOPPED = "stopped"
-    INTERRUPTED = "interrupted"  # made in an earlier run of the service (what its journal says is finished)
-
-
 class Foul(BaseModel):
     """A foul copy. The judge's console without Show cards gets board, copy, attempt, kind, pocket and position
     only (``card``, ``expected`` and ``reason`` name the card)."""

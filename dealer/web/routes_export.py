@@ -26,6 +26,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import Response
 
+from dealer.app.jobs import Job, JobBusy, JobState
 from dealer.core import Deal
 from dealer.core.errors import DealerError
 from dealer.core.events import DeviceEvent
@@ -40,7 +41,6 @@ from .auth import role_check
 from .closed import CLOSED_LABEL
 from .custody import key_access, refusal
 from .i18n import error_detail, translate
-from .jobs import Job, JobBusy
 from .models import (
     BoardCards,
     BoardCardsShown,
@@ -50,7 +50,6 @@ from .models import (
     Foul,
     FoulShown,
     HandRecords,
-    JobState,
     LabelParam,
     MakeBoards,
     WriteFiles,

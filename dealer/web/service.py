@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from dealer.app.hub import PublicHub
+from dealer.app.jobs import JobRunner
 from dealer.app.nats_publisher import RelayPublisher
 from dealer.app.public import bank_message, commitment_message
 from dealer.app.streams import PublicStreams
@@ -24,7 +25,6 @@ from .closed import ClosedBoards
 from .config import ServiceConfig
 from .custody import CustodySession
 from .devices import available_devices, open_station_device, station_on
-from .jobs import JobRunner
 from .models import (
     BankCopyState,
     BankFigures,
