@@ -17,6 +17,7 @@ from typing import ParamSpec, TypeVar
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
+from dealer.app.closed import CLOSED_LABEL
 from dealer.bank.ledger import canonical_json
 from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
@@ -33,7 +34,6 @@ from dealer.custody import (
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
 
 from .auth import role_check
-from .closed import CLOSED_LABEL
 from .custody import CUSTODY_COOKIE, CustodySession, CustodyState, key_access, presented_custody, private_channel
 from .i18n import error_detail
 from .models import (

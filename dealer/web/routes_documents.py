@@ -67,12 +67,12 @@ def _calibration(path: Path | None) -> dict[str, str | float] | None:
 
 
 def make_router(service: Service) -> APIRouter:
+    from dealer.app.closed import CLOSED_LABEL
     from dealer.bank.store import SqliteBank
     from dealer.documents import issuers
     from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
 
-    from .closed import CLOSED_LABEL
     from .routes_export import session_folder, session_slug
 
     router = APIRouter()

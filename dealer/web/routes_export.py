@@ -26,6 +26,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import Response
 
+from dealer.app.closed import CLOSED_LABEL
 from dealer.app.jobs import Job, JobBusy, JobState
 from dealer.core import Deal
 from dealer.core.errors import DealerError
@@ -38,7 +39,6 @@ from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
 from .auth import role_check
-from .closed import CLOSED_LABEL
 from .custody import key_access, refusal
 from .i18n import error_detail, translate
 from .models import (

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from dealer.app.closed import ClosedBoards
 from dealer.app.hub import PublicHub
 from dealer.app.jobs import JobRunner
 from dealer.app.nats_publisher import RelayPublisher
@@ -21,7 +22,6 @@ from dealer.core.json_types import JsonObject
 from dealer.regulation import DealingVariant, Regulation, load_regulation
 
 from .bankworker import BankWorker
-from .closed import ClosedBoards
 from .config import ServiceConfig
 from .custody import CustodySession
 from .devices import available_devices, open_station_device, station_on

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dealer.app.closed import ClosedBoards
 from dealer.app.hub import PublicHub
 from dealer.app.ledger_writes import SlotCommand, SlotEvent, WriteSlot, retry_pause
 from dealer.app.public import bank_message, board_message, from_projection, station_message
@@ -58,7 +59,6 @@ from dealer.session import (
 from drivers.device import DealingDevice
 
 from .bankworker import BankWorker
-from .closed import ClosedBoards
 from .config import StationConfig
 from .models import (
     OperatorBoard,
