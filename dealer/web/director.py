@@ -18,8 +18,9 @@ from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
 from dealer.app.closed import CLOSED_LABEL
+from dealer.app.draws import drawn_boards, enter_value, normalise_value, value_spec
+from dealer.app.exports import session_slug
 from dealer.bank.ledger import canonical_json
-from dealer.core import board_dealer, board_vulnerability
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import json_text
@@ -55,7 +56,7 @@ from .models import (
     VoidDraw,
     Voided,
 )
-from .routes_export import attachment, session_slug
+from .routes_export import attachment
 from .service import Service
 
 log = logging.getLogger("dealer.web")
@@ -67,8 +68,6 @@ P = ParamSpec("P")
 def install_director_routes(app: FastAPI, service: Service) -> None:
     from dealer.bank.store import SqliteBank
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_description, dice_spec, named_spec
-    from dealer.i18n import error_text
 
     bank = service.bank.bank
     if not isinstance(bank, SqliteBank):  # another engine: the director's pages wait for its draw support
@@ -87,13 +86,14 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     def drawn_view(label: str) -> list[DrawnDealView]:
         """The drawn deals as the session's boards: 1..n in draw order, Law 2 dealer and vulnerability."""
         out = []
-        for number, item in enumerate(director.drawn_deals(label), start=1):
-            deal = item.deal.deal
+        drawn = director.drawn_deals(label)
+        for board, item in zip(drawn_boards(drawn), drawn, strict=True):
+            deal = board.deal
             out.append(
                 DrawnDealView(
-                    board=number,
-                    dealer=board_dealer(number).letter,
-                    vulnerability=board_vulnerability(number).pbn,
+                    board=board.number,
+                    dealer=board.dealer.letter,
+                    vulnerability=board.vulnerability.pbn,
                     deal_id=item.deal.deal_id,
                     position=item.position,
                     pbn=deal.to_pbn(),
@@ -274,20 +274,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     @app.post("/api/director/draws", response_model=Prepared, dependencies=write)
     async def director_prepare(body: PrepareDraw) -> Prepared:
         def prepare() -> Prepared:
-            if body.witnesses:
-                words = error_text(dice_description(body.witnesses, body.rolls, body.faces), service.config.language)
-                spec = dice_spec(body.witnesses, body.rolls, body.faces, words)
-            else:
-                spec = named_spec(
-                    body.named or "",
-                    body.numbers,
-                    body.min,
-                    body.max,
-                    body.width,
-                    "as drawn" if body.as_drawn else "ascending",
-                    not body.repeats,
-                    body.separator or "-",
-                )
+            spec = value_spec(body, service.config.language)
             return Prepared.model_validate(
                 director.prepare(
                     body.label,
@@ -306,30 +293,13 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         service.publish_commitment(view)  # recorded in the ledger first, then on the audience display
         return HallView.model_validate(view)
 
-    def enter_value(label: str, dice: list[str] | None, typed: str | None) -> str:
-        rec = bank.get_draw(label)
-        if rec.public_value is not None:
-            return rec.public_value
-        spec = director.commitment(label)["commitment"]["public_value"]
-        if dice is not None:
-            return director.enter_public_value(label, dice=dice)
-        if spec["kind"] == "dice":  # one field: every witness's digits in order, spaces or separators allowed
-            return director.enter_public_value(label, dice=[typed or ""])
-        return director.enter_public_value(label, named=typed or "")
-
     @app.post("/api/director/draws/{label}/value", response_model=ValueEntered, dependencies=write)
     async def director_value(label: LabelParam, body: PublicValue) -> ValueEntered:
         typed = body.public_value if body.public_value is not None else body.named
         if body.check:  # show the canonical form back without storing it
-
-            def normalised() -> str:
-                spec = director.commitment(label)["commitment"]["public_value"]
-                if spec["kind"] == "dice":
-                    return director.normalise(label, dice=body.dice if body.dice else [typed or ""])
-                return director.normalise(label, named=typed or "")
-
-            return ValueEntered(label=label, public_value=await act(normalised), stored=False)
-        value = await act(enter_value, label, body.dice, typed)
+            normalised = await act(normalise_value, director, label, body.dice, typed)
+            return ValueEntered(label=label, public_value=normalised, stored=False)
+        value = await act(enter_value, director, label, body.dice, typed)
         await to_hall(label)
         return ValueEntered(label=label, public_value=value, stored=True)
 
@@ -342,7 +312,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     @app.post("/api/director/draws/{label}/run", response_model=Drawn, dependencies=write)
     async def director_run(label: LabelParam, body: RunDraw | None = None) -> Drawn:
         if body is not None and (body.public_value or body.dice):
-            await act(enter_value, label, body.dice, body.public_value)
+            await act(enter_value, director, label, body.dice, body.public_value)
             await to_hall(label)
         shown = service.shown_values.get(label)
         stored = (await act(bank.get_draw, label)).public_value
