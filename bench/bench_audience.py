@@ -191,7 +191,7 @@ def _stream_last(event: str) -> int:
     async def go() -> int:
         import nats
 
-        from dealer.web.public_wire import stream_name
+        from dealer.app.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         try:
@@ -207,7 +207,7 @@ def _delete_stream(event: str) -> None:
     async def go() -> None:
         import nats
 
-        from dealer.web.public_wire import stream_name
+        from dealer.app.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         with contextlib.suppress(Exception):
@@ -267,7 +267,7 @@ def _relays(clients: int, procs: int, count: int, rate: float, relays: int = 4) 
     port = _free_port()
     http, loop = _stacks()[-1]
     hall_cmd = [sys.executable, "-m", "bench.audience_server", "--port", str(port), "--http", http]
-    from dealer.web.relay_signing import load_or_create_key
+    from dealer.app.relay_signing import load_or_create_key
 
     key = Path(tempfile.mkdtemp(prefix="dealer-bench-key-")) / "relay.key"
     load_or_create_key(key)  # made before the processes start: the relays read its public half at start

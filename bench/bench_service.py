@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from bench.simproc import start_simulator
+from dealer.app.hub import PublicHub
+from dealer.app.public import from_projection
 from dealer.core import Card, Seat
 from dealer.session import PublicCardHidden, PublicCardOpen
-from dealer.web.hub import PublicHub
-from dealer.web.public import from_projection
 
 
 def _pct(values: list[float], q: float) -> float:

@@ -42,7 +42,7 @@ def delete_stream(event: str) -> None:
     async def go() -> None:
         import nats
 
-        from dealer.web.public_wire import stream_name
+        from dealer.app.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         with contextlib.suppress(Exception):
@@ -58,7 +58,7 @@ def stream_messages(event: str, url: str = NATS_URL) -> list[tuple[int, bytes]]:
     async def go() -> list[tuple[int, bytes]]:
         import nats
 
-        from dealer.web.public_wire import stream_name
+        from dealer.app.public_wire import stream_name
 
         nc = await nats.connect(url)
         js = nc.jetstream()

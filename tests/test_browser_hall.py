@@ -183,7 +183,7 @@ def test_hall_is_real_time_and_remote_keeps_the_broadcast_delay(browser: Any, tm
 
 
 def test_after_the_target_a_voided_deal_is_not_promised_a_re_deal(browser: Any, tmp_path: Path) -> None:
-    from dealer.web.public import bank_message, station_message
+    from dealer.app.public import bank_message, station_message
 
     with running_service(service_config(tmp_path), regulation(2, 32, target=5), autostart=False) as server:
         service = server.service

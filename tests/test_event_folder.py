@@ -140,8 +140,8 @@ def test_bank_seal_warns_against_the_events_target(event: Path, tmp_path: Path) 
 
 
 def test_docs_closed_checks_the_events_boards_file_against_the_ledger(event: Path) -> None:
+    from dealer.app.closed import ClosedBoards
     from dealer.documents.acts import CLOSED_BOARD_ENTRY
-    from dealer.web.closed import ClosedBoards
 
     boards = ClosedBoards(event / "var" / "boards" / "closed.jsonl", 2, 3)
     bank = SqliteBank(event / "var" / "bank.sqlite")

@@ -1,11 +1,11 @@
-"""Layering: the import contracts of ``pyproject.toml`` ([tool.importlinter]) hold, their lists name every
-package, and no cycle runs between packages across the three roots (``dealer``, ``drivers``,
-``firmware_protocol``).
+"""Layering: the import contracts of ``pyproject.toml`` ([tool.importlinter]) hold — one ``layers`` contract with
+the whole order and no ignored import, and ``app-is-framework-free`` —, the layers name every package, and no
+cycle runs between packages across the three roots (``dealer``, ``drivers``, ``firmware_protocol``).
 
-The rules: ``dealer.core`` and ``firmware_protocol`` import nothing of the project; ``drivers`` imports only
-``firmware_protocol`` and ``dealer.core``; nothing below ``dealer.web`` / ``dealer.cli`` imports them (and the web
-does not import the CLI); ``dealer.app`` (the application layer) imports no web framework, server or CLI library;
-no cycle between packages.
+The order, highest first: ``dealer.__main__``, the CLI, the relay, the web service, the application layer
+(``dealer.app``), the documents, then draws, audits and hand records, then the bank and the exports, then the pure
+packages (custody, formats, i18n, session, drivers), then fsutil and the regulation, then ``dealer.core`` and
+``firmware_protocol``. Packages of one layer do not import each other.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import dealer
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOTS = ("dealer", "drivers", "firmware_protocol")
-TOP = {"dealer.web", "dealer.cli", "dealer.relay", "dealer.__main__"}  # the edges: servers and the CLI
 
 
 def contracts() -> dict[str, dict[str, Any]]:
@@ -52,37 +51,50 @@ def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
     code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "9 kept, 0 broken" in out
+    assert "3 kept, 0 broken" in out
 
 
-def test_the_contracts_name_every_package() -> None:
-    """A new package of dealer must be placed in the layers (the forbidden lists are explicit)."""
-    units = dealer_units()
+def layers() -> list[list[str]]:
+    """The layers contract's layers, highest first, each a list of its packages (optional ones without brackets)."""
+    return [[name.strip().strip("()") for name in layer.split("|")] for layer in contracts()["layers"]["layers"]]
+
+
+def test_one_layers_contract_names_every_package_once_with_no_ignores() -> None:
+    """A new package of dealer must be placed in the layers; nothing is let through by an ignore."""
     c = contracts()
-    below_core = set(c["core-is-a-leaf"]["forbidden_modules"])
-    assert below_core == (units - {"dealer.core"}) | {"drivers", "firmware_protocol"}
-    assert set(c["drivers-below-dealer"]["forbidden_modules"]) == units - {"dealer.core"}
-    assert set(c["edges-on-top"]["source_modules"]) == (units - TOP) | {"drivers", "firmware_protocol"}
-    assert set(c["edges-on-top"]["forbidden_modules"]) == {"dealer.web", "dealer.cli", "dealer.relay"}
-    assert set(c["no-package-cycles"]["ancestors"]) == set(ROOTS)
+    assert set(c) == {"layers", "app-is-framework-free", "storage-reads-no-files"}
+    assert c["layers"]["type"] == "layers"
+    assert all("ignore_imports" not in contract for contract in c.values())
+    named = [name for layer in layers() for name in layer]
+    assert len(named) == len(set(named))
+    assert set(named) == dealer_units() | {"drivers", "firmware_protocol"}
     assert c["app-is-framework-free"]["source_modules"] == ["dealer.app"]
     assert {"fastapi", "starlette", "uvicorn", "typer"} <= set(c["app-is-framework-free"]["forbidden_modules"])
-    assert c["integrity-below-storage"]["source_modules"] == ["dealer.integrity"]
-    below = set(c["integrity-below-storage"]["forbidden_modules"])
-    assert {"dealer.bank", "dealer.bank_import", "dealer.draw"} <= below
     assert c["storage-reads-no-files"]["source_modules"] == ["dealer.bank"]
-    assert {"dealer.bank_import", "dealer.formats"} <= set(c["storage-reads-no-files"]["forbidden_modules"])
+    assert c["storage-reads-no-files"]["forbidden_modules"] == ["dealer.formats"]
+
+
+def test_the_layers_state_the_issue_s_order() -> None:
+    """core → protocol → drivers → bank → draw/formats/… → app → web/cli/relay (#29): each package below the next."""
+    level = {name: i for i, layer in enumerate(reversed(layers())) for name in layer}
+    assert level["dealer.core"] == level["firmware_protocol"] == 0
+    assert level["drivers"] > level["dealer.core"]
+    assert level["dealer.bank"] > level["drivers"] and level["dealer.bank"] > level["dealer.formats"]
+    assert level["dealer.draw"] > level["dealer.bank"] > level["dealer.integrity"]
+    assert level["dealer.bank_import"] > level["dealer.bank"]
+    below_app = set(level) - {"dealer.app", "dealer.web", "dealer.cli", "dealer.relay", "dealer.__main__"}
+    assert all(level[name] < level["dealer.app"] for name in below_app)
+    assert level["dealer.app"] < level["dealer.web"] < level["dealer.relay"] < level["dealer.cli"]
 
 
 def test_no_cycle_between_packages_across_roots(graph: grimp.ImportGraph) -> None:
-    """import-linter checks siblings under one root; this folds ``dealer.X``, ``drivers`` and
-    ``firmware_protocol`` into one graph of peers (with the contract's ignored imports, if any, aside)."""
-    ignored = {tuple(i.split(" -> ")) for i in contracts()["no-package-cycles"].get("ignore_imports", [])}
+    """The layers imply it; this folds ``dealer.X``, ``drivers`` and ``firmware_protocol`` into one graph of peers
+    and sorts it, so a cycle is named even where the layers would only say which import breaks them."""
     edges: dict[str, set[str]] = {}
     for module in graph.modules:
         for imported in graph.find_modules_directly_imported_by(module):
             a, b = unit(module), unit(imported)
-            if a != b and (module, imported) not in ignored:
+            if a != b:
                 edges.setdefault(a, set()).add(b)
     order = list(graphlib.TopologicalSorter(edges).static_order())  # CycleError names the cycle
     assert order.index("dealer.core") < order.index("drivers") < order.index("dealer.web")
@@ -96,6 +108,9 @@ def test_the_rules_catch_what_they_forbid(graph: grimp.ImportGraph) -> None:
     assert graph.find_shortest_chain(importer="dealer.web.devices", imported="drivers.discovery") is not None
     assert graph.find_shortest_chain(importer="dealer.web", imported="dealer.cli", as_packages=True) is None
     assert graph.find_shortest_chain(importer="dealer.web.station", imported="dealer.app.station_state") is not None
+    assert graph.direct_import_exists(importer="dealer.relay.feed", imported="dealer.app.hub")
+    assert graph.direct_import_exists(importer="dealer.app.closed", imported="dealer.documents.acts")
+    assert graph.direct_import_exists(importer="dealer.session.session", imported="dealer.regulation")
 
 
 def test_the_bank_does_not_read_the_draw(graph: grimp.ImportGraph) -> None:

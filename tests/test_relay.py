@@ -32,10 +32,10 @@ from _waiting import wait_progress
 from _web_server import Running, regulation, running_service, service_config
 from custody_support import TEST_KEYRING
 
+from dealer.app.public import HALL_DRAW_KEYS
+from dealer.app.public_wire import PUBLIC_TYPES, WireError, encode, subject
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
-from dealer.web.public import HALL_DRAW_KEYS
-from dealer.web.public_wire import PUBLIC_TYPES, WireError, encode, subject
 
 K = 32
 KEYS = PUBLIC_KEYS
@@ -318,7 +318,7 @@ def test_relays_apply_the_broadcast_delay_and_the_hall_does_not(tmp_path: Path, 
 
 
 def test_a_relay_behind_the_viewer_waits_for_its_ids_instead_of_sending_an_older_snapshot() -> None:
-    from dealer.web.hub import PublicHub
+    from dealer.app.hub import PublicHub
 
     def card(k: int) -> dict[str, Any]:
         return {"type": "card", "station": "A", "attempt": 1, "position": k, "seat": "NESW"[k % 4], "card": k}
@@ -357,7 +357,7 @@ def _publish_until_delivered(event: str, count: int) -> None:
     async def go() -> None:
         import nats
 
-        from dealer.web.public_wire import stream_name
+        from dealer.app.public_wire import stream_name
 
         nc = await nats.connect(NATS_URL)
         js = nc.jetstream()
@@ -395,9 +395,9 @@ def test_messages_that_reach_a_relay_together_go_out_to_its_viewers_in_one_write
     sent the first alone and held the rest for the hub's pause after a fan-out."""
     from _relay_support import NATS_URL
 
+    from dealer.app.hub import HEAD, PublicHub
+    from dealer.app.public_wire import stream_name
     from dealer.relay.feed import RelayFeed
-    from dealer.web.hub import HEAD, PublicHub
-    from dealer.web.public_wire import stream_name
 
     count = 40
 

@@ -24,7 +24,7 @@ from _relay_support import Relay, hall_key, unique_event
 from _waiting import wait_progress
 from _web_server import press_start, regulation, running_service, service_config
 
-from dealer.web.public_wire import subject
+from dealer.app.public_wire import subject
 
 HALL_PASSWORD = "hall-pw-5d1c9a0e7b"
 RELAY_PASSWORD = "relay-pw-0f3e8b2a44"

@@ -1,8 +1,9 @@
 """The station's status machine (``dealer.app.station_state``) as a table: every (status, event) pair.
 
 No asyncio, no sockets, no sleeps: the machine is pure, its time is passed in. The expected table is written out
-here by hand from what ``dealer/web/station.py`` did before the machine existed (which status each call set, and
-under which condition), in plain strings — not computed from the module's own table.
+here by hand from what ``dealer/web/station.py`` does (which status each call sets, under which condition, and in
+which statuses a call can come, given the station's lock and its awaits), in plain strings — not computed from the
+module's own table.
 """
 
 from __future__ import annotations
@@ -23,21 +24,26 @@ from dealer.app.station_state import (
 ALL = ("idle", "connecting", "ready", "dealing", "paused", "stopped", "needs_redeal", "bank_waiting",
        "target_reached", "disconnected", "error")  # fmt: skip
 
+NOT_IDLE = tuple(s for s in ALL if s != "idle")  # a device was connected once: a deal can exist
+LINKED = tuple(s for s in ALL if s not in ("idle", "connecting"))  # a device is open and its reader runs
+# the open of a device (under the station's lock, after "connect"): nothing else sets ready or error meanwhile
+DURING_OPEN = tuple(s for s in ALL if s not in ("idle", "ready", "error"))
+
 # event -> {from status -> to status}; a pair not listed is invalid.
 EXPECTED: dict[str, dict[str, str]] = {
     "connect": dict.fromkeys(ALL, "connecting"),
-    "link_opened": dict.fromkeys(ALL, "ready"),
+    "link_opened": dict.fromkeys(DURING_OPEN, "ready"),
     "link_closed": dict.fromkeys(ALL, "disconnected"),
-    "reset": dict.fromkeys(ALL, "ready"),
+    "reset": dict.fromkeys(LINKED, "ready"),
     "pause": dict.fromkeys(ALL, "paused"),
     "stop": dict.fromkeys(ALL, "stopped"),
-    "reader_failed": dict.fromkeys(ALL, "error"),
-    "deal_requested": dict.fromkeys(ALL, "dealing"),
-    "device_refused": dict.fromkeys(ALL, "needs_redeal"),
-    "write_held": dict.fromkeys(ALL, "bank_waiting"),
-    "target_reached": dict.fromkeys(ALL, "target_reached"),
-    "lost_deal_voided": dict.fromkeys(ALL, "needs_redeal"),
-    "board_refused": dict.fromkeys(ALL, "needs_redeal"),
+    "reader_failed": dict.fromkeys(LINKED, "error"),
+    "deal_requested": dict.fromkeys(NOT_IDLE, "dealing"),
+    "device_refused": dict.fromkeys(NOT_IDLE, "needs_redeal"),
+    "write_held": dict.fromkeys(ALL, "bank_waiting"),  # the start-up void of an interrupted deal, at idle too
+    "target_reached": dict.fromkeys(NOT_IDLE, "target_reached"),
+    "lost_deal_voided": dict.fromkeys(NOT_IDLE, "needs_redeal"),
+    "board_refused": dict.fromkeys(NOT_IDLE, "needs_redeal"),
     # a void leaves a station at rest where it is; any other needs the judge's re-deal
     "deal_voided": {
         s: (s if s in ("idle", "stopped", "disconnected", "bank_waiting") else "needs_redeal") for s in ALL
@@ -58,7 +64,7 @@ REFUSED = [(s, e) for s, e in PAIRS if s not in EXPECTED[e]]
 def test_the_statuses_are_todays_strings_and_the_events_are_the_listed_ones() -> None:
     assert sorted(StationStatus) == sorted(ALL)  # the API, the pages and the relay keep seeing these
     assert {e.value for e in StationEvent} == set(EXPECTED)
-    assert len(ALLOWED) == 168 and len(REFUSED) == 30  # 18 events x 11 statuses
+    assert len(ALLOWED) == 156 and len(REFUSED) == 42  # 18 events x 11 statuses
 
 
 def test_the_table_holds_exactly_the_expected_transitions() -> None:

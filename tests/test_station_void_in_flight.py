@@ -23,13 +23,13 @@ import pytest
 from _web_server import regulation
 from bank_support import random_deal
 
+from dealer.app.hub import PublicHub
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankUnavailableError
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
 from dealer.web.bankworker import BankWorker
 from dealer.web.config import StationConfig
-from dealer.web.hub import PublicHub
 from dealer.web.operator import OperatorBus
 from dealer.web.station import LedgerWrite, Station, StationError
 

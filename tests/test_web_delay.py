@@ -184,8 +184,8 @@ def test_when_the_halls_own_fan_out_comes_late_the_remote_delay_counts_from_then
     publish (which would have put it only 0.1 s behind the hall's screen)."""
     from _transport import FakeTransport
 
-    from dealer.web.hub import PublicHub
-    from dealer.web.streams import PublicStreams
+    from dealer.app.hub import PublicHub
+    from dealer.app.streams import PublicStreams
 
     async def go() -> tuple[float, float, float]:
         loop = asyncio.get_running_loop()

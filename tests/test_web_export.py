@@ -10,13 +10,13 @@ import httpx
 from _web_server import regulation, running_service, service_config
 from custody_support import unlocked
 
+from dealer.app.exports import session_folder, session_slug
 from dealer.bank.api import DealSource
 from dealer.bank.store import SqliteBank
 from dealer.core import DEAL_COUNT, Deal
 from dealer.draw.director import Director
 from dealer.draw.protocol import named_spec
 from dealer.regulation import regulation_from_dict
-from dealer.web.routes_export import session_folder, session_slug
 
 
 def _drawn_bank(path: Path, deals: int = 40) -> list[int]:

@@ -9,10 +9,10 @@ from collections.abc import AsyncGenerator
 import pytest
 from _transport import FakeTransport
 
+from dealer.app.hub import PublicHub, parse_last_event_id
+from dealer.app.public import PublicState, from_projection
 from dealer.core import Card, Seat
 from dealer.session import PublicCardHidden, PublicCardOpen, PublicDealStarted
-from dealer.web.hub import PublicHub, parse_last_event_id
-from dealer.web.public import PublicState, from_projection
 
 
 def card(pos: int) -> dict[str, object]:
@@ -166,7 +166,7 @@ def test_one_slow_fan_out_does_not_hold_the_next_message_back(monkeypatch: pytes
     (the viewers' writes still take about a quarter of the loop). The CPU clock and the loop's clock are scripted."""
     import time
 
-    from dealer.web import hub as hub_module
+    from dealer.app import hub as hub_module
 
     readings: list[float] = []  # thread_time() answers: each fan-out's start, then its end
 

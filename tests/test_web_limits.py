@@ -234,8 +234,7 @@ def test_a_failed_board_making_job_frees_the_slot(tmp_path: Any) -> None:
 
 
 def test_the_job_runner_ends_every_job_and_frees_its_slot() -> None:
-    from dealer.web.jobs import JobBusy, JobRunner
-    from dealer.web.models import JobState
+    from dealer.app.jobs import JobBusy, JobRunner, JobState
 
     async def scenario() -> list[tuple[JobState, str | None]]:
         runner = JobRunner()

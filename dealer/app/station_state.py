@@ -6,11 +6,13 @@ directly. The machine does no I/O and reads no clock: the time of a transition i
 (``dealer.web.station.Station``), which does the device, the bank and the announcements.
 
 The statuses are today's strings (``StrEnum``), so what the judge's console, the audience pages and the API show is
-unchanged. Most events move the station from any status (the judge's commands, the device link, the bank holding a
-write): that is what the station did before the table existed, and each such event is listed once in
-``FROM_ANY``. The table's own decisions are the conditional ones: a void leaves a station that is not dealing where it
-is (``DEAL_VOIDED``), a deal recorded while the station deals no more turns ``dealing`` into ``paused``
-(``DEAL_RECORDED_IDLE``), and the bank coming back is only an event of a station that waits for it (``BANK_BACK_*``).
+unchanged. Thirteen events have one outcome (``SINGLE``): each names the statuses it may arrive in — every status
+for the judge's commands and a device's loss, which come at any time; not ``idle`` for what needs a device or a
+dealt deal; not ``ready`` or ``error`` for the device's open (``DURING_OPEN``), nor ``connecting`` for its reader
+(``LINKED``) — the runner's awaits let an unlocked event land between two steps, and the rows say which. The other
+decisions are conditional: a void leaves a station that is not dealing where it is (``DEAL_VOIDED``), a deal
+recorded while the station deals no more turns ``dealing`` into ``paused`` (``DEAL_RECORDED_IDLE``), and the bank
+coming back is only an event of a station that waits for it (``BANK_BACK_*``).
 """
 
 from __future__ import annotations
@@ -61,21 +63,34 @@ class StationEvent(StrEnum):
 S = StationStatus
 E = StationEvent
 
-# Events that move the station from any status (the status the event leads to).
-FROM_ANY: dict[StationEvent, StationStatus] = {
-    E.CONNECT: S.CONNECTING,
-    E.LINK_OPENED: S.READY,
-    E.LINK_CLOSED: S.DISCONNECTED,
-    E.RESET: S.READY,
-    E.PAUSE: S.PAUSED,
-    E.STOP: S.STOPPED,
-    E.READER_FAILED: S.ERROR,
-    E.DEAL_REQUESTED: S.DEALING,
-    E.DEVICE_REFUSED: S.NEEDS_REDEAL,
-    E.WRITE_HELD: S.BANK_WAITING,
-    E.TARGET_REACHED: S.TARGET_REACHED,
-    E.LOST_DEAL_VOIDED: S.NEEDS_REDEAL,
-    E.BOARD_REFUSED: S.NEEDS_REDEAL,
+EVERY = frozenset(S)
+# Before the first CONNECT there is no device, no reader and no deal: only the judge's commands, the link's
+# failure to open and a ledger write of start-up (the void of a deal a crash interrupted) reach an idle station.
+CONNECTED = EVERY - {S.IDLE}
+# The judge's CONNECT and the LINK_OPENED that follows it run under the station's lock, the device's open between
+# them. Nothing else sets READY (only LINK_OPENED and RESET, both under the lock) or ERROR (the reader of the
+# previous device is closed before CONNECT, the new one starts after LINK_OPENED); an unlocked event (the judge's
+# Pause or Stop, the bank's answer to a write, the service's own report of a failed open) may land in between.
+DURING_OPEN = EVERY - {S.IDLE, S.READY, S.ERROR}
+# A device is connected and its reader runs: not before the first device, not while one is being opened.
+LINKED = EVERY - {S.IDLE, S.CONNECTING}
+
+# Each event of a single outcome: the statuses it may arrive in (the table's rows), and the status it leads to.
+SINGLE: dict[StationEvent, tuple[frozenset[StationStatus], StationStatus]] = {
+    E.CONNECT: (EVERY, S.CONNECTING),  # the judge (or the autostart) may connect, or replace the device, any time
+    E.LINK_OPENED: (DURING_OPEN, S.READY),
+    E.LINK_CLOSED: (EVERY, S.DISCONNECTED),  # the judge's Disconnect, the reader's end, a failed open: any time
+    E.RESET: (LINKED, S.READY),  # Reset without a device is LINK_CLOSED
+    E.PAUSE: (EVERY, S.PAUSED),  # the judge's console offers Pause and Stop in every status
+    E.STOP: (EVERY, S.STOPPED),
+    E.READER_FAILED: (LINKED, S.ERROR),
+    # asked of the device the station holds (the judge may pause, stop or reconnect while the request is out)
+    E.DEAL_REQUESTED: (CONNECTED, S.DEALING),
+    E.DEVICE_REFUSED: (CONNECTED, S.NEEDS_REDEAL),
+    E.WRITE_HELD: (EVERY, S.BANK_WAITING),  # the start-up void of an interrupted deal may wait for the bank too
+    E.TARGET_REACHED: (CONNECTED, S.TARGET_REACHED),  # after a deal, a void or the judge's Start
+    E.LOST_DEAL_VOIDED: (CONNECTED, S.NEEDS_REDEAL),  # the void of a dealt deal the bank refused or never took
+    E.BOARD_REFUSED: (CONNECTED, S.NEEDS_REDEAL),  # variant 1: a dealt board the disk refused
 }
 
 # A void leaves a station that is not dealing where it is; any other needs the judge's re-deal.
@@ -83,7 +98,10 @@ _AT_REST = (S.STOPPED, S.IDLE, S.DISCONNECTED, S.BANK_WAITING)
 
 
 def _table() -> dict[StationStatus, dict[StationEvent, StationStatus]]:
-    table: dict[StationStatus, dict[StationEvent, StationStatus]] = {s: dict(FROM_ANY) for s in S}
+    table: dict[StationStatus, dict[StationEvent, StationStatus]] = {s: {} for s in S}
+    for event, (sources, after) in SINGLE.items():
+        for s in sources:
+            table[s][event] = after
     for s in S:
         table[s][E.DEAL_VOIDED] = s if s in _AT_REST else S.NEEDS_REDEAL
         table[s][E.DEAL_RECORDED_IDLE] = S.PAUSED if s is S.DEALING else s

@@ -151,8 +151,8 @@ def boards_cmd(
     event: Path | None = EventOption,
 ) -> None:
     """Акт изготовления комплектов: the board-making act."""
+    from dealer.app.exports import session_slug
     from dealer.documents.issuers import issue_boards_act
-    from dealer.web.routes_export import session_slug
 
     if journal is None:
         slug = session_slug(label)
@@ -198,8 +198,8 @@ def closed_cmd(
     event: Path | None = EventOption,
 ) -> None:
     """Акт закрытой сдачи (variant 1): the event's boards file checked against the ledger, with the audit."""
+    from dealer.app.closed import ClosedBoards
     from dealer.documents.issuers import issue_closed_act
-    from dealer.web.closed import ClosedBoards
 
     ev = _event(event, regulation, config)
     language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir

@@ -219,16 +219,15 @@ def export_boards(
     """Make every copy of every board on a dealing machine, checking every card; resumable."""
     import asyncio
 
+    from dealer.app.exports import make_boards
     from dealer.export.journal import FoulCopy
     from dealer.export.machine import Progress as MakeProgress
     from dealer.export.machine import Stage
-    from dealer.export.run import make_boards_on
 
     if (device is None) == (not simulate):
         raise typer.BadParameter(t("give either --device or --simulate"), param_hint="--device")
     boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation, event))
-    journal = out_dir / f"{stem}.journal.json"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    journal = out_dir / f"{stem}.journal.json"  # its folder is made by make_boards
 
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
@@ -279,9 +278,9 @@ def export_boards(
         target = "simulator" if simulate else device
         assert target is not None
         done = asyncio.run(
-            make_boards_on(target, boards, journal, max_attempts=max_attempts, on_progress=on_progress,
-                           before_remake=before_remake, pace=0.5, faults=faults, seed=1)
-        )  # fmt: skip
+            make_boards(target, boards, journal, max_attempts=max_attempts, on_progress=on_progress,
+                        before_remake=before_remake, pace=0.5, faults=faults, seed=1)
+        )  # the director's console's board making, its per-copy watchdog included  # fmt: skip
         report = done.report
     if done.machine is not None:  # the machine goes into the journal, for the board-making act
         import dataclasses

@@ -29,18 +29,18 @@ def relay(
     """Serve the audience page and the public stream to remote viewers (no secret; public routes only)."""
     import uvicorn
 
+    from dealer.app.public_wire import check_event
     from dealer.relay.app import create_relay_app
     from dealer.web.accept import listen
     from dealer.web.config import LANGUAGES
-    from dealer.web.public_wire import check_event
 
     if language not in LANGUAGES:
         raise typer.BadParameter(t("{value!r}: expected ru or en", value=language), param_hint="--language")
     if not nats_url.startswith(("nats://", "tls://")):
         raise typer.BadParameter(t("{url!r} must be a nats:// or tls:// URL", url=nats_url), param_hint="--nats")
     check_event(event)
-    from dealer.web.nats_publisher import redact_url
-    from dealer.web.relay_signing import RelayKeyError, Verifier, load_public_key
+    from dealer.app.nats_publisher import redact_url
+    from dealer.app.relay_signing import RelayKeyError, Verifier, load_public_key
 
     try:
         verifier = Verifier(load_public_key(hall_key), event)

@@ -18,11 +18,11 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
+from dealer.app.hub import PublicHub
+from dealer.app.nats_publisher import ensure_stream, redact_url
+from dealer.app.public_wire import WireError, decode, subject
+from dealer.app.relay_signing import Verifier, shown_at
 from dealer.core.json_types import JsonObject
-from dealer.web.hub import PublicHub
-from dealer.web.nats_publisher import ensure_stream, redact_url
-from dealer.web.public_wire import WireError, decode, subject
-from dealer.web.relay_signing import Verifier, shown_at
 
 if TYPE_CHECKING:  # nats loads only when a relay is configured
     from nats.aio.client import Client

@@ -16,13 +16,13 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
+from dealer.app.hub import PublicHub, parse_last_event_id
 from dealer.core.errors import DealerError
 
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
 from .custody import CUSTODY_COOKIE, key_access
 from .guard import ConnectionGuard, ConsoleAddresses
-from .hub import PublicHub, parse_last_event_id
 from .i18n import LanguageMiddleware, catalogue, error_detail, translate
 from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
 from .models import (
@@ -138,7 +138,10 @@ def create_app(service: Service) -> FastAPI:
             methods=["GET"],
             response_class=StreamingResponse,
             responses={
-                200: {"content": {"text/event-stream": {}}, "description": "public messages (models.PublicMessage)"},
+                200: {
+                    "content": {"text/event-stream": {}},
+                    "description": "public messages (app.public_messages.PublicMessage)",
+                },
                 503: {"model": ErrorDetail, "description": "the public display has its maximum of viewers"},
             },
         )

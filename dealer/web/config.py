@@ -314,7 +314,7 @@ def _relay(table: object, source: str) -> tuple[str | None, str, Path | None]:
         if not url.startswith(("nats://", "tls://")):
             raise ConfigError("relay.nats = {url!r} must be a nats:// or tls:// URL", source, url=url)
     event = _str(table.get("event", "event"), "relay.event", source)
-    from dealer.web.public_wire import WireError, check_event
+    from dealer.app.public_wire import WireError, check_event
 
     try:
         check_event(event)

@@ -17,7 +17,9 @@ from typing import ParamSpec, TypeVar
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
-from dealer.core import board_dealer, board_vulnerability
+from dealer.app.closed import CLOSED_LABEL
+from dealer.app.draws import drawn_boards, enter_value, normalise_value, value_spec
+from dealer.app.exports import session_slug
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import json_text
@@ -33,7 +35,6 @@ from dealer.custody.files import plain_key, read_record, record_path, remove_pla
 from dealer.integrity.ledger import canonical_json
 
 from .auth import role_check
-from .closed import CLOSED_LABEL
 from .custody import CUSTODY_COOKIE, CustodySession, CustodyState, key_access, presented_custody, private_channel
 from .i18n import error_detail
 from .models import (
@@ -55,7 +56,7 @@ from .models import (
     VoidDraw,
     Voided,
 )
-from .routes_export import attachment, session_slug
+from .routes_export import attachment
 from .service import Service
 
 log = logging.getLogger("dealer.web")
@@ -66,8 +67,6 @@ P = ParamSpec("P")
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_description, dice_spec, named_spec
-    from dealer.i18n import error_text
 
     bank = service.bank.bank
     from dealer.bank.register import PlayedRegister
@@ -84,13 +83,14 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     def drawn_view(label: str) -> list[DrawnDealView]:
         """The drawn deals as the session's boards: 1..n in draw order, Law 2 dealer and vulnerability."""
         out = []
-        for number, item in enumerate(director.drawn_deals(label), start=1):
-            deal = item.deal.deal
+        drawn = director.drawn_deals(label)
+        for board, item in zip(drawn_boards(drawn), drawn, strict=True):
+            deal = board.deal
             out.append(
                 DrawnDealView(
-                    board=number,
-                    dealer=board_dealer(number).letter,
-                    vulnerability=board_vulnerability(number).pbn,
+                    board=board.number,
+                    dealer=board.dealer.letter,
+                    vulnerability=board.vulnerability.pbn,
                     deal_id=item.deal.deal_id,
                     position=item.position,
                     pbn=deal.to_pbn(),
@@ -271,20 +271,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     @app.post("/api/director/draws", response_model=Prepared, dependencies=write)
     async def director_prepare(body: PrepareDraw) -> Prepared:
         def prepare() -> Prepared:
-            if body.witnesses:
-                words = error_text(dice_description(body.witnesses, body.rolls, body.faces), service.config.language)
-                spec = dice_spec(body.witnesses, body.rolls, body.faces, words)
-            else:
-                spec = named_spec(
-                    body.named or "",
-                    body.numbers,
-                    body.min,
-                    body.max,
-                    body.width,
-                    "as drawn" if body.as_drawn else "ascending",
-                    not body.repeats,
-                    body.separator or "-",
-                )
+            spec = value_spec(body, service.config.language)
             return Prepared.model_validate(
                 director.prepare(
                     body.label,
@@ -303,30 +290,13 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         service.publish_commitment(view)  # recorded in the ledger first, then on the audience display
         return HallView.model_validate(view)
 
-    def enter_value(label: str, dice: list[str] | None, typed: str | None) -> str:
-        rec = bank.get_draw(label)
-        if rec.public_value is not None:
-            return rec.public_value
-        spec = director.commitment(label)["commitment"]["public_value"]
-        if dice is not None:
-            return director.enter_public_value(label, dice=dice)
-        if spec["kind"] == "dice":  # one field: every witness's digits in order, spaces or separators allowed
-            return director.enter_public_value(label, dice=[typed or ""])
-        return director.enter_public_value(label, named=typed or "")
-
     @app.post("/api/director/draws/{label}/value", response_model=ValueEntered, dependencies=write)
     async def director_value(label: LabelParam, body: PublicValue) -> ValueEntered:
         typed = body.public_value if body.public_value is not None else body.named
         if body.check:  # show the canonical form back without storing it
-
-            def normalised() -> str:
-                spec = director.commitment(label)["commitment"]["public_value"]
-                if spec["kind"] == "dice":
-                    return director.normalise(label, dice=body.dice if body.dice else [typed or ""])
-                return director.normalise(label, named=typed or "")
-
-            return ValueEntered(label=label, public_value=await act(normalised), stored=False)
-        value = await act(enter_value, label, body.dice, typed)
+            normalised = await act(normalise_value, director, label, body.dice, typed)
+            return ValueEntered(label=label, public_value=normalised, stored=False)
+        value = await act(enter_value, director, label, body.dice, typed)
         await to_hall(label)
         return ValueEntered(label=label, public_value=value, stored=True)
 
@@ -339,7 +309,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     @app.post("/api/director/draws/{label}/run", response_model=Drawn, dependencies=write)
     async def director_run(label: LabelParam, body: RunDraw | None = None) -> Drawn:
         if body is not None and (body.public_value or body.dice):
-            await act(enter_value, label, body.dice, body.public_value)
+            await act(enter_value, director, label, body.dice, body.public_value)
             await to_hall(label)
         shown = service.shown_values.get(label)
         stored = (await act(bank.get_draw, label)).public_value

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from fastapi import Path
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, StringConstraints
 
+from dealer.app.jobs import JobState
 from dealer.app.station_state import StationStatus
 from dealer.core.events import FaultKind
 
@@ -268,15 +269,6 @@ class CommandError(BaseModel):
 
 
 # -- jobs (board making, hand records) ------------------------------------------------------------------------
-class JobState(StrEnum):
-    IDLE = "idle"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    STOPPED = "stopped"
-    INTERRUPTED = "interrupted"  # made in an earlier run of the service (what its journal says is finished)
-
-
 class Foul(BaseModel):
     """A foul copy. The judge's console without Show cards gets board, copy, attempt, kind, pocket and position
     only (``card``, ``expected`` and ``reason`` name the card)."""
@@ -350,100 +342,6 @@ OperatorMessage = (
     | CommandOk
     | CommandError
     | BoardsView
-)
-
-
-# -- public messages (audience) --------------------------------------------------------------------------------
-class PublicCard(BaseModel):
-    type: Literal["card"] = "card"
-    station: str
-    attempt: int
-    position: int
-    seat: str
-    card: int
-
-
-class PublicHidden(BaseModel):
-    type: Literal["hidden"] = "hidden"
-    station: str
-    attempt: int
-    position: int
-    seat: str
-    count: int
-
-
-class PublicDealStartedMsg(BaseModel):
-    type: Literal["deal_started"] = "deal_started"
-    station: str
-    attempt: int
-    variant: int
-    open_count: int
-
-
-class PublicDealVoidedMsg(BaseModel):
-    type: Literal["deal_voided"] = "deal_voided"
-    station: str
-    attempt: int
-    reason: str
-
-
-class PublicDealCommittedMsg(BaseModel):
-    type: Literal["deal_committed"] = "deal_committed"
-    station: str
-    attempt: int
-    bank_deal: int
-    ledger_head: str
-    formed: int
-
-
-class PublicStation(BaseModel):
-    type: Literal["station"] = "station"
-    station: str
-    variant: int
-    open_count: int
-    status: str
-
-
-class PublicBank(BaseModel):
-    type: Literal["bank"] = "bank"
-    formed: int
-    target: int
-    ledger_head: str
-    ledger_size: int = 0
-
-
-class PublicCommitment(BaseModel):
-    """A draw before the hall (``public.commitment_message`` decides which keys it may carry)."""
-
-    type: Literal["commitment"] = "commitment"
-    label: str
-    commitment: str
-    head: str | None = None
-    deals: int
-    kind: str | None = None
-    previous: JsonValue = None
-    drawn_before: int | None = None
-    public_value: str | None = None
-    public_value_spec: dict[str, JsonValue] | None = None
-    witnesses: list[str] | None = None
-    format: str | None = None
-    bits: float | None = None
-    value: str | None = None
-    state: str | None = None
-    secret: str | None = None
-    drawn: list[int] | None = None
-    reason: str | None = None
-
-
-PublicMessage = (
-    PublicCard
-    | PublicHidden
-    | PublicDealStartedMsg
-    | PublicDealVoidedMsg
-    | PublicDealCommittedMsg
-    | PublicStation
-    | PublicBank
-    | PublicCommitment
 )
 
 

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send  # the ASGI spec's plain dicts, as Starlette types them
 
-from .hub import PublicHub, Transport, parse_last_event_id
+from dealer.app.hub import PublicHub, Transport, parse_last_event_id
 
 RETRY_AFTER_S = 5
 HEADERS = [

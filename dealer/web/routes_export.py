@@ -1,23 +1,20 @@
 """The director's export API: a drawn session's deal files, its boards made on a machine, its hand records.
 
-Thin routes over ``dealer.export`` (numbering, files, ``BoardMaker`` with its resumable journal) and
-``dealer.handrecords.publish`` (behind the reveal gate). Everything is director only. Files of a session live in
-``VAR/export/<session>-<id>/`` (``session_folder``: the id is from the exact label, so "Round 1" and "Round_1"
-never share a folder); the board-making journal is kept there too, so a service restarted in the middle of
-board making resumes where it stopped when the director starts it again. Each written file set and each
-finished board-making run is recorded in the ledger (kind ``export``) with the files' SHA-256.
+Routes that parse, call and render: the steps are ``dealer.app.exports`` (the session's folder, board making with
+its per-copy watchdog — the same code as ``dealer export boards`` —, the ledger's ``export`` record of every
+written file set and finished board-making run) and ``dealer.app.draws`` (the boards' numbering, the reveal gate
+of hand records), over ``dealer.export`` and ``dealer.handrecords.publish``. Everything is director only. Files of
+a session live in ``VAR/export/<session>-<id>/``; the board-making journal is kept there too, so a service
+restarted in the middle of board making resumes where it stopped when the director starts it again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import logging
 import re
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -26,21 +23,21 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import Response
 
-from dealer.core import Deal
+from dealer.app.closed import CLOSED_LABEL
+from dealer.app.draws import RevealGate, drawn_boards, renumbered
+from dealer.app.exports import BoardProgress, journal_path, make_boards, record_export, session_folder, session_slug
+from dealer.app.jobs import Job, JobBusy, JobState
 from dealer.core.errors import DealerError
-from dealer.core.events import DeviceEvent
 from dealer.export.at_rest import AtRest
-from dealer.export.boards import SessionBoard, number_deals
+from dealer.export.boards import SessionBoard
 from dealer.export.journal import FoulCopy, finished_copies
-from dealer.export.machine import CopyMaker, Progress, Stage
+from dealer.export.machine import Progress, Stage
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
 from .auth import role_check
-from .closed import CLOSED_LABEL
 from .custody import key_access, refusal
 from .i18n import error_detail, translate
-from .jobs import Job, JobBusy
 from .models import (
     BoardCards,
     BoardCardsShown,
@@ -50,7 +47,6 @@ from .models import (
     Foul,
     FoulShown,
     HandRecords,
-    JobState,
     LabelParam,
     MakeBoards,
     WriteFiles,
@@ -58,8 +54,6 @@ from .models import (
 from .service import Service
 
 log = logging.getLogger("dealer.export")
-
-_SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), digits, "_", ".", "-"
 
 
 def attachment(name: str) -> str:
@@ -69,31 +63,6 @@ def attachment(name: str) -> str:
 
     fallback = re.sub(r"[^A-Za-z0-9._-]", "_", latin(name))
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
-
-
-def session_slug(label: str) -> str:
-    """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
-    slug = _SAFE.sub("_", label.strip()).strip("._")
-    return slug[:64] or "session"
-
-
-def session_folder(label: str) -> str:
-    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
-    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
-    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
-
-
-@dataclass
-class BoardProgress:
-    """What a board-making job has done so far, as the director's console sees it."""
-
-    boards: int = 0
-    total_copies: int = 0
-    copies_done: int = 0
-    current: str = ""
-    made: list[tuple[int, int]] = field(default_factory=list)
-    skipped: list[tuple[int, int]] = field(default_factory=list)
-    fouls: list[FoulCopy] = field(default_factory=list)
 
 
 _CARD_NAME = re.compile(r"[♠♥♦♣][AKQJT2-9]|\b[SHDC][AKQJT2-9]\b")
@@ -146,35 +115,7 @@ def job_view(job: Job[BoardProgress], cards: bool) -> BoardsView:
     return boards_view(job.key, job.state, job.progress, job.error, cards)
 
 
-class CopyTimeout(DealerError, TimeoutError):
-    """The machine did not finish a copy in time (the copy is foul and made again)."""
-
-
-class WatchdogMaker:
-    """A ``CopyMaker`` that gives each copy a deadline: a machine (or link) that goes quiet in the middle of a
-    copy makes that copy foul instead of stalling the director's board making for ever."""
-
-    def __init__(self, inner: CopyMaker, seconds: float) -> None:
-        self.inner = inner
-        self.seconds = seconds
-
-    async def make_copy(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]:
-        try:
-            return await asyncio.wait_for(self.inner.make_copy(board_number, deal, copy), self.seconds)
-        except TimeoutError:
-            raise CopyTimeout(
-                "board {board_number} copy {copy}: no end from the machine in {seconds:g} s",
-                board_number=board_number,
-                copy=copy,
-                seconds=self.seconds,
-            ) from None
-
-    async def recover(self) -> None:
-        await asyncio.wait_for(self.inner.recover(), self.seconds)
-
-
 def make_router(service: Service) -> APIRouter:
-    from dealer.bank.draws import DrawState
     from dealer.draw.director import Director
 
     router = APIRouter()
@@ -206,12 +147,12 @@ def make_router(service: Service) -> APIRouter:
             made = service.closed.session_boards()
             if not made:
                 raise HTTPException(400, "no board has been dealt yet (variant 1)")
-            return [SessionBoard(b.number + first - 1, b.deal, copies) for b in made]
+            return renumbered(made, first=first, copies=copies)
         try:
             drawn = await service.bank.call(d.drawn_deals, label)
         except DealerError as exc:
             raise refusal(exc) from exc
-        return number_deals([item.deal.deal for item in drawn], first=first, copies=copies)
+        return drawn_boards(drawn, first=first, copies=copies)
 
     def shown(label: str) -> str:
         """The session as files and hand records name it: variant 1's boards by the variant's own name."""
@@ -226,9 +167,7 @@ def make_router(service: Service) -> APIRouter:
         return ExportMeta(event=event or shown(label), site=reg.venue, date=date.today().strftime("%Y.%m.%d"), **extra)
 
     async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
-        digests = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
-        payload = {"what": kind, "label": label, "files": digests, **extra}
-        await service.bank.call(service.bank.bank.record_event, "export", payload)
+        await service.bank.call(record_export, service.bank.bank, kind, label, paths, **extra)
 
     # -- deal files -----------------------------------------------------------------------------------------
     @router.post("/api/director/draws/{label}/files", dependencies=write, response_model=FilesWritten)
@@ -275,16 +214,9 @@ def make_router(service: Service) -> APIRouter:
         return Response(data, media_type="application/octet-stream", headers=headers)
 
     # -- boards on a machine --------------------------------------------------------------------------------
-    async def make_boards(
-        job: Job[BoardProgress], boards: list[SessionBoard], body: MakeBoards, sealed: AtRest
-    ) -> None:
+    async def run_boards(job: Job[BoardProgress], boards: list[SessionBoard], body: MakeBoards, sealed: AtRest) -> None:
         """The whole run, set-up included: whatever fails here ends the job ``failed`` (the job runner)."""
-        from dealer.export.run import make_boards_on
-
         p = job.progress
-        deadline = body.copy_timeout or max(30.0, 4 * body.pace)
-        folder = out_dir(job.key)
-        journal = folder / f"{session_slug(job.key)}.journal.json"
 
         def on_progress(pr: Progress) -> None:
             p.copies_done = pr.copies_done
@@ -300,14 +232,14 @@ def make_router(service: Service) -> APIRouter:
                 p.fouls.append(pr.foul)
             service.operator.send(job_view(job, cards=service.board_cards_shown))
 
-        folder.mkdir(parents=True, exist_ok=True)
-        done = await make_boards_on(
+        journal = journal_path(out_dir(job.key), job.key)
+        done = await make_boards(
             body.device,
             boards,
             journal,
+            copy_timeout=body.copy_timeout,
             max_attempts=body.max_attempts,
             on_progress=on_progress,
-            wrap=lambda maker: WatchdogMaker(maker, deadline),
             pace=body.pace,
             faults=body.faults,
             seed=body.seed,
@@ -339,7 +271,7 @@ def make_router(service: Service) -> APIRouter:
                 "boards",
                 label,
                 progress,
-                lambda j: make_boards(j, boards, body, at_rest(d, label)),
+                lambda j: run_boards(j, boards, body, at_rest(d, label)),
                 on_end=lambda j: service.operator.send(job_view(j, cards=service.board_cards_shown)),
             )
         except JobBusy as exc:
@@ -354,7 +286,7 @@ def make_router(service: Service) -> APIRouter:
             return job_view(job, cards=d.bank.unlocked)
         progress = BoardProgress()
         state = JobState.IDLE
-        journal = out_dir(label) / f"{session_slug(label)}.journal.json"
+        journal = journal_path(out_dir(label), label)
         # made in an earlier run of the service: what its journal says is finished
         done = finished_copies(journal, at_rest(d, label))
         if done is not None:
@@ -364,18 +296,6 @@ def make_router(service: Service) -> APIRouter:
         return boards_view(label, state, progress)
 
     # -- hand records ---------------------------------------------------------------------------------------
-    class _Gate:
-        def __init__(self, d: Director) -> None:
-            self.d = d
-
-        def ensure_revealed(self, session: str) -> None:
-            if session == CLOSED_LABEL and service.closed is not None:
-                return  # variant 1 boards are no draw: their hand records are the director's to publish
-            if self.d.bank.get_draw(session).state != DrawState.REVEALED:
-                raise NotRevealedError(
-                    "session {session!r} is not revealed: hand records wait for the reveal", session=session
-                )
-
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
     async def handrecords(label: LabelParam, body: HandRecords | None = None) -> FilesWritten:
         d = guard()
@@ -383,7 +303,8 @@ def make_router(service: Service) -> APIRouter:
         kinds = list(body.formats or OUTPUTS)
         lang = body.lang or service.config.language
         try:
-            await service.bank.call(_Gate(d).ensure_revealed, label)
+            gate = RevealGate(d.bank, CLOSED_LABEL if service.closed is not None else None)
+            await service.bank.call(gate.ensure_revealed, label)
         except NotRevealedError as exc:
             raise HTTPException(403, error_detail(exc)) from exc
         except DealerError as exc:

@@ -11,18 +11,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dealer.app.closed import ClosedBoards
+from dealer.app.hub import PublicHub
+from dealer.app.jobs import JobRunner
+from dealer.app.nats_publisher import RelayPublisher
+from dealer.app.public import bank_message, commitment_message
+from dealer.app.streams import PublicStreams
 from dealer.bank.repository import BankRepository
 from dealer.core.json_types import JsonObject
 from dealer.regulation import DealingVariant, Regulation, load_regulation
-from dealer.web.nats_publisher import RelayPublisher
 
 from .bankworker import BankWorker
-from .closed import ClosedBoards
 from .config import ServiceConfig
 from .custody import CustodySession
 from .devices import available_devices, open_station_device, station_on
-from .hub import PublicHub
-from .jobs import JobRunner
 from .models import (
     BankCopyState,
     BankFigures,
@@ -36,10 +38,8 @@ from .models import (
     StationView,
 )
 from .operator import OperatorBus
-from .public import bank_message, commitment_message
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
-from .streams import PublicStreams
 
 if TYPE_CHECKING:
     from dealer.bank.store import Seal
@@ -83,7 +83,7 @@ class Service:
         self.streams = PublicStreams(self.hub, self.remote)
         self.relay_publisher: RelayPublisher | None = None
         if config.relay_nats:  # the relays' viewers: the hall's stream, in real time, to NATS (relays hold it back)
-            from .relay_signing import load_or_create_key
+            from dealer.app.relay_signing import load_or_create_key
 
             key = load_or_create_key(config.relay_key or config.var_dir / "relay.key")  # every message signed
             self.relay_publisher = RelayPublisher(config.relay_nats, config.relay_event, key=key)

@@ -27,8 +27,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dealer.app.closed import ClosedBoards
+from dealer.app.hub import PublicHub
 from dealer.app.ledger_writes import SlotCommand, SlotEvent, WriteSlot, retry_pause
+from dealer.app.public import bank_message, board_message, from_projection, station_message
 from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
+from dealer.app.streams import PublicStreams
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankError, BankUnavailableError
 from dealer.core import Deal
@@ -55,9 +59,7 @@ from dealer.session import (
 from drivers.device import DealingDevice
 
 from .bankworker import BankWorker
-from .closed import ClosedBoards
 from .config import StationConfig
-from .hub import PublicHub
 from .models import (
     OperatorBoard,
     OperatorCard,
@@ -68,8 +70,6 @@ from .models import (
     StationViewShown,
 )
 from .operator import OperatorBus
-from .public import bank_message, board_message, from_projection, station_message
-from .streams import PublicStreams
 
 log = logging.getLogger("dealer.station")
 

@@ -12,15 +12,23 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from dealer.core.errors import DealerError
 
-from .models import JobState
-
 log = logging.getLogger("dealer.jobs")
 
 P = TypeVar("P")
+
+
+class JobState(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    STOPPED = "stopped"
+    INTERRUPTED = "interrupted"  # made in an earlier run of the service (what its journal says is finished)
 
 
 class JobBusy(DealerError):

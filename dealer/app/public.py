@@ -20,7 +20,7 @@ from dealer.session import (
     PublicEvent,
 )
 
-from .models import (
+from .public_messages import (
     PublicBank,
     PublicCard,
     PublicCommitment,

@@ -97,7 +97,7 @@ class BankMsg(_Msg):
 
 
 class CommitmentMsg(_Msg):
-    """A draw as the hall sees it (``dealer.web.public.commitment_message``): K and the drawn ids only once it is
+    """A draw as the hall sees it (``dealer.app.public.commitment_message``): K and the drawn ids only once it is
     revealed (K also once voided) — a message saying otherwise is refused here, whatever built it."""
 
     type: Literal["commitment"]

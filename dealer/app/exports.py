@@ -1,0 +1,148 @@
+"""The director's export steps, one implementation for the director's console and ``dealer export boards``.
+
+A session's files live in a folder of its own (``session_folder``: the readable slug of the label, then an id of
+the exact label, so "Round 1" and "Round_1" never share a folder). Boards are made on a machine with a per-copy
+watchdog (``make_boards``): a machine (or link) that goes quiet in the middle of a copy makes that copy foul
+instead of stalling the run for ever — the web's job and the CLI's command both go through it. Each written file
+set and each finished board-making run is recorded in the ledger (kind ``export``) with the files' SHA-256
+(``record_export``, on the bank's thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from dealer.core import Deal
+from dealer.core.errors import DealerError
+from dealer.core.events import DeviceEvent
+from dealer.core.json_types import JsonObject
+from dealer.export.journal import FoulCopy
+from dealer.export.machine import CopyMaker, ProgressCallback
+
+if TYPE_CHECKING:  # board making loads the device layer only when it runs
+    from dealer.export.at_rest import AtRest
+    from dealer.export.boards import SessionBoard
+    from dealer.export.run import BoardsDone
+
+_SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), digits, "_", ".", "-"
+MIN_COPY_DEADLINE = 30.0  # seconds a copy may take at least, whatever the pace
+
+
+def session_slug(label: str) -> str:
+    """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
+    slug = _SAFE.sub("_", label.strip()).strip("._")
+    return slug[:64] or "session"
+
+
+def session_folder(label: str) -> str:
+    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
+    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
+    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+def journal_path(folder: Path, label: str) -> Path:
+    """The board-making journal of a session, in its folder."""
+    return folder / f"{session_slug(label)}.journal.json"
+
+
+@dataclass
+class BoardProgress:
+    """What a board-making run has done so far, as the director's console sees it."""
+
+    boards: int = 0
+    total_copies: int = 0
+    copies_done: int = 0
+    current: str = ""
+    made: list[tuple[int, int]] = field(default_factory=list)
+    skipped: list[tuple[int, int]] = field(default_factory=list)
+    fouls: list[FoulCopy] = field(default_factory=list)
+
+
+class CopyTimeout(DealerError, TimeoutError):
+    """The machine did not finish a copy in time (the copy is foul and made again)."""
+
+
+class WatchdogMaker:
+    """A ``CopyMaker`` that gives each copy a deadline: a machine (or link) that goes quiet in the middle of a
+    copy makes that copy foul instead of stalling the board making for ever."""
+
+    def __init__(self, inner: CopyMaker, seconds: float) -> None:
+        self.inner = inner
+        self.seconds = seconds
+
+    async def make_copy(self, board_number: int, deal: Deal, copy: int) -> Iterable[DeviceEvent]:
+        try:
+            return await asyncio.wait_for(self.inner.make_copy(board_number, deal, copy), self.seconds)
+        except TimeoutError:
+            raise CopyTimeout(
+                "board {board_number} copy {copy}: no end from the machine in {seconds:g} s",
+                board_number=board_number,
+                copy=copy,
+                seconds=self.seconds,
+            ) from None
+
+    async def recover(self) -> None:
+        await asyncio.wait_for(self.inner.recover(), self.seconds)
+
+
+def copy_deadline(copy_timeout: float | None, pace: float) -> float:
+    """Seconds one copy may take: the given timeout, else four times the pace and at least 30 s."""
+    return copy_timeout or max(MIN_COPY_DEADLINE, 4 * pace)
+
+
+async def make_boards(
+    device: str,
+    boards: Sequence[SessionBoard],
+    journal: Path,
+    *,
+    copy_timeout: float | None = None,
+    max_attempts: int = 3,
+    on_progress: ProgressCallback | None = None,
+    before_remake: Callable[[FoulCopy], Awaitable[None]] | None = None,
+    pace: float = 0.5,
+    faults: str = "",
+    seed: int | None = None,
+    at_rest: AtRest | None = None,
+) -> BoardsDone:
+    """Every copy of ``boards`` made on ``device`` (``dealer.export.run.make_boards_on``), each copy under the
+    watchdog's deadline (``copy_deadline``); the journal's folder is made first."""
+    from dealer.export.run import make_boards_on
+
+    deadline = copy_deadline(copy_timeout, pace)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    return await make_boards_on(
+        device,
+        boards,
+        journal,
+        max_attempts=max_attempts,
+        on_progress=on_progress,
+        before_remake=before_remake,
+        wrap=lambda maker: WatchdogMaker(maker, deadline),
+        pace=pace,
+        faults=faults,
+        seed=seed,
+        at_rest=at_rest,
+    )
+
+
+class EventLedger(Protocol):
+    """What recording an export needs of the bank."""
+
+    def record_event(self, kind: str, payload: JsonObject) -> int: ...
+
+
+def export_payload(what: str, label: str, paths: Sequence[Path], **extra: object) -> JsonObject:
+    """The ledger's ``export`` entry of a written file set or a board-making run: each file's SHA-256."""
+    digests = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+    return {"what": what, "label": label, "files": digests, **extra}
+
+
+def record_export(bank: EventLedger, what: str, label: str, paths: Sequence[Path], **extra: object) -> int:
+    """Record an export in the ledger (on the bank's thread); the entry's index."""
+    return bank.record_event("export", export_payload(what, label, paths, **extra))
