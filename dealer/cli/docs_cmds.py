@@ -152,7 +152,7 @@ def boards_cmd(
 ) -> None:
     """Акт изготовления комплектов: the board-making act."""
     from dealer.documents.issuers import issue_boards_act
-    from dealer.web.routes_export import session_slug
+    from dealer.export.names import session_slug
 
     if journal is None:
         slug = session_slug(label)

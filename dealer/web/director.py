@@ -31,6 +31,7 @@ from dealer.custody import (
     unlock_record,
 )
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
+from dealer.export.names import session_slug
 
 from .auth import role_check
 from .closed import CLOSED_LABEL
@@ -55,7 +56,7 @@ from .models import (
     VoidDraw,
     Voided,
 )
-from .routes_export import attachment, session_slug
+from .routes_export import attachment
 from .service import Service
 
 log = logging.getLogger("dealer.web")

@@ -71,9 +71,10 @@ def make_router(service: Service) -> APIRouter:
     from dealer.documents import issuers
     from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
+    from dealer.export.names import session_slug
 
     from .closed import CLOSED_LABEL
-    from .routes_export import session_folder, session_slug
+    from .routes_export import session_folder
 
     router = APIRouter()
     folder = service.config.var_dir / "documents"

@@ -33,6 +33,7 @@ from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard, number_deals
 from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import CopyMaker, Progress, Stage
+from dealer.export.names import competition_meta, session_slug
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
@@ -59,8 +60,6 @@ from .service import Service
 
 log = logging.getLogger("dealer.export")
 
-_SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), digits, "_", ".", "-"
-
 
 def attachment(name: str) -> str:
     """A download's Content-Disposition: the name as it is (RFC 5987, Cyrillic kept) and a Latin fallback."""
@@ -69,12 +68,6 @@ def attachment(name: str) -> str:
 
     fallback = re.sub(r"[^A-Za-z0-9._-]", "_", latin(name))
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
-
-
-def session_slug(label: str) -> str:
-    """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
-    slug = _SAFE.sub("_", label.strip()).strip("._")
-    return slug[:64] or "session"
 
 
 def session_folder(label: str) -> str:
@@ -224,9 +217,8 @@ def make_router(service: Service) -> APIRouter:
 
     # Any: ExportMeta's own fields, passed through by name (str, bool and int among them)
     def meta_of(label: str, event: str = "", **extra: Any) -> ExportMeta:
-        """PBN Event (the given one, else the session), Site (the venue) and Date (today, YYYY.MM.DD)."""
-        reg = service.regulation
-        return ExportMeta(event=event or shown(label), site=reg.venue, date=date.today().strftime("%Y.%m.%d"), **extra)
+        """PBN Event (the given one, else the session), Site and Date by the regulation (dealer.export.names)."""
+        return competition_meta(service.regulation, ExportMeta(event=event or shown(label), **extra), date.today())
 
     async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
         digests = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
