@@ -131,3 +131,30 @@ def resign_commitment(bundle: dict[str, Any], sign: Callable[[bytes], str]) -> d
     entry["d"] = {"commitment": bundle["commitment"], "signature": bundle["commitment_signature"]}
     bundle["commitment_entry"] = canonical_json(entry).decode()
     return bundle
+
+
+# How a hand reads in the command line (`dealer draw show`), derived by hand from the PBN letters: ranks A K Q J
+# T read Т К Д В 10 in Russian (the rules' letters), a void is a dash, seats N E S W are С В Ю З.
+_SHOWN_RANKS = {"en": dict(zip("AKQJT", ("A", "K", "Q", "J", "10"), strict=True)),
+                "ru": dict(zip("AKQJT", ("Т", "К", "Д", "В", "10"), strict=True))}  # fmt: skip
+_SHOWN_SEATS = {"en": "NESW", "ru": "СВЮЗ"}
+
+
+def pbn_as_shown(pbn: str, lang: str) -> list[str]:
+    """The four lines `dealer draw show` prints for a deal given in PBN (first seat N), independently of the code."""
+    first, _, rest = pbn.partition(":")
+    assert first == "N", pbn
+    lines = []
+    for seat, hand in zip(_SHOWN_SEATS[lang], rest.split(), strict=True):
+        holdings = [
+            symbol + " " + (" ".join(_SHOWN_RANKS[lang].get(c, c) for c in cards) if cards else "—")
+            for symbol, cards in zip("♠♥♦♣", hand.split("."), strict=True)
+        ]
+        lines.append(f"{seat}: " + "  ".join(holdings))
+    return lines
+
+
+def shown_deals(stdout: str) -> list[list[str]]:
+    """The hands `dealer draw show` printed, four lines a deal (each deal's heading line dropped)."""
+    lines = [line.strip() for line in stdout.splitlines() if line.startswith("  ") and ": " in line]
+    return [lines[k : k + 4] for k in range(0, len(lines), 4)]

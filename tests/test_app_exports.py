@@ -95,12 +95,24 @@ def test_the_cli_s_board_making_runs_the_director_s_code_watchdog_included(
     (tmp_path / "drawn.pbn").write_text(pbn, encoding="utf-8")
     out = tmp_path / "new" / "folder"
     result = CliRunner().invoke(
-        app, ["export", "boards", str(tmp_path / "drawn.pbn"), "--simulate", "--copies", "1", "-o", str(out)]
+        app,
+        [
+            "export",
+            "boards",
+            str(tmp_path / "drawn.pbn"),
+            "--simulate",
+            "--copies",
+            "1",
+            "-o",
+            str(out),
+            "--name",
+            "Тур 1",
+        ],
     )
     assert result.exit_code == 0, result.output
     maker = seen["maker"]
     assert isinstance(maker, WatchdogMaker) and maker.seconds == 30.0  # pace 0.5 s: the 30 s floor
-    assert seen["device"] == "simulator" and seen["journal"] == out / "session.journal.json"
+    assert seen["device"] == "simulator" and seen["journal"] == out / "Тур 1.journal.json"
 
 
 def test_make_boards_makes_the_journal_s_folder_and_wraps_every_copy_maker(

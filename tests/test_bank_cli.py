@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from bank_support import random_deal
+from draw_support import pbn_as_shown, shown_deals
 
 from dealer.cli.options import PASSPHRASE_ENV
 from dealer.core import Deal
@@ -88,19 +89,19 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     r = dealer(tmp_path, "draw", "run", "S1")
     assert r.returncode == 0 and "15 deals drawn" in r.stdout and "deal " not in r.stdout  # the count, never which
     r = dealer(tmp_path, "draw", "show", "S1")
-    drawn_pbn = [line.split()[-4:] for line in r.stdout.splitlines() if line.startswith("deal ")]
-    assert r.returncode == 0 and len(drawn_pbn) == 15
+    drawn_shown = shown_deals(r.stdout)
+    assert r.returncode == 0 and len(drawn_shown) == 15 and r.stdout.count("deal ") == 15
     status = dealer(tmp_path, "bank", "status", "--json", columns=40)
     assert status.returncode == 0
     st = json.loads(status.stdout)
     assert (st["deals"], st["drawn"], st["drawn_total"], st["eligible"]) == (300, 0, 15, 285)
-    for hands in drawn_pbn:  # nothing of the result in the public status
-        assert " ".join(hands) not in status.stdout
+    for hands in drawn_shown:  # nothing of the result in the public status
+        assert not any(hand[3:] in status.stdout for hand in hands)
     assert dealer(tmp_path, "draw", "bundle", "S1", "-o", "b.json").returncode == 1
     assert dealer(tmp_path, "draw", "reveal", "S1").returncode == 0
     assert dealer(tmp_path, "draw", "bundle", "S1", "-o", "b.json").returncode == 0
     bundle = json.loads((tmp_path / "b.json").read_text())
-    assert {Deal.from_pbn(d["pbn"]).to_pbn() for d in bundle["drawn"]} == {" ".join(h) for h in drawn_pbn}
+    assert sorted(pbn_as_shown(Deal.from_pbn(d["pbn"]).to_pbn(), "en") for d in bundle["drawn"]) == sorted(drawn_shown)
     r = dealer(tmp_path, "draw", "verify", "b.json")
     assert r.returncode == 0 and "all 15 checks passed" in r.stdout
     noted = re.search(r"ledger head (\d+):([0-9a-f]{16}) ", sealed.stdout + sealed.stderr)  # as `bank seal` printed it

@@ -320,3 +320,24 @@ def test_hall_lines_hold_the_widest_hands_without_overflow(browser: Any, tmp_pat
             page.screenshot(path=str(ARTIFACTS / f"hall-widest-{stations}x-{height}.png"))
             page.close()
         print(f"{stations} tables: the widest hand drawn at {widest:.3f} of its width, random deals ≥ {narrowest:.3f}")
+
+
+def test_a_station_named_with_the_word_is_not_named_twice(browser: Any, tmp_path: Path) -> None:
+    """A station named «Стол 1» is headed «Стол 1», not «Стол Стол 1» (#28); «B» still gets the word, and
+    «Столовая» is a name of its own (the word must end where the name's next word begins)."""
+    names = ["Стол 1", "B", "Столовая", "station 4"]
+    conf = [{"name": n, "cards_per_second": 40.0} for n in names]
+    expected = {  # by hand: the page's word only where the name does not already begin with it (either language)
+        "ru": ["Стол 1", "Стол B", "Стол Столовая", "station 4"],
+        "en": ["Стол 1", "Station B", "Station Столовая", "station 4"],
+    }
+    with running_service(service_config(tmp_path, stations=conf), regulation(2, 32, target=50)) as server:
+        for lang, heads in expected.items():
+            page = browser.new_page(viewport={"width": 1920, "height": 1080})
+            page.goto(server.base + f"/?lang={lang}")
+            page.wait_for_function("document.querySelectorAll('section.station .stationhead .name').length === 4")
+            shown = page.eval_on_selector_all(
+                "section.station", "els => els.map(e => [e.dataset.station, e.querySelector('.name').textContent])"
+            )
+            assert sorted(map(tuple, shown)) == sorted(zip(names, heads, strict=True)), (lang, shown)
+            page.close()

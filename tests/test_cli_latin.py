@@ -15,11 +15,16 @@ from datetime import date
 from pathlib import Path
 
 from custody_support import cli_env
-from draw_support import make_bank
+from draw_support import make_bank, pbn_as_shown, shown_deals
 from test_documents_latin import ALLOWED as DOCUMENT_WORDS
 
+from dealer.formats.pbn import PBN
+
 ROOT = Path(__file__).resolve().parents[1]
-REG = "[dealing]\nvariant = 3\n[draw]\nshare_percent = 10\n[session]\nboards = 2\n[schedule]\nsessions = 2\n"
+REG = (
+    'title = "Чемпионат"\nvenue = "Москва"\nstarts = 2020-01-10\nends = 2020-01-12\n'
+    "[dealing]\nvariant = 3\n[draw]\nshare_percent = 10\n[session]\nboards = 2\n[schedule]\nsessions = 2\n"
+)
 
 # Latin the Russian command line may print, and why: the documents' own (SHA, PDF, K, V, d6, dealer docs verify);
 # the commands, options and files the messages tell the judge to type or open (they are typed as they are);
@@ -38,7 +43,6 @@ def latin_words(text: str) -> list[str]:
     text = re.sub(r"\b[0-9a-f]{8,}\b", " ", text)  # hashes, keys, signatures
     text = re.sub(r"bridge-dealer[a-z/.-]*\d", " ", text)  # a format's id (docs/bundle.md), quoted as data
     text = re.sub(r"--[a-z][a-z-]*", " ", text)  # options the messages tell the judge to give
-    text = re.sub(r"\b[NESW]:[AKQJT2-9.]+(?: [AKQJT2-9.]+){3}", " ", text)  # a deal in PBN (draw show): the file's
     text = re.sub(r"\S+\.(pdf|json|sqlite|pbn|html|toml|pem|secret|dlm|dup)\b", " ", text)  # files cited
     text = re.sub(r"(?:[A-Za-z]:)?(?:/[^\s/]+)+/?", " ", text)  # paths cited
     text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.+]+", " ", text)  # ISO times in records
@@ -94,44 +98,43 @@ def test_a_days_command_line_in_russian_has_no_latin_word(tmp_path: Path) -> Non
         ("docs", "annex", "S1", "--regulation", "reg.toml"),
         ("docs", "day", "--date", date.today().isoformat()),
         ("docs", "verify", "var/documents/001-bank-ru.pdf"),
-        (
-            "export",
-            "files",
-            "S1.pbn",
-            "--regulation",
-            "reg.toml",
-            "--out",
-            "files",
-            "--event",
-            "Чемпионат",
-            "--site",
-            "Москва",
-        ),
-        ("export", "handrecords", "S1.pbn", "--out", "hands", "--title", "Чемпионат", "--subtitle", "Москва"),
+        ("export", "files", "S1.pbn", "--regulation", "reg.toml", "--out", "files"),
+        ("export", "handrecords", "S1.pbn", "--regulation", "reg.toml", "--out", "hands", "--subtitle", "Москва"),
     ]
     found: dict[str, list[str]] = {}
-    said = ""
+    said = shown = ""
     for args in runs:
         text = dealer(tmp_path, *args)
         said += text
+        if args[:2] == ("draw", "show"):
+            shown = text
         words = latin_words(text)
         if words:
             found[" ".join(args[:2])] = sorted(set(words))
     assert len(re.findall("[а-яё]", said, re.I)) > 1000  # the commands spoke Russian (the default language)
+    # draw show wrote the deals in Russian letters (С/В/Ю/З, Т К Д В), the same deals its --out file holds in PBN
+    boards = PBN.read((tmp_path / "S1.pbn").read_bytes()).records
+    assert len(boards) == 2 and shown_deals(shown) == [pbn_as_shown(b.deal.to_pbn(), "ru") for b in boards]
     # the files a Russian official reads: the hand records page (its text, as a browser shows it) and the PBN
     # files' Event and Site tags (what the judge gave: Russian stays Russian)
-    html = (tmp_path / "hands" / "handrecords.html").read_text(encoding="utf-8")
+    # the files are named by the regulation's title, Cyrillic kept; hand records add the word «расклады»
+    assert sorted(p.name for p in (tmp_path / "files").iterdir()) == ["Чемпионат.dlm", "Чемпионат.dup", "Чемпионат.pbn"]
+    hands = ["Чемпионат.расклады.html", "Чемпионат.расклады.pbn", "Чемпионат.расклады.pdf"]
+    assert sorted(p.name for p in (tmp_path / "hands").iterdir()) == hands
+    html = (tmp_path / "hands" / "Чемпионат.расклады.html").read_text(encoding="utf-8")
     assert 'lang="ru"' in html
     shown = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
     shown = re.sub(r"<[^>]+>", " ", shown)
     words = latin_words(re.sub(r"&\w+;|&#\d+;", " ", shown))
     if words:
         found["handrecords.html"] = sorted(set(words))
-    for pbn in (tmp_path / "files" / "session.pbn", tmp_path / "hands" / "handrecords.pbn"):
-        tags = dict(re.findall(r'^\[(Event|Site) "([^"]*)"\]', pbn.read_text(encoding="utf-8"), flags=re.M))
-        words = [w for v in tags.values() for w in latin_words(v)]
-        if words or not tags:
-            found[pbn.name] = sorted(set(words)) or ["no Event/Site tag"]
+    # and their PBN tags are the regulation's: its title, venue and (the competition is over) its first day
+    for pbn in (tmp_path / "files" / "Чемпионат.pbn", tmp_path / "hands" / "Чемпионат.расклады.pbn"):
+        text = pbn.read_text(encoding="utf-8")
+        for tag in ("Event", "Site", "Date"):
+            assert set(re.findall(rf'^\[{tag} "([^"]*)"\]', text, flags=re.M)) == {
+                {"Event": "Чемпионат", "Site": "Москва", "Date": "2020.01.10"}[tag]
+            }, (pbn.name, tag)
     assert found == {}, json.dumps(found, ensure_ascii=False, indent=0)
 
 

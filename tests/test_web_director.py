@@ -86,7 +86,7 @@ def test_a_cyrillic_session_keeps_its_name_in_the_bundle_download() -> None:
     fallback for old clients; the header itself stays ASCII."""
     from urllib.parse import unquote
 
-    from dealer.app.exports import session_slug
+    from dealer.export.names import session_slug
     from dealer.web.routes_export import attachment
 
     header = attachment(f"bundle-{session_slug('Сессия 1')}.json")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,20 +23,14 @@ from dealer.core.events import DeviceEvent
 from dealer.core.json_types import JsonObject
 from dealer.export.journal import FoulCopy
 from dealer.export.machine import CopyMaker, ProgressCallback
+from dealer.export.names import session_slug
 
 if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.export.at_rest import AtRest
     from dealer.export.boards import SessionBoard
     from dealer.export.run import BoardsDone
 
-_SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), digits, "_", ".", "-"
 MIN_COPY_DEADLINE = 30.0  # seconds a copy may take at least, whatever the pace
-
-
-def session_slug(label: str) -> str:
-    """A file-name stem for a session label ("Round 1" -> "Round_1"); never a path. Not unique: see session_folder."""
-    slug = _SAFE.sub("_", label.strip()).strip("._")
-    return slug[:64] or "session"
 
 
 def session_folder(label: str) -> str:

@@ -151,8 +151,8 @@ def boards_cmd(
     event: Path | None = EventOption,
 ) -> None:
     """Акт изготовления комплектов: the board-making act."""
-    from dealer.app.exports import session_slug
     from dealer.documents.issuers import issue_boards_act
+    from dealer.export.names import session_slug
 
     if journal is None:
         slug = session_slug(label)

@@ -41,16 +41,19 @@ RegulationOption = typer.Option(
 
 
 def _print_drawn(drawn: list[DrawnDeal]) -> None:
+    """Each drawn deal's id and pick, then its four hands in the command line's language (seats, ranks and suits
+    as the draw annex and the hand records write them: «С: ♠ Т К 5  ♥ …»)."""
+    from dealer.core import Seat
+    from dealer.core.diagram import seat_hand_line
+
+    from .i18n import language
+
+    lang = language()
     for item in drawn:
         d = item.deal
-        print_line(
-            t(
-                "deal {deal_id:>7} (pick {position:>7})  {pbn}",
-                deal_id=d.deal_id,
-                position=item.position,
-                pbn=d.deal.to_pbn(),
-            )
-        )
+        print_line(t("deal {deal_id:>7} (pick {position:>7})", deal_id=d.deal_id, position=item.position))
+        for seat in Seat:
+            print_line("  " + seat_hand_line(d.deal, seat, lang))
 
 
 @draw_app.command("prepare")

@@ -15,7 +15,7 @@ from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
 from dealer.formats.base import FormatError, ReadResult
 from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
-from .event import EventOption
+from .event import Event, EventOption
 from .i18n import error, language, t
 from .root import app, fail
 
@@ -105,13 +105,36 @@ def list_formats() -> None:
         out.print(f"{name:5} {modes}  .{', .'.join(fmt.extensions):12} {description}", markup=False, soft_wrap=True)
 
 
-def _copies(copies: int | None, regulation: Path | None, event: Path | None) -> int:
-    """The copies of each board: the event's regulation's (named on stderr), or ``--copies`` — flagged when it
-    differs from the regulation."""
+def _event(regulation: Path | None, event: Path | None) -> Event:
+    """The event (its folder, its regulation: named on stderr)."""
     from .event import find_event, say_regulation
 
     ev = find_event(event, regulation)
     say_regulation(ev)
+    return ev
+
+
+def _stem(name: str | None, names: tuple[str, ...], word: str) -> str:
+    """``--name`` as given; else the first of ``names`` given, as a file stem (Cyrillic kept, the rule of
+    dealer.export.names), else ``word`` (the files' name in the command line's language)."""
+    from dealer.export.names import session_slug
+
+    if name is not None:
+        return name
+    return session_slug(next((n for n in names if n.strip()), ""), fallback=word)
+
+
+def _meta(ev: Event, meta: ExportMeta) -> ExportMeta:
+    """PBN's Site and Date from the event's regulation where the command gave none (as the consoles' export)."""
+    from datetime import date
+
+    from dealer.export.names import competition_meta
+
+    return competition_meta(ev.regulation, meta, date.today())
+
+
+def _copies(copies: int | None, ev: Event) -> int:
+    """The copies of each board: the event's regulation's, or ``--copies`` — flagged when it differs from it."""
     if copies is None:
         return ev.regulation.copies
     if copies != ev.regulation.copies:
@@ -128,7 +151,9 @@ def _copies(copies: int | None, regulation: Path | None, event: Path | None) -> 
 def export_files(
     source: Path = typer.Argument(..., help="The session's deals (any readable deal file)."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory to write into."),
-    stem: str = typer.Option("session", "--name", help="File name without extension."),
+    stem: str | None = typer.Option(
+        None, "--name", help="File name without extension (default: the event's name, else «session»)."
+    ),
     to: str = typer.Option("dlm,dup,pbn", "--formats", help="Comma-separated formats to write."),
     first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
     copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
@@ -142,9 +167,12 @@ def export_files(
 ) -> None:
     """Write the session as deal files for other software (closed machines: DLM sealed, DUP, PBN)."""
     # the event folder: DEALER_EVENT or the current one (--event names the event in the files here)
-    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation, None))
+    ev = _event(regulation, None)
+    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, ev))
     names = [n.strip() for n in to.split(",") if n.strip()]
-    meta = ExportMeta(event=event, site=site, date=date, sealed=sealed, copies=boards[0].copies)
+    event = event or ev.regulation.title
+    meta = _meta(ev, ExportMeta(event=event, site=site, date=date, sealed=sealed, copies=boards[0].copies))
+    stem = _stem(stem, (event,), t("session"))
     for path in write_session_files(boards, out_dir, stem, names, meta):
         out.print(t("wrote {path}", path=path), markup=False)
 
@@ -153,12 +181,15 @@ def export_files(
 def export_handrecords(
     source: Path = typer.Argument(..., help="The session's deals (any readable deal file; already public)."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory to write into."),
-    stem: str = typer.Option("handrecords", "--name", help="File name without extension."),
+    stem: str | None = typer.Option(
+        None, "--name", help="File name without extension (default: the title, then «handrecords»)."
+    ),
     kinds: str = typer.Option("html,pdf,pbn", "--formats", help="Any of html, pdf, pbn, comma-separated."),
     title: str = typer.Option("", "--title", help="Title of the document."),
     subtitle: str = typer.Option("", "--subtitle", help="Second line: date, session, place."),
     lang: str | None = typer.Option(None, "--lang", help="ru or en (default: the command line's language)."),
     first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
+    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
     from_fmt: str | None = FromOption,
     skip_bad: bool = SkipOption,
 ) -> None:
@@ -173,8 +204,13 @@ def export_handrecords(
         lang = language()
     if lang not in ("en", "ru"):
         raise typer.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
+    ev = _event(regulation, None)  # the event folder: DEALER_EVENT or the current one
     boards = _boards(source, from_fmt, skip_bad, first, 1)
     records = [b.record() for b in boards]
+    named = title or ev.regulation.title
+    if stem is None:  # as the consoles name them: «Чемпионат.расклады.pdf» (the title's, else the word alone)
+        word = t("handrecords")
+        stem = f"{_stem(None, (named,), '')}.{word}".lstrip(".")
     with Progress(
         TextColumn(t("double dummy")), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
     ) as bar:
@@ -188,7 +224,7 @@ def export_handrecords(
             title=title,
             subtitle=subtitle,
             lang=lang,
-            meta=ExportMeta(event=title),
+            meta=_meta(ev, ExportMeta(event=named)),
             progress=lambda done, total: bar.update(task, completed=done),
         )
     for path in paths:
@@ -204,7 +240,11 @@ def export_boards(
     simulate: bool = typer.Option(False, "--simulate", help="Make the boards on the built-in simulator."),
     faults: str = typer.Option("", "--faults", help="Simulator faults, e.g. 'wrong_pocket@2,jam@4:30'."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory of the session output (journal)."),
-    stem: str = typer.Option("session", "--name", help="Session name: the journal is NAME.journal.json."),
+    stem: str | None = typer.Option(
+        None,
+        "--name",
+        help="Session name: the journal is NAME.journal.json (default: the event's name, else «session»).",
+    ),
     first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
     copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
     regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
@@ -226,7 +266,9 @@ def export_boards(
 
     if (device is None) == (not simulate):
         raise typer.BadParameter(t("give either --device or --simulate"), param_hint="--device")
-    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, regulation, event))
+    ev = _event(regulation, event)
+    boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, ev))
+    stem = _stem(stem, (ev.regulation.title,), t("session"))
     journal = out_dir / f"{stem}.journal.json"  # its folder is made by make_boards
 
     with Progress(

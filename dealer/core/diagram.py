@@ -13,6 +13,7 @@ RANK_DISPLAY = {
     "en": ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"),
     "ru": ("Т", "К", "Д", "В", "10", "9", "8", "7", "6", "5", "4", "3", "2"),
 }
+SEAT_LETTERS = {"en": ("N", "E", "S", "W"), "ru": ("С", "В", "Ю", "З")}
 HCP_LABEL = {"en": "HCP", "ru": "очки"}  # high-card points
 SUIT_DISPLAY = {"unicode": "♠♥♦♣", "ascii": "SHDC"}
 VOID = "—"
@@ -27,6 +28,11 @@ def holding_text(hand: Hand, suit: Suit, lang: str = "en") -> str:
 def hand_lines(hand: Hand, lang: str = "en", suits: str = "unicode") -> list[str]:
     symbols = SUIT_DISPLAY[suits]
     return [f"{symbols[s]} {holding_text(hand, s, lang)}" for s in Suit]
+
+
+def seat_hand_line(deal: Deal, seat: Seat, lang: str = "en") -> str:
+    """One seat's hand on one line, as the draw annex and ``dealer draw show`` print it: «С: ♠ Т К 5  ♥ …»."""
+    return f"{SEAT_LETTERS[lang][seat]}: " + "  ".join(hand_lines(deal.hand(seat), lang))
 
 
 def compass_diagram(deal: Deal, lang: str = "en", suits: str = "unicode", hcp: bool = True) -> str:

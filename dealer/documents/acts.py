@@ -24,7 +24,7 @@ from dealer.bank.errors import BankError
 from dealer.bank.store import DrawRecord, Seal, StoredDeal
 from dealer.core import Seat, Vulnerability, board_dealer, board_vulnerability
 from dealer.core.cards import Card
-from dealer.core.diagram import RANK_DISPLAY, SUIT_DISPLAY, hand_lines
+from dealer.core.diagram import RANK_DISPLAY, SUIT_DISPLAY, seat_hand_line
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
@@ -452,7 +452,7 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
     seats = m.list("seat.letters")
     rows = []
     for board, stored in enumerate(drawn, start=1):
-        hands = [f"{seats[int(seat)]}: " + "  ".join(hand_lines(stored.deal.hand(seat), ctx.lang)) for seat in Seat]
+        hands = [seat_hand_line(stored.deal, seat, ctx.lang) for seat in Seat]
         rows.append(
             (
                 str(board),

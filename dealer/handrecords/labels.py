@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dealer.core import Seat, Vulnerability
-from dealer.core.diagram import RANK_DISPLAY
+from dealer.core.diagram import RANK_DISPLAY, SEAT_LETTERS
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -29,7 +29,7 @@ LABELS: dict[str, dict[str, str]] = {
         "page": "Стр.",
     },
 }
-SEATS = {"en": ("N", "E", "S", "W"), "ru": ("С", "В", "Ю", "З")}
+SEATS = SEAT_LETTERS
 VULS = {
     "en": {Vulnerability.NONE: "None", Vulnerability.NS: "NS", Vulnerability.EW: "EW", Vulnerability.ALL: "All"},
     "ru": {Vulnerability.NONE: "Никто", Vulnerability.NS: "С-Ю", Vulnerability.EW: "В-З", Vulnerability.ALL: "Все"},

@@ -19,7 +19,6 @@ from fastapi.responses import Response
 
 from dealer.app.closed import CLOSED_LABEL
 from dealer.app.draws import drawn_boards, enter_value, normalise_value, value_spec
-from dealer.app.exports import session_slug
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import json_text
@@ -32,6 +31,7 @@ from dealer.custody import (
     unlock_record,
 )
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
+from dealer.export.names import session_slug
 from dealer.integrity.ledger import canonical_json
 
 from .auth import role_check

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from dealer.app.jobs import JobState
 from dealer.app.station_state import StationStatus
+from dealer.core.errors import DealerError
 from dealer.core.events import FaultKind
 
 # -- limits (docs/service.md, "Limits") -------------------------------------------------------------------------
@@ -31,9 +32,14 @@ MAX_BOARDS_FIRST = 9999
 MAX_COPIES = 50
 
 
+class FieldValueError(DealerError, ValueError):
+    """A field's value a validator refuses: pydantic reports it as a value_error, and the 422 answer says it in the
+    request's language through the core catalogue (dealer.web.limits)."""
+
+
 def _printable(value: str) -> str:
     if not value.isprintable():
-        raise ValueError("must be printable text (no control characters)")
+        raise FieldValueError("must be printable text (no control characters)")
     return value
 
 
@@ -84,7 +90,7 @@ CONSOLE_COMMANDS = ("devices", "state")
 def _command(value: str) -> str:
     if value not in CONSOLE_COMMANDS and value not in StationAction.__members__.values():
         allowed = ", ".join([*CONSOLE_COMMANDS, *StationAction])
-        raise ValueError(f"unknown action {value!r} (allowed: {allowed})")
+        raise FieldValueError("unknown action {value!r} (allowed: {allowed})", value=value, allowed=allowed)
     return value
 
 
@@ -551,14 +557,13 @@ class Revealed(Reply):
 
 # -- the director's export -------------------------------------------------------------------------------------
 def _known_format(name: str) -> str:
-    from dealer.core.errors import DealerError
     from dealer.formats import by_name, load_all
 
     load_all()
     try:
         return by_name(name).name
     except DealerError as exc:
-        raise ValueError(str(exc)) from None
+        raise FieldValueError("{reason}", reason=exc) from None  # the format's own words, translated
 
 
 FormatName = Annotated[str, StringConstraints(min_length=1, max_length=32), AfterValidator(_known_format)]

@@ -25,13 +25,14 @@ from fastapi.responses import Response
 
 from dealer.app.closed import CLOSED_LABEL
 from dealer.app.draws import RevealGate, drawn_boards, renumbered
-from dealer.app.exports import BoardProgress, journal_path, make_boards, record_export, session_folder, session_slug
+from dealer.app.exports import BoardProgress, journal_path, make_boards, record_export, session_folder
 from dealer.app.jobs import Job, JobBusy, JobState
 from dealer.core.errors import DealerError
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
 from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import Progress, Stage
+from dealer.export.names import competition_meta, session_slug
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
@@ -162,9 +163,8 @@ def make_router(service: Service) -> APIRouter:
 
     # Any: ExportMeta's own fields, passed through by name (str, bool and int among them)
     def meta_of(label: str, event: str = "", **extra: Any) -> ExportMeta:
-        """PBN Event (the given one, else the session), Site (the venue) and Date (today, YYYY.MM.DD)."""
-        reg = service.regulation
-        return ExportMeta(event=event or shown(label), site=reg.venue, date=date.today().strftime("%Y.%m.%d"), **extra)
+        """PBN Event (the given one, else the session), Site and Date by the regulation (dealer.export.names)."""
+        return competition_meta(service.regulation, ExportMeta(event=event or shown(label), **extra), date.today())
 
     async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
         await service.bank.call(record_export, service.bank.bank, kind, label, paths, **extra)

@@ -114,7 +114,7 @@
     sec.dataset.attempt = String(st.attempt);
     sec.dataset.variant = String(st.variant);
     const head = el("div", "stationhead");
-    head.appendChild(el("span", "name", I18N.t("audience.station") + " " + st.station));
+    head.appendChild(el("span", "name", I18N.named("audience.station", st.station)));
     const closed = st.variant === 1;
     head.appendChild(el("span", "dealno", closed ? (st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards }) : "")
       : st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal : I18N.t("audience.attempt") + " " + st.attempt));

@@ -14,7 +14,10 @@
     const r = await fetch(path, { method, headers,
       body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
     const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : r.statusText);
+    if (!r.ok) {  // a 422 lists each bad field, each message naming its field in the page's language
+      const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
+      throw new Error(detail || r.statusText);
+    }
     return data;
   }
   function say(text, error) { msg.textContent = (error ? t("director.error") + ": " : "") + text; msg.classList.toggle("error", !!error); }

@@ -13,9 +13,8 @@
     const r = await fetch(path, { method, headers,
       body: body ? JSON.stringify(body) : undefined, credentials: "same-origin" });
     const data = await r.json().catch(() => ({}));
-    if (!r.ok) {  // a 422 names each bad field: "loc: message"
-      const detail = Array.isArray(data.detail)
-        ? data.detail.map((d) => (d.loc || []).slice(1).join(".") + ": " + d.msg).join("; ") : data.detail;
+    if (!r.ok) {  // a 422 lists each bad field, each message naming its field in the page's language
+      const detail = Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail;
       throw new Error(detail || r.statusText);
     }
     return data;

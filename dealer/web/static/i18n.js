@@ -74,5 +74,16 @@ const I18N = (() => {
       separator: spec.separator,
     });
   }
-  return { t, time, number, apply, set, valueFormat, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
+  // A station's heading: the word (Стол / Station) and its name, but the name alone when it already starts with
+  // the word in either language («Стол 1», not «Стол Стол 1»)
+  function named(key, name) {
+    const text = String(name);
+    const lower = text.toLocaleLowerCase();
+    for (const cat of Object.values(catalogues)) {
+      const word = typeof cat[key] === "string" ? cat[key].toLocaleLowerCase() : "";
+      if (word && lower.startsWith(word) && (lower.length === word.length || !/\p{L}/u.test(lower[word.length]))) return text;
+    }
+    return t(key) + " " + text;
+  }
+  return { t, time, number, apply, set, valueFormat, named, get lang() { return lang; }, onChange: (fn) => listeners.push(fn) };
 })();

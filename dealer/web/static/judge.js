@@ -16,7 +16,7 @@
   function guarded(cmd, station, extra) {
     const st = stations.get(station);
     if (st && (st.in_deal || st.status === "dealing")) {
-      if (!confirm(t("judge.confirm_void", { action: t("judge." + (cmd === "connect" ? "connect" : cmd)), station }))) return;
+      if (!confirm(t("judge.confirm_void", { action: t("judge." + (cmd === "connect" ? "connect" : cmd)), station: I18N.named("judge.station", station) }))) return;
       extra = Object.assign({ confirm: true }, extra || {});
     }
     send(cmd, station, extra);
@@ -79,7 +79,7 @@
     parts.start = button("judge.start", () => send("start", name), "primary");
     parts.pause = button("judge.pause", () => send("pause", name));
     parts.resume = button("judge.resume", () => send("resume", name));
-    parts.stop = button("judge.stop", () => { if (confirm(t("judge.confirm_stop", { station: name }))) send("stop", name); }, "danger");
+    parts.stop = button("judge.stop", () => { if (confirm(t("judge.confirm_stop", { station: I18N.named("judge.station", name) }))) send("stop", name); }, "danger");
     parts.redeal = button("judge.redeal", () => send("redeal", name), "redeal");
     for (const k of ["start", "pause", "resume", "stop", "redeal"]) { parts[k].dataset.action = k; row.appendChild(parts[k]); }
     parts.connect.dataset.action = "connect"; parts.disconnect.dataset.action = "disconnect"; parts.reset.dataset.action = "reset";
@@ -155,7 +155,7 @@
     const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(name)}"]`) || buildPanel(name);
     const p = sec._parts;
     sec.dataset.status = st.status;
-    p.title.textContent = t("judge.station") + " " + name + " — " + t("status." + st.status);
+    p.title.textContent = I18N.named("judge.station", name) + " — " + t("status." + st.status);
     p.devTitle.textContent = t("judge.device_info");
     p.ctlTitle.textContent = t("judge.progress");
     p.facts.replaceChildren();
