@@ -52,13 +52,15 @@
   function boardsTable(drawn, revealed) {
     const table = el("table", "boards drawnlist");
     const hr = el("tr");
-    for (const k of ["director.board", "director.dealer", "director.vulnerability", "director.bank_deal", "director.deal"]) hr.appendChild(el("th", "", t(k)));
+    const heads = ["director.board", "director.dealer", "director.vulnerability", "director.bank_deal", "director.deal"].map((k) => t(k));
+    for (const h of heads) hr.appendChild(el("th", "", h));
     table.appendChild(hr);
     for (const d of drawn) {
       const tr = el("tr", "drawn");
       tr.dataset.board = String(d.board);
       tr.append(el("td", "boardno", String(d.board)), el("td", "", Cards.seatLetter(d.dealer)), el("td", "", vul(d.vulnerability)),
         el("td", "", "#" + d.deal_id));
+      tr.querySelectorAll("td").forEach((td, k) => { td.dataset.label = heads[k]; });  // a phone shows each fact with its name
       const cell = el("td");
       const det = el("details");
       det.open = revealed;
