@@ -291,6 +291,11 @@ def test_the_annex_cites_its_protocol_by_number(bank: SqliteBank, reg: Regulatio
     text = pdf_text(annex.path)
     assert (early.number, protocol.number, annex.number) == (1, 1, 2)  # each type numbered on its own
     assert has(text, "К протоколу жеребьёвки") and has(text, "№ 1, составлен")  # label and value: two columns
+    # and the commitment and V the deals were drawn with, as the protocol prints them (SHA-256 of the
+    # commitment's canonical JSON, computed here)
+    digest = sha256(canonical_json(bank.entry(bank.get_draw(LABEL).commit_index).data["commitment"])).hexdigest()
+    assert has(text, digest) and has(pdf_text(protocol.path), digest)
+    assert has(text, "SHA-256 обязательства") and has(text, "1234561/6543216")
     signatures_have_company(annex.path)
 
 
