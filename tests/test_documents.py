@@ -386,6 +386,7 @@ def test_equipment_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: 
             assert has(text, phrase), phrase
         assert "2,44 (выше нормы)" in text
         assert has(text, "не более 0,075 %")  # the camera calibration's predicted misreads per card (#31)
+        assert has(text, "Итоги проверок")  # the summary block and the table «Проверки», not two «Проверки»
         for word in ("Примечание", "Результат", "Калибровка", "неисправно", "Устройство"):  # no word cut in a cell
             assert re.search(rf"(?<!\w){word}(?!\w)", text), word
         signatures_have_company(issued.path)

@@ -762,7 +762,7 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
     missing = _missing_stages(checks, m)
     if missing:
         head_items.append((m("equipment.missing"), missing))
-    head = Fields(m("equipment.checks"), tuple(head_items))
+    head = Fields(m("equipment.summary"), tuple(head_items))  # the table below is «Проверки»: not twice
     table = Table(
         m("equipment.checks"),
         tuple(
