@@ -124,3 +124,49 @@ def test_the_consoles_grow_with_a_4k_screen(browser: Any, tmp_path: Path) -> Non
             assert scroll <= shown, (width, wide)
             page.close()
         assert sizes[1920] == 15 and sizes[390] == 15 and sizes[3840] >= 29, sizes
+
+
+def _next_render(page: Any, selector: str) -> None:
+    """Mark the element, then wait for the console's 5-second refresh to draw it anew (an event, not a sleep)."""
+    page.eval_on_selector(selector, "e => { e.dataset.old = '1'; }")
+    page.wait_for_function(f"document.querySelector({selector!r}) && !document.querySelector({selector!r}).dataset.old",
+                           timeout=20000)  # fmt: skip
+
+
+def test_the_chief_judges_typing_survives_the_consoles_refresh(browser: Any, tmp_path: Path) -> None:
+    """The director's console draws its status anew every 5 s: V being typed keeps its field, focus and caret (the
+    keys after a refresh went nowhere), a void reason stays, a drawn deal's unfolded diagram stays open."""
+    import httpx
+    from _web_server import deal_to_target
+
+    cfg = service_config(tmp_path, language="ru", stations=[{"name": "A", "cards_per_second": 5000.0}])
+    with running_service(cfg, regulation(3, None, target=40)) as server:
+        deal_to_target(server)
+        with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
+            chief.post("/api/director/seal", timeout=30).raise_for_status()
+            body = {"label": "Тур 1", "witnesses": ["Аня", "Борис"], "rolls": 8}
+            chief.post("/api/director/draws", json=body, timeout=30).raise_for_status()
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page.goto(f"{server.base}/director?token={server.director}")
+            value = ".draw [name=public_value]"
+            page.wait_for_selector(value)
+            page.fill(".draw [name=void_reason]", "ошибка")
+            page.click(value)
+            page.keyboard.type("12345612/")
+            _next_render(page, value)
+            page.keyboard.type("65432165")
+            assert page.input_value(value) == "12345612/65432165"
+            assert page.evaluate("document.activeElement.name") == "public_value"
+            assert page.input_value(".draw [name=void_reason]") == "ошибка"
+            chief.post("/api/director/draws/Тур 1/publish").raise_for_status()
+            chief.post("/api/director/draws/Тур 1/value", json={"dice": ["12345612", "65432165"]}).raise_for_status()
+            chief.post("/api/director/draws/Тур 1/run", timeout=30).raise_for_status()
+            first = "tr.drawn[data-board='1'] details"
+            page.wait_for_selector(first)
+            page.click(first + " summary")
+            _next_render(page, first)
+            assert page.eval_on_selector(first, "d => d.open")
+            page.click(first + " summary")  # folded again: it stays folded
+            _next_render(page, first)
+            assert not page.eval_on_selector(first, "d => d.open")
+            page.close()

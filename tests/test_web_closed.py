@@ -96,6 +96,10 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
             act = client.post("/api/director/documents/closed", json={"label": "Сессия 1", "lang": "ru"})
             assert act.status_code == 200, act.text
             pdf = client.get(act.json()["url"]).content
+            # issued with no session named (a script's POST): the variant's name stands for it, never «closed»
+            unnamed = client.post("/api/director/documents/closed", json={"lang": "ru"})
+            assert unnamed.status_code == 200, unnamed.text
+            unnamed_pdf = client.get(unnamed.json()["url"]).content
             for kind in ("bank", "draw"):
                 refused = client.post(f"/api/director/documents/{kind}", json={"label": "Сессия 1"})
                 assert refused.status_code == 400 and "variant 1" in refused.text
@@ -136,6 +140,8 @@ def test_a_variant_1_station_deals_boards_and_the_audience_learns_nothing_of_a_c
     ):
         assert phrase in text, phrase
     assert "банка сдач" not in text.split("SHA-256 этого файла")[0]  # no bank figures on the closed act
+    unnamed_text = pdf_text(unnamed_pdf)
+    assert "Закрытая сдача Вариант 1 — закрытая сдача" in unnamed_text and "closed" not in unnamed_text, unnamed_text
     made_text = pdf_text(boards_pdf)
     on_act = made_text.replace("closed.journal.json", "")  # the journal file keeps its own name
     assert "Закрытая сдача" in on_act and "closed" not in on_act and "4 коробки" in made_text

@@ -217,6 +217,31 @@ def _vul(v: Vulnerability, m: Messages) -> str:
     return m({"None": "vul.none", "NS": "vul.ns", "EW": "vul.ew", "All": "vul.all"}[v.value])
 
 
+CARDS_SHOWN = "cards_shown"  # the ledger's record of «Показать карты» on the technical judge's console
+
+
+def card_views(bank: LedgerReader, m: Messages, board_making: bool) -> Table:
+    """Every «Показать карты» on the technical judge's console, recorded before a card was shown: during the bank's
+    formation (a station's deals) or during board making (the boards' cards). People who saw deals are named on
+    the act, never left to the ledger alone."""
+    rows = []
+    for e in bank.entries_of_kind(CARDS_SHOWN):
+        making = e.data.get("what") == "board making"
+        if making != board_making:
+            continue
+        what = m("views.boards") if making else m("views.station", station=e.data.get("station"),
+                                                   attempt=e.data.get("attempt"))  # fmt: skip
+        by = str(e.data.get("by"))
+        rows.append((m.when(e.ts), what, m("role.technical_judge") if by == "judge" else by))
+    return Table(
+        m("views.title"),
+        (m("bank.col.time"), m("views.col.what"), m("views.col.by")),
+        tuple(rows),
+        (2.2, 3.4, 2.4),
+        m("views.none"),
+    )
+
+
 # -- Акт формирования банка сдач --------------------------------------------------------------------------------
 def devices_by_station(bank: LedgerReader) -> dict[str, JsonObject]:
     """The latest device each station reported in an equipment check (DEVICE_INFO: model, serial, firmware)."""
@@ -329,6 +354,7 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
         void_table,
         import_table,
         seal_table,
+        card_views(bank, m, board_making=False),
         verdict,
     ]
     signatures = _officials(ctx, m, ("chief_judge", "technical_judge", "secretary")) + _witnesses(ctx.witnesses, m)
@@ -473,6 +499,9 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
         (
             (m("annex.protocol"), _protocol_reference(bank, label, m)),
             (m("draw.session"), label),
+            # what ties these deals to the protocol: the commitment they were drawn under and the value V drawn with
+            (m("draw.commitment_hash"), commitment_hash(bank.entry(rec.commit_index).data["commitment"])),
+            (m("draw.pv_value"), rec.public_value or m("draw.pv_pending")),
             (m("draw.n"), m.plural("count.deals", len(rows))),
         ),
     )
@@ -570,6 +599,7 @@ def boards_act(
             m("boards.no_fouls"),
         ),
     )
+    blocks.append(card_views(bank, m, board_making=True))
     signatures = _officials(ctx, m, ("technical_judge", "chief_judge")) + _witnesses(ctx.witnesses, m)
     return _document("boards", ctx, m, blocks, signatures)
 
@@ -732,7 +762,7 @@ def equipment_act(bank: LedgerReader, ctx: Context, session: str) -> Document:
     missing = _missing_stages(checks, m)
     if missing:
         head_items.append((m("equipment.missing"), missing))
-    head = Fields(m("equipment.checks"), tuple(head_items))
+    head = Fields(m("equipment.summary"), tuple(head_items))  # the table below is «Проверки»: not twice
     table = Table(
         m("equipment.checks"),
         tuple(

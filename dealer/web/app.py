@@ -168,7 +168,11 @@ def create_app(service: Service) -> FastAPI:
                 secret, _, custody = token.partition(".")  # SECRET, or SECRET.CUSTODY as a script holds it
                 if not service.secrets.check(role, secret):
                     raise HTTPException(403, f"wrong secret for the {role} role")
-                response = RedirectResponse(f"/{role}", status_code=303)
+                # the token leaves the address bar; a language asked for in the same link stays (a link with
+                # «&lang=en» opened the page in the service's language)
+                asked = request.query_params.get("lang")
+                target = f"/{role}?lang={asked}" if asked in LANGUAGES else f"/{role}"
+                response = RedirectResponse(target, status_code=303)
                 response.set_cookie(
                     cookie_name(role),
                     secret,

@@ -206,7 +206,7 @@ def make_router(service: Service) -> APIRouter:
                 reg,
                 lang,
                 folder,
-                body.label or CLOSED_LABEL,
+                body.label or translate(lang, "audience.title_closed"),  # the variant's name, never «closed»
                 closed.records(),
                 closed.audit_deals() if body.audit else [],
                 witnesses,

@@ -79,7 +79,11 @@
       const m = state.commitment;
       const fact = (key, value, cls) => {
         const box = el("span", "fact " + (cls || ""));
-        box.append(el("span", "factlabel", I18N.t(key) + ":"), el(cls === "hash" ? "code" : "b", "factvalue", String(value)));
+        const code = (cls || "").split(" ").includes("hash");  // K, the commitment and the head: monospace, break anywhere
+        const shown = el(code ? "code" : "b", "factvalue");
+        // V's separators are line-break opportunities (a phone splits «12345612/65432165/…» after a «/», never a number)
+        for (const part of String(value).split(/(?<=[/,;])/)) shown.append(part, document.createElement("wbr"));
+        box.append(el("span", "factlabel", I18N.t(key) + ":"), shown);
         return box;
       };
       c.dataset.state = m.state || "";

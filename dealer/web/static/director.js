@@ -8,6 +8,21 @@
   const extras = new Map();  // label -> { files, records, boards } kept across refreshes
   const typed = new Map();  // label -> the public value being typed (a refresh must not wipe it)
   const deviceTyped = new Map();
+  const whyTyped = new Map();  // label -> the void reason being typed
+  const opened = new Set();  // "label/board": a drawn deal's diagram the chief judge unfolded
+  // The status is drawn anew every 5 s: the field being typed in keeps the focus and the caret (the chief judge
+  // typing V's 26 digits lost the field mid-way, the keys after a refresh went nowhere)
+  function keepingFocus(draw) {
+    const a = document.activeElement;
+    const box = a && a.name && a.closest ? a.closest("[data-label]") : null;
+    const at = box ? [box.dataset.label, a.name, a.selectionStart, a.selectionEnd] : null;
+    draw();
+    if (!at) return;
+    const again = document.querySelector(`[data-label="${CSS.escape(at[0])}"] [name="${CSS.escape(at[1])}"]`);
+    if (!again || again === a) return;
+    again.focus();
+    if (at[2] !== null && again.setSelectionRange) again.setSelectionRange(at[2], at[3]);
+  }
   async function api(method, path, body) {
     const headers = { "X-Dealer-Lang": I18N.lang };  // errors come back in the page's language
     if (body) headers["Content-Type"] = "application/json";
@@ -52,19 +67,23 @@
   }
   const vul = (v) => t("vul." + v);
   // The drawn deals as boards: number, dealer, vulnerability, bank deal; the deal itself folded until the reveal.
-  function boardsTable(drawn, revealed) {
+  function boardsTable(label, drawn, revealed) {
     const table = el("table", "boards drawnlist");
     const hr = el("tr");
-    for (const k of ["director.board", "director.dealer", "director.vulnerability", "director.bank_deal", "director.deal"]) hr.appendChild(el("th", "", t(k)));
+    const heads = ["director.board", "director.dealer", "director.vulnerability", "director.bank_deal", "director.deal"].map((k) => t(k));
+    for (const h of heads) hr.appendChild(el("th", "", h));
     table.appendChild(hr);
     for (const d of drawn) {
       const tr = el("tr", "drawn");
       tr.dataset.board = String(d.board);
       tr.append(el("td", "boardno", String(d.board)), el("td", "", Cards.seatLetter(d.dealer)), el("td", "", vul(d.vulnerability)),
         el("td", "", "#" + d.deal_id));
+      tr.querySelectorAll("td").forEach((td, k) => { td.dataset.label = heads[k]; });  // a phone shows each fact with its name
       const cell = el("td");
       const det = el("details");
-      det.open = revealed;
+      const key = label + "/" + d.board;
+      det.open = revealed || opened.has(key);
+      det.addEventListener("toggle", () => { if (det.open) opened.add(key); else opened.delete(key); });
       det.appendChild(el("summary", "", t(revealed ? "director.deal_revealed" : "director.deal_secret")));
       det.appendChild(dealBox(d));
       cell.appendChild(det);
@@ -88,6 +107,7 @@
     const L = encodeURIComponent(label);
     const x = extra(label);
     const box = el("div", "export");
+    box.dataset.label = label;
     box.appendChild(el("h4", "", t("director.export")));
     const row = el("div", "row");
     row.appendChild(button("director.files", async () => {
@@ -133,7 +153,7 @@
       for (;;) {
         const view = await api("GET", `/api/director/draws/${encodeURIComponent(label)}/boards`);
         extra(label).boards = view;
-        render();
+        keepingFocus(render);
         if (view.state !== "running") break;
         await new Promise((r) => setTimeout(r, 700));
       }
@@ -175,7 +195,7 @@
   async function refresh() {
     refreshCustody();
     try { last = await api("GET", "/api/director/status"); } catch (e) { say(e.message, true); return; }
-    render();
+    keepingFocus(render);
   }
   function render() {
     const s = last;
@@ -242,6 +262,8 @@
         row.appendChild(button("director.run", () => api("POST", `/api/director/draws/${L}/run`, { public_value: input.value }),
           { action: "run", confirm: "director.confirm_run", params: { label: d.label } }));
         const why = el("input"); why.name = "void_reason"; why.placeholder = t("director.void_reason");
+        why.value = whyTyped.get(d.label) || "";
+        why.addEventListener("input", () => whyTyped.set(d.label, why.value));
         row.appendChild(why);
         row.appendChild(button("director.void", () => api("POST", `/api/director/draws/${L}/void`, { reason: why.value }),
           { action: "void", cls: "danger", confirm: "director.confirm_void", params: { label: d.label } }));
@@ -260,7 +282,7 @@
       box.appendChild(row);
       if (d.drawn && d.drawn.length) {
         box.appendChild(el("h4", "", t("director.drawn")));
-        box.appendChild(boardsTable(d.drawn, d.state === "revealed"));
+        box.appendChild(boardsTable(d.label, d.drawn, d.state === "revealed"));
         box.appendChild(exportSection(d.label, d.state === "revealed"));
       }
       draws.appendChild(box);
