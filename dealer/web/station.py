@@ -24,18 +24,25 @@ import os
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealer.app.closed import ClosedBoards
 from dealer.app.hub import PublicHub
-from dealer.app.ledger_writes import SlotCommand, SlotEvent, WriteSlot, retry_pause
+from dealer.app.ledger_writes import (
+    BANK_REFUSED,
+    BANK_UNAVAILABLE,
+    LedgerWrite,
+    SlotCommand,
+    SlotEvent,
+    WriteQueue,
+    WriteSlot,
+    retry_pause,
+)
 from dealer.app.public import bank_message, board_message, from_projection, station_message
 from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
 from dealer.app.streams import PublicStreams
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankError, BankUnavailableError
-from dealer.core import Deal
 from dealer.core.cards import Card, Seat
 from dealer.core.events import FaultKind
 from dealer.core.json_types import JsonObject
@@ -74,8 +81,6 @@ from .operator import OperatorBus
 log = logging.getLogger("dealer.station")
 
 ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
-BANK_REFUSED = "bank_refused"
-BANK_UNAVAILABLE = "bank_unavailable"  # voided by the judge while the bank could not take the deal
 BANK_WAITING = StationStatus.BANK_WAITING.value  # the fault kind while a ledger write waits for the bank
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
@@ -96,26 +101,6 @@ FAULT_GUIDES = {
     "pocket_full",
     "board_missing",
 }
-
-
-@dataclass(slots=True)
-class LedgerWrite:
-    """A ledger write the station owes the bank: a dealt deal to commit, or a void to record."""
-
-    kind: str  # "commit" or "void"
-    attempt: int
-    deal: Deal | None = None  # commit: the cards (kept in memory until the bank has them)
-    source: DealSource | None = None
-    reason: str = ""  # void: the reason and its detail
-    detail: JsonObject = field(default_factory=dict)
-    tries: int = 0
-    error: str = ""
-    since: float = field(default_factory=time.time)
-    banked: bool = False  # the bank took this commit (it leaves the queue once its news is out)
-
-    def view(self) -> JsonObject:
-        return {"kind": self.kind, "attempt": self.attempt, "reason": self.reason or None, "tries": self.tries,
-                "error": self.error, "since": self.since}  # fmt: skip
 
 
 class Station:
@@ -150,7 +135,7 @@ class Station:
         self._current: list[tuple[int, Seat, Card]] = []  # the deal in progress (operator memory only)
         self._reader: asyncio.Task[None] | None = None
         self._committing = 0  # accepted deals on their way to disk
-        self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
+        self.pending = WriteQueue()  # ledger writes the bank could not take yet, in order
         self._drainer: asyncio.Task[None] | None = None
         self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
         self.slot = WriteSlot()  # what the bank's thread is writing now (the judge's void waits for a commit)
@@ -193,7 +178,7 @@ class Station:
             self._unmark()
             return None
         detail = {"detail": "the service stopped during this deal", "previous_attempt": mark.get("attempt")}
-        await self._write(LedgerWrite("void", 0, reason=INTERRUPTED, detail=detail))
+        await self._write(LedgerWrite("void", 0, time.time(), reason=INTERRUPTED, detail=detail))
         entry = {"time": time.time(), "attempt": 0, "reason": INTERRUPTED, "cards_dealt": 0,
                  "key": f"guide.{INTERRUPTED}", "params": {}}  # fmt: skip
         self.voided.appendleft(entry)
@@ -447,7 +432,7 @@ class Station:
         detail = {"attempt": op.attempt, "device_deal": op.deal_id, "cards_dealt": op.cards_dealt, "detail": op.detail}
         if op.position is not None:
             detail["position"] = op.position + 1
-        await self._write(LedgerWrite("void", op.attempt, reason=op.reason.value, detail=detail))
+        await self._write(LedgerWrite("void", op.attempt, time.time(), reason=op.reason.value, detail=detail))
         params: JsonObject = {
             "pos": (op.position + 1) if op.position is not None else op.cards_dealt + 1,
             "n": op.cards_dealt,
@@ -498,14 +483,14 @@ class Station:
             shown_cards=op.shown_cards,
             dealing_order=op.dealing_order,
         )
-        await self._write(LedgerWrite("commit", op.attempt, deal=op.deal, source=source))
+        await self._write(LedgerWrite("commit", op.attempt, time.time(), deal=op.deal, source=source))
 
     # -- ledger writes: one ordered queue, retried until the bank takes them -----------------------------
     async def _write(self, item: LedgerWrite) -> None:
         """Write now, or queue behind earlier writes the bank has not taken yet (order kept)."""
-        if not self.pending and await self._try(item):
+        if self.pending.attempt_now() and await self._try(item):
             return
-        self.pending.append(item)
+        self.pending.hold(item)
         if self._drainer is None or self._drainer.done():
             self._drainer = asyncio.create_task(self._drain(), name=f"station-{self.name}-bank")
         if self.status is StationStatus.PAUSED and not self.running:  # a deal the judge's pause let finish:
@@ -535,8 +520,7 @@ class Station:
             log.warning("station %s: bank refused the deal: %s", self.name, exc)
             self._committing -= 1  # not a device error: health counts only what the device got wrong
             self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
-            item.kind, item.deal, item.source = "void", None, None
-            item.reason, item.detail, item.tries, item.error = BANK_REFUSED, {"detail": str(exc)}, 0, ""
+            self.pending.refused(item, str(exc))
             return await self._try(item)
         except Exception as exc:  # an unexpected failure of the file (I/O): keep the deal, retry
             log.exception("station %s: ledger write failed", self.name)
@@ -556,23 +540,15 @@ class Station:
         return True
 
     def _unavailable(self, item: LedgerWrite, error: str) -> None:
-        item.tries += 1
-        if item.tries == 1 or error != item.error:  # shown once per new trouble, not on every retry
+        tell, _ = self.pending.failed(item, error, time.monotonic())  # the drainer waits retry_pause(item.tries)
+        if tell:  # shown once per new trouble, not on every retry
             log.warning("station %s: the bank cannot take the %s now: %s", self.name, item.kind, error)
             self._fault("guide.bank_waiting", {"detail": error, "n": len(self.pending) + 1}, kind=BANK_WAITING)
-        item.error = error
-
-    def _turn_into_void(self, item: LedgerWrite, who: str, holding: str) -> None:
-        """A waiting commit given up by the judge: it becomes a void entry (queued in its place)."""
-        self._committing -= 1
-        item.kind, item.deal, item.source = "void", None, None
-        item.reason = BANK_UNAVAILABLE
-        item.detail = {"detail": item.error or holding, "tries": item.tries, "by": who}
 
     async def _drain(self) -> None:
         """Retry the queued writes in order until the bank has taken them all."""
         while self.pending:
-            item = self.pending[0]
+            item = self.pending.head()
             if item.tries:
                 self.send_state()
                 self._wake.clear()
@@ -580,7 +556,7 @@ class Station:
                 with contextlib.suppress(TimeoutError):  # a judge's "retry" or "void_pending" wakes it early
                     await asyncio.wait_for(self._wake.wait(), pause)
             if await self._try(item):
-                self.pending.popleft()
+                self.pending.done()
         self._fault("guide.bank_back", {}, kind="bank_back")
         paused, self._paused_under_wait = self._paused_under_wait, False
         if self.status is not StationStatus.BANK_WAITING:
@@ -624,13 +600,8 @@ class Station:
         the console still showed the deal as a commit on its way (a loaded run of test_bank_writers met it)."""
         while self.slot.handle(SlotEvent.VOID_ASKED, time.monotonic()).command is SlotCommand.AWAIT_LANDING:
             await self._landed.wait()  # bounded by the bank's own wait (busy_timeout)
-        n = 0
-        # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
-        holding = next((w.error for w in self.pending if w.error), "")
-        for item in self.pending:
-            if item.kind == "commit" and not item.banked:
-                n += 1
-                self._turn_into_void(item, who, holding)
+        n = self.pending.give_up(who)  # each waiting commit becomes a void entry in its place
+        self._committing -= n
         if not n:
             raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
         self._wake.set()
@@ -737,7 +708,7 @@ class Station:
             "show_cards": self.show_cards,
             "faults": list(self.faults)[:20],
             "voided": list(self.voided)[:50],
-            "pending": [w.view() for w in self.pending if not w.banked],
+            "pending": self.pending.views(),
             "health": self.health(),
         }
         if self.show_cards:
