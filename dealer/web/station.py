@@ -40,6 +40,7 @@ from dealer.app.ledger_writes import (
 )
 from dealer.app.public import bank_message, board_message, from_projection, station_message
 from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
+from dealer.app.station_steps import Do, Next, after_board, after_commit, after_drain, after_void, before_next_deal
 from dealer.app.streams import PublicStreams
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankError, BankUnavailableError
@@ -206,6 +207,17 @@ class Station:
                 self.hub.publish({"type": "cleared", "station": self.name})  # of its deals stays on the pages
         self.send_state()
 
+    def _carry(self, nxt: Next) -> bool:
+        """Carry out what ``dealer.app.station_steps`` decided, all but asking the device: True when the next deal
+        is to be asked (each caller does, with its own handling of the device's refusal)."""
+        if nxt.stop_running:
+            self.running = False
+        if nxt.do is Do.SEND_STATE:
+            self.send_state()
+        elif nxt.do is Do.EVENT and nxt.event is not None:
+            self._on(nxt.event)
+        return nxt.do is Do.NEXT_DEAL
+
     def link_failed(self) -> None:
         """The service could not open the station's device (autostart): disconnected, announced."""
         self._quiet(StationEvent.LINK_CLOSED)
@@ -347,15 +359,13 @@ class Station:
             self._on(StationEvent.WRITE_HELD)
             return
         formed, target = await self._progress()
-        if target and formed + self._committing >= target:
-            self.running = False
-            if not self._committing:
-                self._on(StationEvent.TARGET_REACHED)
-            return
-        if self.link is None:
+        link = self.link
+        nxt = before_next_deal(made=formed, committing=self._committing, target=target, linked=link is not None)
+        if nxt.do is not Do.REQUEST_DEAL or link is None:
+            self._carry(nxt)
             return
         try:  # a machine deals; a manual station (can_deal False) arms its reader for the operator's next deal
-            await self.link.request_deal()
+            await link.request_deal()
         except Exception as exc:  # the device is reconnecting, refuses, does not answer: the judge decides
             self.running = False
             self._on(StationEvent.DEVICE_REFUSED)
@@ -455,18 +465,14 @@ class Station:
         if device:
             self._fault(key, params, kind=params["kind"])
         made, target = await self._progress()
-        if self.running and self.config.auto_redeal and device:
+        by_operator = op.reason is VoidReason.OPERATOR  # the judge's action sets the status
+        nxt = after_void(running=self.running, auto_redeal=self.config.auto_redeal, by_device=device,
+                         by_operator=by_operator, made=made, committing=self._committing, target=target)  # fmt: skip
+        if self._carry(nxt):
             try:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
-        elif target and made + self._committing >= target:
-            self.running = False
-            self._on(StationEvent.TARGET_REACHED)  # nothing to re-deal: the target is there
-        elif op.reason is VoidReason.OPERATOR:
-            self.send_state()  # the judge's action sets the status
-        else:  # needs the judge's re-deal, unless the station is at rest (stopped, idle, disconnected, waiting)
-            self._on(StationEvent.DEAL_VOIDED)
 
     async def _complete(self, op: DealComplete) -> None:
         self._current = []
@@ -559,17 +565,13 @@ class Station:
                 self.pending.done()
         self._fault("guide.bank_back", {}, kind="bank_back")
         paused, self._paused_under_wait = self._paused_under_wait, False
-        if self.status is not StationStatus.BANK_WAITING:
-            self.send_state()
-        elif self.session.dealing:
-            self._on(StationEvent.BANK_BACK_DEALING)
-        elif self.running:
+        nxt = after_drain(status=self.status, dealing=self.session.dealing, running=self.running,
+                          paused_under_wait=paused)  # fmt: skip
+        if self._carry(nxt):
             try:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
-        else:  # the judge paused (the deal finished after the pause is in the bank) or the waiting deals were voided
-            self._on(StationEvent.BANK_BACK_PAUSED if paused else StationEvent.BANK_BACK_EMPTY)
 
     async def flush(self, timeout: float) -> bool:
         """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
@@ -630,12 +632,8 @@ class Station:
                 copied=copied,
             )
         )
-        if self.pending or self.running:
-            self.send_state()
-        elif self.regulation.bank_target and formed >= self.regulation.bank_target:
-            self._on(StationEvent.TARGET_REACHED)
-        else:
-            self._on(StationEvent.DEAL_RECORDED_IDLE)  # dealing becomes paused; any other status stays
+        target = self.regulation.bank_target
+        self._carry(after_commit(waiting=bool(self.pending), running=self.running, formed=formed, target=target))
 
     async def _board(self, op: DealComplete) -> None:
         """Variant 1: the deal went face down into the next board; recorded for the hand records, never banked."""
@@ -656,13 +654,8 @@ class Station:
         self.committed += 1
         self.hub.publish(board_message(self.name, board.number, self.closed.total))
         self.operator.send(OperatorBoard(station=self.name, board=board.number, boards=self.closed.total))
-        if self.closed.complete:
-            self.running = False
-            self._on(StationEvent.TARGET_REACHED)
-        elif self.running:
+        if self._carry(after_board(complete=self.closed.complete, running=self.running)):
             await self._next()
-        else:
-            self._on(StationEvent.DEAL_RECORDED_IDLE)  # dealing becomes paused; any other status stays
 
     # -- the judge's view ----------------------------------------------------------------------------------
     def health(self) -> JsonObject:
