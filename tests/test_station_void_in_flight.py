@@ -24,6 +24,7 @@ from _web_server import regulation
 from bank_support import random_deal
 
 from dealer.app.hub import PublicHub
+from dealer.app.ledger_writes import LedgerWrite
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankUnavailableError
 from dealer.bank.store import SqliteBank
@@ -31,7 +32,7 @@ from dealer.core import Deal
 from dealer.web.bankworker import BankWorker
 from dealer.web.config import StationConfig
 from dealer.web.operator import OperatorBus
-from dealer.web.station import LedgerWrite, Station, StationError
+from dealer.web.station import Station, StationError
 
 
 @dataclass
@@ -78,7 +79,7 @@ async def _scenario(path: Path, second_succeeds: bool) -> tuple[Station, list[di
     station = Station(StationConfig(name="A"), regulation(2, 32, target=6), worker, hub, OperatorBus())
     source = DealSource("station", station="A", variant=2, shown_cards=32, dealing_order=bytes(range(52)))
     station._committing += 1  # as _complete does for an accepted deal
-    await station._write(LedgerWrite("commit", 1, deal=random_deal(random.Random(5)), source=source))
+    await station._write(LedgerWrite("commit", 1, 0.0, deal=random_deal(random.Random(5)), source=source))
     assert [w.kind for w in station.pending] == ["commit"]  # the first try failed: queued, retried by the drainer
     await asyncio.to_thread(held.entered.wait, 60)  # the retry is in the bank's thread now
     voiding = asyncio.ensure_future(station.void_pending("judge"))  # the judge's void, asked while it is held

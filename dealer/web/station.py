@@ -24,18 +24,26 @@ import os
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealer.app.closed import ClosedBoards
 from dealer.app.hub import PublicHub
-from dealer.app.ledger_writes import SlotCommand, SlotEvent, WriteSlot, retry_pause
+from dealer.app.ledger_writes import (
+    BANK_REFUSED,
+    BANK_UNAVAILABLE,
+    LedgerWrite,
+    SlotCommand,
+    SlotEvent,
+    WriteQueue,
+    WriteSlot,
+    retry_pause,
+)
 from dealer.app.public import bank_message, board_message, from_projection, station_message
 from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
+from dealer.app.station_steps import Do, Next, after_board, after_commit, after_drain, after_void, before_next_deal
 from dealer.app.streams import PublicStreams
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankError, BankUnavailableError
-from dealer.core import Deal
 from dealer.core.cards import Card, Seat
 from dealer.core.events import FaultKind
 from dealer.core.json_types import JsonObject
@@ -74,8 +82,6 @@ from .operator import OperatorBus
 log = logging.getLogger("dealer.station")
 
 ERROR_NORM_PER_100 = 1.0  # commercial readers: at most one error per 100 boards
-BANK_REFUSED = "bank_refused"
-BANK_UNAVAILABLE = "bank_unavailable"  # voided by the judge while the bank could not take the deal
 BANK_WAITING = StationStatus.BANK_WAITING.value  # the fault kind while a ledger write waits for the bank
 INTERRUPTED = "interrupted"  # the service stopped (crash, power) while a deal was being dealt
 SEATS = "NESW"
@@ -96,26 +102,6 @@ FAULT_GUIDES = {
     "pocket_full",
     "board_missing",
 }
-
-
-@dataclass(slots=True)
-class LedgerWrite:
-    """A ledger write the station owes the bank: a dealt deal to commit, or a void to record."""
-
-    kind: str  # "commit" or "void"
-    attempt: int
-    deal: Deal | None = None  # commit: the cards (kept in memory until the bank has them)
-    source: DealSource | None = None
-    reason: str = ""  # void: the reason and its detail
-    detail: JsonObject = field(default_factory=dict)
-    tries: int = 0
-    error: str = ""
-    since: float = field(default_factory=time.time)
-    banked: bool = False  # the bank took this commit (it leaves the queue once its news is out)
-
-    def view(self) -> JsonObject:
-        return {"kind": self.kind, "attempt": self.attempt, "reason": self.reason or None, "tries": self.tries,
-                "error": self.error, "since": self.since}  # fmt: skip
 
 
 class Station:
@@ -150,7 +136,7 @@ class Station:
         self._current: list[tuple[int, Seat, Card]] = []  # the deal in progress (operator memory only)
         self._reader: asyncio.Task[None] | None = None
         self._committing = 0  # accepted deals on their way to disk
-        self.pending: deque[LedgerWrite] = deque()  # ledger writes the bank could not take yet, in order
+        self.pending = WriteQueue()  # ledger writes the bank could not take yet, in order
         self._drainer: asyncio.Task[None] | None = None
         self._paused_under_wait = False  # the judge's pause that a queued write covered with bank_waiting
         self.slot = WriteSlot()  # what the bank's thread is writing now (the judge's void waits for a commit)
@@ -192,7 +178,7 @@ class Station:
             self._unmark()
             return None
         detail = {"detail": "the service stopped during this deal", "previous_attempt": mark.get("attempt")}
-        await self._write(LedgerWrite("void", 0, reason=INTERRUPTED, detail=detail))
+        await self._write(LedgerWrite("void", 0, time.time(), reason=INTERRUPTED, detail=detail))
         entry = {"time": time.time(), "attempt": 0, "reason": INTERRUPTED, "cards_dealt": 0,
                  "key": f"guide.{INTERRUPTED}", "params": {}}  # fmt: skip
         self.voided.appendleft(entry)
@@ -219,6 +205,17 @@ class Station:
             if step.after is StationStatus.TARGET_REACHED and self.closed is None:  # the bank is formed: none
                 self.hub.publish({"type": "cleared", "station": self.name})  # of its deals stays on the pages
         self.send_state()
+
+    def _carry(self, nxt: Next) -> bool:
+        """Carry out what ``dealer.app.station_steps`` decided, all but asking the device: True when the next deal
+        is to be asked (each caller does, with its own handling of the device's refusal)."""
+        if nxt.stop_running:
+            self.running = False
+        if nxt.do is Do.SEND_STATE:
+            self.send_state()
+        elif nxt.do is Do.EVENT and nxt.event is not None:
+            self._on(nxt.event)
+        return nxt.do is Do.NEXT_DEAL
 
     def link_failed(self) -> None:
         """The service could not open the station's device (autostart): disconnected, announced."""
@@ -360,15 +357,13 @@ class Station:
             self._on(StationEvent.WRITE_HELD)
             return
         formed, target = await self._progress()
-        if target and formed + self._committing >= target:
-            self.running = False
-            if not self._committing:
-                self._on(StationEvent.TARGET_REACHED)
-            return
-        if self.link is None:
+        link = self.link
+        nxt = before_next_deal(made=formed, committing=self._committing, target=target, linked=link is not None)
+        if nxt.do is not Do.REQUEST_DEAL or link is None:
+            self._carry(nxt)
             return
         try:  # a machine deals; a manual station (can_deal False) arms its reader for the operator's next deal
-            await self.link.request_deal()
+            await link.request_deal()
         except Exception as exc:  # the device is reconnecting, refuses, does not answer: the judge decides
             self.running = False
             self._on(StationEvent.DEVICE_REFUSED)
@@ -445,7 +440,7 @@ class Station:
         detail = {"attempt": op.attempt, "device_deal": op.deal_id, "cards_dealt": op.cards_dealt, "detail": op.detail}
         if op.position is not None:
             detail["position"] = op.position + 1
-        await self._write(LedgerWrite("void", op.attempt, reason=op.reason.value, detail=detail))
+        await self._write(LedgerWrite("void", op.attempt, time.time(), reason=op.reason.value, detail=detail))
         params: JsonObject = {
             "pos": (op.position + 1) if op.position is not None else op.cards_dealt + 1,
             "n": op.cards_dealt,
@@ -468,18 +463,14 @@ class Station:
         if device:
             self._fault(key, params, kind=params["kind"])
         made, target = await self._progress()
-        if self.running and self.config.auto_redeal and device:
+        by_operator = op.reason is VoidReason.OPERATOR  # the judge's action sets the status
+        nxt = after_void(running=self.running, auto_redeal=self.config.auto_redeal, by_device=device,
+                         by_operator=by_operator, made=made, committing=self._committing, target=target)  # fmt: skip
+        if self._carry(nxt):
             try:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
-        elif target and made + self._committing >= target:
-            self.running = False
-            self._on(StationEvent.TARGET_REACHED)  # nothing to re-deal: the target is there
-        elif op.reason is VoidReason.OPERATOR:
-            self.send_state()  # the judge's action sets the status
-        else:  # needs the judge's re-deal, unless the station is at rest (stopped, idle, disconnected, waiting)
-            self._on(StationEvent.DEAL_VOIDED)
 
     async def _complete(self, op: DealComplete) -> None:
         self._current = []
@@ -496,14 +487,14 @@ class Station:
             shown_cards=op.shown_cards,
             dealing_order=op.dealing_order,
         )
-        await self._write(LedgerWrite("commit", op.attempt, deal=op.deal, source=source))
+        await self._write(LedgerWrite("commit", op.attempt, time.time(), deal=op.deal, source=source))
 
     # -- ledger writes: one ordered queue, retried until the bank takes them -----------------------------
     async def _write(self, item: LedgerWrite) -> None:
         """Write now, or queue behind earlier writes the bank has not taken yet (order kept)."""
-        if not self.pending and await self._try(item):
+        if self.pending.attempt_now() and await self._try(item):
             return
-        self.pending.append(item)
+        self.pending.hold(item)
         if self._drainer is None or self._drainer.done():
             self._drainer = asyncio.create_task(self._drain(), name=f"station-{self.name}-bank")
         if self.status is StationStatus.PAUSED and not self.running:  # a deal the judge's pause let finish:
@@ -533,8 +524,7 @@ class Station:
             log.warning("station %s: bank refused the deal: %s", self.name, exc)
             self._committing -= 1  # not a device error: health counts only what the device got wrong
             self._fault("guide.bank_refused", {"detail": str(exc)}, kind=BANK_REFUSED)
-            item.kind, item.deal, item.source = "void", None, None
-            item.reason, item.detail, item.tries, item.error = BANK_REFUSED, {"detail": str(exc)}, 0, ""
+            self.pending.refused(item, str(exc))
             return await self._try(item)
         except Exception as exc:  # an unexpected failure of the file (I/O): keep the deal, retry
             log.exception("station %s: ledger write failed", self.name)
@@ -554,23 +544,15 @@ class Station:
         return True
 
     def _unavailable(self, item: LedgerWrite, error: str) -> None:
-        item.tries += 1
-        if item.tries == 1 or error != item.error:  # shown once per new trouble, not on every retry
+        tell, _ = self.pending.failed(item, error, time.monotonic())  # the drainer waits retry_pause(item.tries)
+        if tell:  # shown once per new trouble, not on every retry
             log.warning("station %s: the bank cannot take the %s now: %s", self.name, item.kind, error)
             self._fault("guide.bank_waiting", {"detail": error, "n": len(self.pending) + 1}, kind=BANK_WAITING)
-        item.error = error
-
-    def _turn_into_void(self, item: LedgerWrite, who: str, holding: str) -> None:
-        """A waiting commit given up by the judge: it becomes a void entry (queued in its place)."""
-        self._committing -= 1
-        item.kind, item.deal, item.source = "void", None, None
-        item.reason = BANK_UNAVAILABLE
-        item.detail = {"detail": item.error or holding, "tries": item.tries, "by": who}
 
     async def _drain(self) -> None:
         """Retry the queued writes in order until the bank has taken them all."""
         while self.pending:
-            item = self.pending[0]
+            item = self.pending.head()
             if item.tries:
                 self.send_state()
                 self._wake.clear()
@@ -578,20 +560,16 @@ class Station:
                 with contextlib.suppress(TimeoutError):  # a judge's "retry" or "void_pending" wakes it early
                     await asyncio.wait_for(self._wake.wait(), pause)
             if await self._try(item):
-                self.pending.popleft()
+                self.pending.done()
         self._fault("guide.bank_back", {}, kind="bank_back")
         paused, self._paused_under_wait = self._paused_under_wait, False
-        if self.status is not StationStatus.BANK_WAITING:
-            self.send_state()
-        elif self.session.dealing:
-            self._on(StationEvent.BANK_BACK_DEALING)
-        elif self.running:
+        nxt = after_drain(status=self.status, dealing=self.session.dealing, running=self.running,
+                          paused_under_wait=paused)  # fmt: skip
+        if self._carry(nxt):
             try:
                 await self._next()
             except StationError as exc:
                 self._fault("guide.fault", {"kind": "other", "pos": 0, "n": 0, "detail": str(exc)}, kind="other")
-        else:  # the judge paused (the deal finished after the pause is in the bank) or the waiting deals were voided
-            self._on(StationEvent.BANK_BACK_PAUSED if paused else StationEvent.BANK_BACK_EMPTY)
 
     async def flush(self, timeout: float) -> bool:
         """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
@@ -622,13 +600,8 @@ class Station:
         the console still showed the deal as a commit on its way (a loaded run of test_bank_writers met it)."""
         while self.slot.handle(SlotEvent.VOID_ASKED, time.monotonic()).command is SlotCommand.AWAIT_LANDING:
             await self._landed.wait()  # bounded by the bank's own wait (busy_timeout)
-        n = 0
-        # a deal queued behind a waiting write was never tried itself: what keeps the queue waiting is its reason
-        holding = next((w.error for w in self.pending if w.error), "")
-        for item in self.pending:
-            if item.kind == "commit" and not item.banked:
-                n += 1
-                self._turn_into_void(item, who, holding)
+        n = self.pending.give_up(who)  # each waiting commit becomes a void entry in its place
+        self._committing -= n
         if not n:
             raise StationError(f"station {self.name}: no dealt deal is waiting for the bank")
         self._wake.set()
@@ -657,12 +630,8 @@ class Station:
                 copied=copied,
             )
         )
-        if self.pending or self.running:
-            self.send_state()
-        elif self.regulation.bank_target and formed >= self.regulation.bank_target:
-            self._on(StationEvent.TARGET_REACHED)
-        else:
-            self._on(StationEvent.DEAL_RECORDED_IDLE)  # dealing becomes paused; any other status stays
+        target = self.regulation.bank_target
+        self._carry(after_commit(waiting=bool(self.pending), running=self.running, formed=formed, target=target))
 
     async def _board(self, op: DealComplete) -> None:
         """Variant 1: the deal went face down into the next board; recorded for the hand records, never banked."""
@@ -683,13 +652,8 @@ class Station:
         self.committed += 1
         self.hub.publish(board_message(self.name, board.number, self.closed.total))
         self.operator.send(OperatorBoard(station=self.name, board=board.number, boards=self.closed.total))
-        if self.closed.complete:
-            self.running = False
-            self._on(StationEvent.TARGET_REACHED)
-        elif self.running:
+        if self._carry(after_board(complete=self.closed.complete, running=self.running)):
             await self._next()
-        else:
-            self._on(StationEvent.DEAL_RECORDED_IDLE)  # dealing becomes paused; any other status stays
 
     # -- the judge's view ----------------------------------------------------------------------------------
     def health(self) -> JsonObject:
@@ -735,7 +699,7 @@ class Station:
             "show_cards": self.show_cards,
             "faults": list(self.faults)[:20],
             "voided": list(self.voided)[:50],
-            "pending": [w.view() for w in self.pending if not w.banked],
+            "pending": self.pending.views(),
             "health": self.health(),
         }
         if self.show_cards:
