@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
+from . import kit
 
 if TYPE_CHECKING:
     from dealer.regulation import Regulation
     from dealer.web.config import ServiceConfig
 
 ENV = "DEALER_EVENT"
-EventOption = typer.Option(
+EventOption = kit.Option(
     None, "--event", help="The event folder (its config/ and var/; default: DEALER_EVENT, then the current folder)."
 )
 

@@ -6,25 +6,24 @@ import contextlib
 import signal
 from pathlib import Path
 
-import typer
-
+from . import kit
 from .i18n import t
 from .root import app
 
-simulate_app = typer.Typer(help="Simulated hardware for trials and tests.", no_args_is_help=True)
-app.add_typer(simulate_app, name="simulate")
+simulate_app = kit.Group(help="Simulated hardware for trials and tests.", no_args_is_help=True)
+app.add_group(simulate_app, name="simulate")
 
 
 @simulate_app.command("machine")
 def simulate_machine(
-    pty: bool = typer.Option(False, "--pty", help="Listen on a pseudo-terminal (the default)."),
-    tcp: int | None = typer.Option(None, "--tcp", min=0, max=65535, help="Listen on this TCP port (0: any free one)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind with --tcp."),
-    link: Path | None = typer.Option(None, "--link", help="Path of the pty symlink (default: a temporary one)."),
-    faults: str = typer.Option("", "--faults", help="Faults to inject, e.g. 'jam@2:17,wrong_pocket~0.05,noise~0.01'."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed of random faults and line noise."),
-    pace: float = typer.Option(6.0, "--pace", min=0.0, help="Seconds per board (0 = as fast as possible)."),
-    serial: str = typer.Option("SIM-000001", "--serial", help="Serial number the machine reports."),
+    pty: bool = kit.Option(False, "--pty", help="Listen on a pseudo-terminal (the default)."),
+    tcp: int | None = kit.Option(None, "--tcp", min=0, max=65535, help="Listen on this TCP port (0: any free one)."),
+    host: str = kit.Option("127.0.0.1", "--host", help="Address to bind with --tcp."),
+    link: Path | None = kit.Option(None, "--link", help="Path of the pty symlink (default: a temporary one)."),
+    faults: str = kit.Option("", "--faults", help="Faults to inject, e.g. 'jam@2:17,wrong_pocket~0.05,noise~0.01'."),
+    seed: int | None = kit.Option(None, "--seed", help="Seed of random faults and line noise."),
+    pace: float = kit.Option(6.0, "--pace", min=0.0, help="Seconds per board (0 = as fast as possible)."),
+    serial: str = kit.Option("SIM-000001", "--serial", help="Serial number the machine reports."),
 ) -> None:
     """Run a virtual dealing machine until Ctrl-C, printing where it listens."""
     import asyncio
@@ -33,7 +32,7 @@ def simulate_machine(
     from drivers.simulator.endpoints import PtyEndpoint, TcpEndpoint
 
     if pty and tcp is not None:
-        raise typer.BadParameter(t("choose one of --pty and --tcp"), param_hint="--pty/--tcp")
+        raise kit.BadParameter(t("choose one of --pty and --tcp"), param_hint="--pty/--tcp")
     plan = parse_faults(faults, seed)
     machine = VirtualMachine(pace=pace, faults=plan, serial=serial, history_limit=64)
 
