@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dealer.core import Deal
-from dealer.core.numbering import deal_from_rank, parse_deal_number
-
 from . import kit
 from .console import Console
 from .i18n import language, t
@@ -47,6 +44,8 @@ def deal_show(
 @deal_app.command("rank")
 def deal_rank_cmd(pbn: str = kit.Argument(..., help="A PBN deal.")) -> None:
     """Print Big Deal's deal number of a deal."""
+    from dealer.core import Deal
+
     out.print(str(Deal.from_pbn(pbn).rank()), markup=False)
 
 
@@ -57,6 +56,7 @@ def deal_unrank_cmd(
 ) -> None:
     """Print the PBN deal of a Big Deal deal number."""
     from dealer.core import Seat
+    from dealer.core.numbering import deal_from_rank, parse_deal_number
 
     deal = deal_from_rank(parse_deal_number(number))
     out.print(deal.to_pbn(Seat.parse(first)), markup=False)

@@ -91,12 +91,17 @@ def _short(node: Command | Group) -> str:
     return " ".join(text.split("\n\n")[0].split())
 
 
+def _wrap(text: str, size: int) -> list[str]:
+    """Lines of at most ``size`` characters, broken at spaces only (option names, paths and URLs stay whole)."""
+    return textwrap.wrap(text, size, break_long_words=False, break_on_hyphens=False)
+
+
 def _rows(title: str, rows: list[tuple[str, str]], total: int) -> list[str]:
     left_width = min(max(len(left) for left, _ in rows), MAX_LEFT)
     right_width = max(total - INDENT - left_width - 2, 20)
     out = ["", f"{word(title)}:"]
     for left, right in rows:
-        lines = [line.replace(NBSP, " ") for line in textwrap.wrap(right, right_width)] or [""]
+        lines = [line.replace(NBSP, " ") for line in _wrap(right, right_width)] or [""]
         if len(left) > left_width:
             out.append(" " * INDENT + left)
             out.extend(" " * (INDENT + left_width + 2) + line for line in lines if line)
@@ -113,8 +118,7 @@ def render_help(node: Command | Group, path: list[str]) -> str:
     text = translated(node.help or "")
     for paragraph in text.split("\n\n"):
         out.append("")
-        out.extend(textwrap.wrap(" ".join(paragraph.split()), total - INDENT, initial_indent="  ",
-                                 subsequent_indent="  ") or [""])  # fmt: skip
+        out.extend("  " + line for line in _wrap(" ".join(paragraph.split()), total - INDENT))
     arguments = [_argument_row(p) for p in node.params if not p.is_option]
     if arguments:
         out += _rows("Arguments", arguments, total)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 
 from . import kit
 from .i18n import error, t
@@ -45,6 +44,8 @@ def relay(
         verifier = Verifier(load_public_key(hall_key), event)
     except RelayKeyError as exc:
         raise kit.BadParameter(error(exc), param_hint="--hall-key") from None
+    import logging
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     web = create_relay_app(nats_url, event, delay, language, verifier=verifier)
     kit.echo(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import signal
 from pathlib import Path
 
 from . import kit
@@ -45,6 +44,8 @@ def simulate_machine(
         print(t("open with: {target}", target=target), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        import signal
+
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):  # Windows' loops take no handlers: Ctrl+C stops it there
                 loop.add_signal_handler(sig, stop.set)
