@@ -7,8 +7,8 @@ round (the two cores are shared, so load hits all of them alike); the best and t
 and the ratio to the floor is taken on the best (as timeit does) with the median's and the CPU time's ratios in the
 note (CPU time is the least disturbed by other jobs). Target: every command, its help included, within 3x the
 floor: one row for the tree (its worst command, with the median and the three slowest in the note) and one row
-per light command run. Anchors show what part of that is the libraries': importing typer and rich (which the
-command line no longer loads to start), the domain's core, and the SQLite bank with its signing keys. Peak
+per light command run. Anchors show what part of that is the libraries': importing click and rich (which the
+command line does not load to start), the domain's core, and the SQLite bank with its signing keys. Peak
 memory (max RSS) is reported for the light commands.
 """
 
@@ -38,7 +38,7 @@ LIGHT: tuple[tuple[str, ...], ...] = (
     ("formats",),
 )
 ANCHORS: tuple[tuple[str, str], ...] = (
-    ("typer+rich", "import typer, typer.main, rich.console"),
+    ("click+rich", "import click, rich.console"),
     ("dealer.core", "import dealer.core"),
     ("sqlite bank", "import dealer.bank.store"),
 )

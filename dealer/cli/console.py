@@ -55,7 +55,9 @@ class Console:
             stream.write(printable(" ".join(objects)) + settings.get("end", "\n"))
             stream.flush()
             return
-        if len(objects) == 1 and type(objects[0]).__name__ == "TableSpec":
+        from .light import TableSpec
+
+        if len(objects) == 1 and isinstance(objects[0], TableSpec):
             write_table(objects[0], self.file)
             return
         self.rich.print(*objects, markup=markup, **settings)
