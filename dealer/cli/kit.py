@@ -55,7 +55,7 @@ class BadParameter(UsageError):
 class Param:
     """An option or an argument, as declared (its name, type and command are filled in when the command is read)."""
 
-    __slots__ = ("callback", "decls", "default", "envvar", "help", "is_eager", "is_option", "many", "max",
+    __slots__ = ("callback", "decls", "default", "envvar", "help_source", "is_eager", "is_option", "many", "max",
                  "metavar_text", "min", "name", "off", "type")  # fmt: skip
 
     def __init__(
@@ -63,7 +63,7 @@ class Param:
         is_option: bool,
         default: object,
         decls: tuple[str, ...],
-        help: str | None = None,
+        help: str | Callable[[], str] | None = None,
         envvar: str | None = None,
         min: float | None = None,
         max: float | None = None,
@@ -74,7 +74,7 @@ class Param:
         self.is_option = is_option
         self.default = default
         self.decls = decls
-        self.help = help
+        self.help_source = help  # a callable: a text that needs a module to write (read when help is shown)
         self.envvar = envvar
         self.min = min
         self.max = max
@@ -87,6 +87,10 @@ class Param:
         self.many = False
 
     @property
+    def help(self) -> str | None:
+        return self.help_source() if callable(self.help_source) else self.help_source
+
+    @property
     def required(self) -> bool:
         return self.default is REQUIRED
 
@@ -96,7 +100,7 @@ class Param:
 
     def bound(self, name: str, annotation: str) -> Param:
         """A copy for parameter ``name`` of a command (an option object may be shared by several commands)."""
-        copy = Param(self.is_option, self.default, self.decls, self.help, self.envvar, self.min, self.max,
+        copy = Param(self.is_option, self.default, self.decls, self.help_source, self.envvar, self.min, self.max,
                      self.callback, self.is_eager, self.metavar_text)  # fmt: skip
         copy.name = name
         text = annotation.replace(" ", "").replace("|None", "").replace("Optional[", "").rstrip("]")

@@ -6,8 +6,6 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dealer.regulation import REHEARSAL_TARGET
-
 from . import kit
 from .event import EventOption
 from .i18n import os_reason, t
@@ -16,6 +14,13 @@ from .root import app
 if TYPE_CHECKING:  # the socket and logging load when the service starts, not with the command line
     import socket
     from types import FrameType
+
+
+def _rehearsal_help() -> str:
+    from dealer.regulation import REHEARSAL_TARGET  # the regulation's module loads only when the help is shown
+
+    return f"Rehearsal: a separate bank in VAR/rehearsal, a target of {REHEARSAL_TARGET}, fast simulators."
+
 
 REHEARSAL_PACE = 60.0  # simulator cards per second in a rehearsal: a deal in about a second
 
@@ -56,7 +61,7 @@ def serve(
     rehearsal: bool = kit.Option(
         False,
         "--rehearsal",
-        help=f"Rehearsal: a separate bank in VAR/rehearsal, a target of {REHEARSAL_TARGET}, fast simulators.",
+        help=_rehearsal_help,
     ),
 ) -> None:
     """Run the dealing service and print the links to open (hall, remote viewers, technical judge, director).
