@@ -129,7 +129,7 @@ class Param:
 
     def hint(self) -> str:
         """How an error names the parameter: ``'--bank'`` or ``'FILE'``."""
-        return "'" + ("' / '".join(self.decls) if self.is_option else self.metavar()) + "'"
+        return "'" + (max(self.decls, key=len) if self.is_option else self.metavar()) + "'"
 
 
 def Option(default: object = None, *decls: str, **settings: Any) -> Any:
@@ -248,9 +248,10 @@ class Group:
 # -- parsing ----------------------------------------------------------------------------------------------------
 
 
-def run(root: Group, argv: Sequence[str], prog: str = "dealer") -> int:
-    """Parse ``argv`` against ``root`` and run the command it names; the exit code (0, 1 or 2)."""
-    path = [prog]
+def run(root: Group, argv: Sequence[str]) -> int:
+    """Parse ``argv`` against ``root`` (named as the program) and run the command it names; the exit code (0, 1 or
+    2)."""
+    path = [root.name]
     try:
         return _run_group(root, list(argv), path)
     except UsageError as exc:
