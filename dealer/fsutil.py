@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from dealer.core.errors import DealerError
@@ -13,6 +12,8 @@ from dealer.core.errors import DealerError
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory, fsync'd, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: the command line's start goes without it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -23,14 +23,6 @@ os.environ["LANG"] = "en_US.UTF-8"
 for _name in ("LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
 
-# The command line keeps typer's rendering of ``dealer --help`` in a cache (dealer/cli/fast.py); the tests' runs
-# keep theirs in a directory of their own, not in the user's ~/.cache, and start from an empty one.
-import atexit  # noqa: E402
-import shutil  # noqa: E402
-import tempfile  # noqa: E402
-
-os.environ["DEALER_CACHE_DIR"] = tempfile.mkdtemp(prefix="dealer-cache-")
-atexit.register(shutil.rmtree, os.environ["DEALER_CACHE_DIR"], ignore_errors=True)
 
 # `make test` runs the files on parallel workers (pytest-xdist, one file per worker at a time, in this order:
 # --no-loadscope-reorder): the files with the longest tests go first, so that no worker is left alone with one of

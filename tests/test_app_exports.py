@@ -71,15 +71,12 @@ def test_a_copy_s_deadline_is_the_given_timeout_else_four_paces_and_at_least_thi
 
 
 def test_the_cli_s_board_making_runs_the_director_s_code_watchdog_included(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``dealer export boards`` goes through ``dealer.app.exports.make_boards``: the copy maker it is given is
     wrapped in the watchdog, with the deadline the director's console would use for the same pace."""
-    from typer.testing import CliRunner
-
-    import dealer.cli.export_cmds  # noqa: F401  (registers the commands)
     import dealer.export.run as run
-    from dealer.cli.app import app
+    from dealer.cli.app import run as run_cli
 
     seen: dict[str, object] = {}
 
@@ -94,8 +91,7 @@ def test_the_cli_s_board_making_runs_the_director_s_code_watchdog_included(
     pbn = f'[Board "1"]\n[Dealer "N"]\n[Vulnerable "None"]\n[Deal "{DEAL.to_pbn()}"]\n'
     (tmp_path / "drawn.pbn").write_text(pbn, encoding="utf-8")
     out = tmp_path / "new" / "folder"
-    result = CliRunner().invoke(
-        app,
+    code = run_cli(
         [
             "export",
             "boards",
@@ -109,7 +105,7 @@ def test_the_cli_s_board_making_runs_the_director_s_code_watchdog_included(
             "Тур 1",
         ],
     )
-    assert result.exit_code == 0, result.output
+    assert code == 0, capsys.readouterr()
     maker = seen["maker"]
     assert isinstance(maker, WatchdogMaker) and maker.seconds == 30.0  # pace 0.5 s: the 30 s floor
     assert seen["device"] == "simulator" and seen["journal"] == out / "Тур 1.journal.json"

@@ -1,5 +1,5 @@
 """The command line speaks Russian unless told otherwise: its messages (catalogue ``dealer/cli/i18n``, keyed by the
-English text, with plural forms), its errors (``dealer/core/i18n``) and click's and typer's own words.
+English text, with plural forms), its errors (``dealer/core/i18n``) and the parser's own words (``framework``).
 
 The catalogue tests walk the syntax trees of ``dealer/cli`` for every ``t("…")``; the run tests start the real
 entry point in fresh processes under ``LANG=ru_RU.UTF-8`` and look for English words left in what people read.
@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
 
 from dealer.cli import app as cli_app
 from dealer.i18n import plural_category
@@ -58,7 +57,7 @@ def _commands() -> list[list[str]]:
         for name, sub in sorted(getattr(command, "commands", {}).items()):
             walk(sub, [*path, name])
 
-    walk(typer.main.get_command(cli_app.app), [])
+    walk(cli_app.app, [])
     return paths
 
 

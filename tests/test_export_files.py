@@ -96,15 +96,10 @@ def test_cli_convert_chain_and_errors(tmp_path: Path) -> None:
     boards = number_deals(_deals(6, seed=9))
     (tmp_path / "in.pbn").write_bytes(by_name("pbn").write([b.record() for b in boards]))
     chain = ["in.pbn", "a.dlm", "b.dup", "c.bri", "d.dge", "e.ber", "f.bhg", "g.csv", "h.json", "i.lin", "j.pbn"]
-    from typer.testing import CliRunner
+    from dealer.cli.app import run as run_cli
 
-    import dealer.cli.export_cmds  # noqa: F401  (registers the commands)
-    from dealer.cli.app import app
-
-    runner = CliRunner()
     for src, dst in itertools.pairwise(chain):  # in-process; the error paths below run the real command
-        result = runner.invoke(app, ["convert", str(tmp_path / src), str(tmp_path / dst)])
-        assert result.exit_code == 0, result.output
+        assert run_cli(["convert", str(tmp_path / src), str(tmp_path / dst)]) == 0
     back = read_deal_file(tmp_path / "j.pbn").records
     assert [(r.board, r.deal, r.dealer, r.vulnerability) for r in back] == [
         (b.number, b.deal, b.dealer, b.vulnerability) for b in boards

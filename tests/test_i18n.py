@@ -174,14 +174,12 @@ def test_cli_help_in_russian_by_default() -> None:
 def test_every_cli_help_text_has_a_russian_entry() -> None:
     import importlib
 
-    import typer
-
     from dealer.cli import app as cli_app
     from dealer.cli.i18n import catalogue, help_texts
 
     for module in cli_app.COMMAND_MODULES:
         importlib.import_module(module)
-    texts = help_texts(typer.main.get_command(cli_app.app))
+    texts = help_texts(cli_app.app)
     russian = catalogue()["help"]
     missing = sorted({t for t in texts if t not in russian})
     assert missing == [], f"help texts without a Russian entry in dealer/cli/i18n/ru.json: {missing}"

@@ -46,8 +46,6 @@ LISTED: dict[tuple[str, str, str], str] = {
     ("dealer/bank/store.py", "SqliteBank.copy_to", "mode 0o600"): OWNER_ONLY,
     ("dealer/cli/bank_cmds.py", "restore_cmd", "mode 0o600"): OWNER_ONLY,
     ("dealer/cli/draw_cmds.py", "_write_drawn", "mode 0o600"): OWNER_ONLY,
-    ("dealer/cli/fast.py", "_record_help", "mode 0o600"): OWNER_ONLY,
-    ("dealer/cli/fast.py", "_record_help", "mode 0o700"): OWNER_ONLY,
     ("dealer/custody/files.py", "write_record", "mode 0o700"): OWNER_ONLY,
     ("dealer/app/closed.py", "ClosedBoards.add", "mode 0o600"): OWNER_ONLY,
     ("dealer/web/custody.py", "keep_memory_private", "ctypes.CDLL"): "prctl only on Linux (sys.platform check)",

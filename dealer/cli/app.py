@@ -1,14 +1,16 @@
 """Entry point of the ``dealer`` command: exit 0 on success, 1 on failures, 2 on usage errors.
 
-The commands officials type at a desk start at once: ``main`` first offers the command line to the lean front
-door (``dealer.cli.fast``), which runs ``dealer --help``, ``board``, ``deal show``, ``bank status`` and
-``regulation check`` without typer, rich or pydantic, printing what typer would print byte for byte. Anything
-else, or any doubt, goes to the full typer app (``dealer.cli.root``), as does every command line when
-``DEALER_CLI_FULL=1`` (the tests compare the two). Importing this module imports no library.
+One path for every command line: the command line's language is chosen, only the module(s) that register the
+typed command are imported (``COMMANDS``; every module for help of the root, ``--version`` and an unknown
+command), and ``dealer.cli.kit`` parses and runs it. No library is imported at start: a command module imports
+what it needs (rich for a progress bar or a table of its own, numpy, OpenCV, FastAPI, endplay) inside the
+command that uses it, so every command, its help included, starts within a few times a bare ``python -c pass``
+(``bench/bench_cli.py``).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any
@@ -51,52 +53,68 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "docs": ("dealer.cli.docs_cmds",),
     "relay": ("dealer.cli.relay_cmds",),
 }
-FULL = "DEALER_CLI_FULL"  # "1": every command line through typer (the front door stands aside)
 
 
 def modules_for(argv: list[str]) -> tuple[str, ...]:
     """The command modules to import for this command line: the typed command's, or all of them."""
+    skip = False
     for arg in argv:
+        if skip:
+            skip = False
+            continue
         if arg.startswith("-"):
-            if arg in ("-h", "--help", "--version"):
+            if arg == "--version":
+                return ()  # the root's own answer: no command module needed
+            if arg in ("-h", "--help"):
                 break
+            skip = arg == "--lang"  # the root's one option with a value
             continue
         return COMMANDS.get(arg, COMMAND_MODULES)
     return COMMAND_MODULES
 
 
-def main(leave_at_once: bool = False) -> None:
-    """Run the command line; ``leave_at_once``: a light command, its output written and flushed (and its bank
-    closed), ends the process without the interpreter's clean-up (which frees every object one by one: 16 ms
-    after an import of 60,000 records)."""
-    if os.environ.get(FULL) != "1":
-        from .fast import run_light
+def run(argv: list[str]) -> int:
+    """Run one command line (without the program's name); its exit code. Domain errors are printed as one line
+    (``error: …``, exit 1)."""
+    from dealer.core.errors import DealerError
 
-        try:
-            code = run_light(sys.argv[1:])
-        except BrokenPipeError:  # the reader went away (``| head``): exit 1 and say nothing, as click does
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush writes nowhere
-            code = 1
-        if code is not None:
-            if leave_at_once:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-            sys.exit(code)
-    from .root import run_full
+    from .i18n import cli_language, error, set_language, word
+    from .kit import run as run_kit
+    from .root import app, print_error
 
-    run_full()
+    set_language(cli_language(argv))
+    for module in modules_for(argv):
+        importlib.import_module(module)
+    try:
+        return run_kit(app, argv)
+    except DealerError as exc:
+        print_error(error(exc))
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\n" + word("Aborted!") + "\n")
+        return 1
+
+
+def main() -> None:
+    """Run ``sys.argv`` and exit with its code."""
+    try:
+        code = run(sys.argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (``| head``): exit 1 and say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush writes nowhere
+        code = 1
+    sys.exit(code)
 
 
 def script() -> None:
     """The ``dealer`` command and ``python -m dealer`` (a caller of ``main`` keeps its process going)."""
-    main(leave_at_once=True)
+    main()
 
 
-# Any: the typer app and its helpers (``app``, ``fail``, ``err``, ``ERROR``) live in ``dealer.cli.root``; they
-# are still reachable here, loaded on first use, for code and tests that knew them as ``dealer.cli.app``'s
+# Any: the root group and its helpers live in ``dealer.cli.root``; they are still reachable here, loaded on first
+# use, for code and tests that knew them as ``dealer.cli.app``'s
 def __getattr__(name: str) -> Any:
-    if name in ("app", "fail", "err", "ERROR"):
+    if name in ("app", "fail"):
         from . import root
 
         return getattr(root, name)

@@ -7,14 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from dealer.fsutil import MAX_INPUT_BYTES, InputFileError, read_input, write_atomic
 
+from . import kit
 from .bank_cmds import bank_app
+from .console import Console
 from .i18n import error, language, t
 from .options import BankOption
 from .root import app
@@ -77,6 +74,9 @@ def simulate_records(spec: str, deals: int, with_order: bool, station: str) -> l
 
 
 def print_result(result: AuditResult, lang: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     from dealer.audit.engine import TITLES
 
     table = Table(title=t("Audit"))
@@ -135,37 +135,37 @@ def _time(value: str | None, option: str) -> datetime | None:
     try:
         return parse_timestamp(value, option)
     except AuditInputError as exc:
-        raise typer.BadParameter(error(exc), param_hint=option) from None
+        raise kit.BadParameter(error(exc), param_hint=option) from None
 
 
 @app.command("audit")
 def audit_cmd(
-    path: Path | None = typer.Argument(None, help="Deal file: audit JSON, or any format the registry reads."),
-    fmt: str | None = typer.Option(None, "--format", help="Format name when the extension does not tell it."),
-    simulate: str | None = typer.Option(
+    path: Path | None = kit.Argument(None, help="Deal file: audit JSON, or any format the registry reads."),
+    fmt: str | None = kit.Option(None, "--format", help="Format name when the extension does not tell it."),
+    simulate: str | None = kit.Option(
         None, "--simulate", help="Audit deals from a shuffler instead of a file: fair, gsr:K (K riffles), gsr:K:SEED."
     ),
-    deals: int = typer.Option(600, "--deals", min=1, max=1_000_000, help="With --simulate: how many deals."),
-    hands_only: bool = typer.Option(False, "--hands-only", help="With --simulate: forget the dealing order."),
-    station: str | None = typer.Option(None, "--station", help="Only the deals of this station."),
-    since: str | None = typer.Option(None, "--since", help="Only deals dealt at or after this ISO time."),
-    until: str | None = typer.Option(None, "--until", help="Only deals dealt before this ISO time."),
-    alpha: float = typer.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
-    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
-    save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
-    lang: str | None = typer.Option(
+    deals: int = kit.Option(600, "--deals", min=1, max=1_000_000, help="With --simulate: how many deals."),
+    hands_only: bool = kit.Option(False, "--hands-only", help="With --simulate: forget the dealing order."),
+    station: str | None = kit.Option(None, "--station", help="Only the deals of this station."),
+    since: str | None = kit.Option(None, "--since", help="Only deals dealt at or after this ISO time."),
+    until: str | None = kit.Option(None, "--until", help="Only deals dealt before this ISO time."),
+    alpha: float = kit.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
+    html: Path | None = kit.Option(None, "--html", help="Write the HTML report here."),
+    json_path: Path | None = kit.Option(None, "--json", help="Write the JSON report here."),
+    save_deals: Path | None = kit.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
+    lang: str | None = kit.Option(
         None, "--lang", help="Language of the report: ru or en (default: the command line's language)."
     ),
-    check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
-    max_mib: int = typer.Option(
+    check: bool = kit.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
+    max_mib: int = kit.Option(
         MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
     ),
 ) -> None:
     """Test whether deals are as random as the rules require; print the verdict, write HTML/JSON reports."""
     lang = _check_lang(lang)
     if (path is None) == (simulate is None):
-        raise typer.BadParameter(t("give a deal file or --simulate SHUFFLER (exactly one)"))
+        raise kit.BadParameter(t("give a deal file or --simulate SHUFFLER (exactly one)"))
     since_t, until_t = _time(since, "--since"), _time(until, "--until")
     if path is not None:
         records, warnings = load_records(path, fmt, max_mib * 2**20)
@@ -179,14 +179,14 @@ def audit_cmd(
         records, warnings, source, "dealer audit", station, since_t, until_t, alpha, html, json_path, save_deals, lang
     )
     if check and not result.passed:
-        raise typer.Exit(1)
+        raise kit.Exit(1)
 
 
 def _check_lang(lang: str | None) -> str:
     if lang is None:
         return language()
     if lang not in ("en", "ru"):
-        raise typer.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
+        raise kit.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
     return lang
 
 
@@ -232,23 +232,23 @@ def filter_audit_report(
 @bank_app.command("audit")
 def bank_audit_cmd(
     bank: Path = BankOption,
-    station: str | None = typer.Option(None, "--station", help="Only the deals of this station."),
-    since: str | None = typer.Option(None, "--since", help="Only deals committed at or after this ISO time."),
-    until: str | None = typer.Option(None, "--until", help="Only deals committed before this ISO time."),
-    alpha: float = typer.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
-    html: Path | None = typer.Option(None, "--html", help="Write the HTML report here."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
-    save_deals: Path | None = typer.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
-    lang: str | None = typer.Option(
+    station: str | None = kit.Option(None, "--station", help="Only the deals of this station."),
+    since: str | None = kit.Option(None, "--since", help="Only deals committed at or after this ISO time."),
+    until: str | None = kit.Option(None, "--until", help="Only deals committed before this ISO time."),
+    alpha: float = kit.Option(DEFAULT_ALPHA, "--alpha", min=1e-9, max=0.5, help="Family-wise false-alarm rate."),
+    html: Path | None = kit.Option(None, "--html", help="Write the HTML report here."),
+    json_path: Path | None = kit.Option(None, "--json", help="Write the JSON report here."),
+    save_deals: Path | None = kit.Option(None, "--save-deals", help="Write the audited deals as audit JSON."),
+    lang: str | None = kit.Option(
         None, "--lang", help="Language of the report: ru or en (default: the command line's language)."
     ),
-    check: bool = typer.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
+    check: bool = kit.Option(False, "--check", help="Exit with 1 when the dealing is found not random."),
 ) -> None:
     """Fairness audit of the bank's deals (all, one station, a time range); per station when there are several."""
     lang = _check_lang(lang)
     since_t, until_t = _time(since, "--since"), _time(until, "--until")
     if not bank.exists():
-        raise typer.BadParameter(t("{bank}: no bank there", bank=bank), param_hint="--bank")
+        raise kit.BadParameter(t("{bank}: no bank there", bank=bank), param_hint="--bank")
     from dealer.audit.bank_source import records_from_stored
     from dealer.bank.store import SqliteBank
 
@@ -259,4 +259,4 @@ def bank_audit_cmd(
         save_deals, lang,
     )  # fmt: skip
     if check and not result.passed:
-        raise typer.Exit(1)
+        raise kit.Exit(1)

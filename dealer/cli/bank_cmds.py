@@ -7,16 +7,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from dealer.fsutil import MAX_INPUT_BYTES
 
+from . import kit
+from .console import Console
 from .event import EventOption
 from .i18n import error, printable, t
-from .light import bank_status, bank_status_table, rich_table
+from .light import bank_status, bank_status_table
 from .machine import print_json, print_line
 from .options import BankOption, KeysOption, PassphraseOption, RegisterOption, open_bank, open_unlocked
 from .root import app, fail
@@ -30,8 +27,8 @@ if TYPE_CHECKING:  # the importer, the verifier and the progress bar load inside
 
 out = Console(highlight=False, markup=False)
 warn = Console(highlight=False, stderr=True)
-bank_app = typer.Typer(help="The deal bank: status, seal, verify, import public deals, export the public key.")
-app.add_typer(bank_app, name="bank", no_args_is_help=True)
+bank_app = kit.Group(help="The deal bank: status, seal, verify, import public deals, export the public key.")
+app.add_group(bank_app, name="bank", no_args_is_help=True)
 
 
 def _progress(auto_refresh: bool = True) -> Progress:
@@ -43,7 +40,7 @@ def _progress(auto_refresh: bool = True) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=out,
+        console=out.rich,
         auto_refresh=auto_refresh,
     )
 
@@ -69,7 +66,7 @@ def _refresher(progress: Progress, task: TaskID) -> Callable[[int], None]:
 def status_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
-    as_json: bool = typer.Option(False, "--json", help="Print the public status as JSON."),
+    as_json: bool = kit.Option(False, "--json", help="Print the public status as JSON."),
 ) -> None:
     """Public status: deals by state, eligible deals, sealed roots, draws (nothing secret)."""
     st = bank_status(bank, keys)
@@ -77,7 +74,7 @@ def status_cmd(
         print_json(st, sort_keys=False)
         return
     spec = bank_status_table(st)
-    out.print(rich_table(spec))
+    out.print(spec)
     for line in spec.lines:  # lines holding hashes: plain, never wrapped
         print_line(line)
 
@@ -86,10 +83,10 @@ def status_cmd(
 def seal_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
-    as_json: bool = typer.Option(
+    as_json: bool = kit.Option(
         False, "--json", help="Print the sealed record (keep it: `bank verify --since FILE` checks against it)."
     ),
-    regulation: Path | None = typer.Option(
+    regulation: Path | None = kit.Option(
         None, "--regulation", help="Regulation TOML, to warn when the bank is below its target (default: the event's)."
     ),
     event: Path | None = EventOption,
@@ -137,10 +134,10 @@ def seal_cmd(
 @bank_app.command("verify")
 def verify_cmd(
     bank: Path = BankOption,
-    head: str | None = typer.Option(
+    head: str | None = kit.Option(
         None, "--head", help="A ledger head noted earlier (SIZE:HASH as displayed): the ledger must still hold it."
     ),
-    since: Path | None = typer.Option(
+    since: Path | None = kit.Option(
         None, "--since", help="A draw bundle or `bank seal --json` record: the ledger must still hold its seal/draw."
     ),
 ) -> None:
@@ -188,7 +185,7 @@ def verify_cmd(
 
 @bank_app.command("restore")
 def restore_cmd(
-    copy: Path = typer.Argument(
+    copy: Path = kit.Argument(
         ..., metavar="COPY", help="The bank's second copy (the file bank.copy names in the service's config)."
     ),
     bank: Path = BankOption,
@@ -237,15 +234,15 @@ def restore_cmd(
 
 @bank_app.command("import")
 def import_cmd(
-    files: list[Path] = typer.Argument(..., help="Deal files of any readable format (by extension)."),
+    files: list[Path] = kit.Argument(..., help="Deal files of any readable format (by extension)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
-    show: int = typer.Option(20, "--show", help="How many problems and duplicates to list (0: all)."),
-    max_size: int = typer.Option(
+    show: int = kit.Option(20, "--show", help="How many problems and duplicates to list (0: all)."),
+    max_size: int = kit.Option(
         MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
     ),
-    skip_bad: bool = typer.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
+    skip_bad: bool = kit.Option(False, "--skip-bad", help="Leave out files with no readable deal (listed)."),
+    as_json: bool = kit.Option(False, "--json", help="Print the totals and every problem and duplicate as JSON."),
     register: Path | None = RegisterOption,
 ) -> None:
     """Import public deals: each deal once, committed in short batches; every record imported or reported.
@@ -319,6 +316,9 @@ def _import_summary(report: ImportReport, show: int) -> None:
     listed = [(printable(a), b, c, printable(d)) for a, b, c, d in listed]  # names and reasons from files: escaped
     if listed:
         if out.is_terminal:
+            from rich.table import Table
+            from rich.text import Text
+
             table = Table(title=t("Problems and duplicates"), title_justify="left")
             for column in (t("file"), t("line"), t("board"), t("what")):
                 table.add_column(column, overflow="fold")
@@ -372,7 +372,7 @@ def _opt(value: int | None) -> str:
 def export_key_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
-    output: Path | None = typer.Option(None, "--out", "-o", help="Write the PEM here instead of printing it."),
+    output: Path | None = kit.Option(None, "--out", "-o", help="Write the PEM here instead of printing it."),
 ) -> None:
     """Print (or write) the bank's Ed25519 public key for verifiers."""
     from dealer.custody.files import public_pem, read_record

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
+from . import kit
 from .bank_cmds import bank_app, out
 from .i18n import error, t
 from .root import fail
@@ -11,8 +10,8 @@ from .root import fail
 
 @bank_app.command("migrate")
 def migrate_cmd(
-    source: str = typer.Argument(..., help="The bank to copy: a SQLite file or a postgresql:// URL."),
-    destination: str = typer.Argument(..., help="Where to: a new SQLite file or an empty PostgreSQL database."),
+    source: str = kit.Argument(..., help="The bank to copy: a SQLite file or a postgresql:// URL."),
+    destination: str = kit.Argument(..., help="Where to: a new SQLite file or an empty PostgreSQL database."),
 ) -> None:
     """Copy every row of a bank into a new one on the same or the other engine; verify both sides."""
     from dealer.bank.engines import is_url, open_bank_at

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-from rich.console import Console
-
+from . import kit
+from .console import Console
 from .i18n import t
 from .machine import print_line
 from .options import BankOption, KeysOption, PassphraseOption, open_bank, read_passphrase
 from .root import app, fail
 
 out = Console(highlight=False, markup=False)
-custody_app = typer.Typer(help="The chief judge's custody of the bank's signing key and the draw secrets.")
-app.add_typer(custody_app, name="custody", no_args_is_help=True)
+custody_app = kit.Group(help="The chief judge's custody of the bank's signing key and the draw secrets.")
+app.add_group(custody_app, name="custody", no_args_is_help=True)
 
 
 @custody_app.command("init")
@@ -22,7 +21,7 @@ def init_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
-    generate: bool = typer.Option(
+    generate: bool = kit.Option(
         False, "--generate", help="Make a passphrase of 16 random characters (80 bits) and print it once."
     ),
 ) -> None:
@@ -82,7 +81,7 @@ def passphrase_cmd(
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
-    new: Path | None = typer.Option(None, "--new-passphrase-file", help="File whose first line is the new one."),
+    new: Path | None = kit.Option(None, "--new-passphrase-file", help="File whose first line is the new one."),
 ) -> None:
     """Change the custody passphrase (the key stays the same)."""
     from dealer.custody import rewrap_record

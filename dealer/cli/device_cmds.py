@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-from rich.table import Table
-
-from dealer.core import Deal, Seat
-from dealer.core.errors import DealerError
-from drivers.discovery import serial_rows, usb_rows
-
+from . import kit
+from .console import Console
 from .i18n import error, t
 from .root import app
 
@@ -19,13 +13,17 @@ if TYPE_CHECKING:
     from drivers.machine import MachineDriver
 
 out = Console(highlight=False, markup=False)
-machine_app = typer.Typer(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
-app.add_typer(machine_app, name="machine")
+machine_app = kit.Group(help="Talk to a dealing machine speaking the open protocol.", no_args_is_help=True)
+app.add_group(machine_app, name="machine")
 
 
 @app.command("devices")
 def devices() -> None:
     """List candidate serial ports and USB devices matching known profiles (config/devices/)."""
+    from rich.table import Table
+
+    from drivers.discovery import serial_rows, usb_rows
+
     ports = serial_rows()
     table = Table(title=t("Serial ports"))
     for col in (t("device"), "USB VID:PID", t("serial number"), t("description"), t("profile")):
@@ -57,7 +55,7 @@ def _driver(target: str) -> MachineDriver:
 
 @machine_app.command("info")
 def machine_info(
-    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+    target: str = kit.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
 ) -> None:
     """Connect, negotiate the protocol version and print the device's identity."""
     import asyncio
@@ -78,7 +76,7 @@ def machine_info(
                 "transport": t("transport"),
             }
             for field, label in labels.items():
-                typer.echo(f"{label}: {getattr(info, field)}")
+                kit.echo(f"{label}: {getattr(info, field)}")
         finally:
             await drv.close()
 
@@ -87,12 +85,14 @@ def machine_info(
 
 @machine_app.command("deal")
 def machine_deal(
-    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
-    count: int = typer.Option(1, "--count", "-n", min=1, help="Number of random deals."),
+    target: str = kit.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+    count: int = kit.Option(1, "--count", "-n", min=1, help="Number of random deals."),
 ) -> None:
     """Deal random deals on the machine and print each as PBN (faults and lost links are reported)."""
     import asyncio
 
+    from dealer.core import Deal, Seat
+    from dealer.core.errors import DealerError
     from dealer.core.events import DealEnded, DeviceFault, Disconnected
 
     def said(ev: DeviceFault | Disconnected) -> str:
@@ -112,7 +112,7 @@ def machine_deal(
                         ev = await drv.next_event(patience)
                     except TimeoutError:
                         failures += 1
-                        typer.echo(
+                        kit.echo(
                             t(
                                 "deal {deal_id}: void: no word from the device for {seconds} s",
                                 deal_id=deal_id,
@@ -122,17 +122,17 @@ def machine_deal(
                         return failures
                     if isinstance(ev, DealEnded) and ev.deal_id == deal_id:
                         assert ev.record is not None
-                        typer.echo(
+                        kit.echo(
                             t("deal {deal_id}: {pbn}", deal_id=deal_id, pbn=Deal.from_bytes(ev.record).to_pbn(Seat.N))
                         )
                         break
                     if isinstance(ev, DeviceFault) and ev.deal_id is not None and ev.deal_id != deal_id:
                         failures += 1  # about a deal printed before: the device reported more after its end
-                        typer.echo(t("deal {deal_id}: void: {event}", deal_id=ev.deal_id, event=said(ev)))
+                        kit.echo(t("deal {deal_id}: void: {event}", deal_id=ev.deal_id, event=said(ev)))
                         continue
                     if isinstance(ev, DeviceFault | Disconnected):
                         failures += 1
-                        typer.echo(t("deal {deal_id}: void: {event}", deal_id=deal_id, event=said(ev)))
+                        kit.echo(t("deal {deal_id}: void: {event}", deal_id=deal_id, event=said(ev)))
                         if isinstance(ev, DeviceFault) and await drv.wait_connected(drv.handshake_timeout):
                             await drv.reset()
                         break
@@ -145,14 +145,14 @@ def machine_deal(
     except DealerError:
         raise
     if failures:
-        raise typer.Exit(1)
+        raise kit.Exit(1)
 
 
 @machine_app.command("conformance")
 def machine_conformance(
-    target: str = typer.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
-    only: str = typer.Option("", "--only", help="Comma-separated checks to run (default: all)."),
-    report: str = typer.Option("", "--report", help="Also write the report to this file."),
+    target: str = kit.Argument(..., help="Device path, pyserial URL, tcp://HOST:PORT or usb:VID:PID."),
+    only: str = kit.Option("", "--only", help="Comma-separated checks to run (default: all)."),
+    report: str = kit.Option("", "--report", help="Also write the report to this file."),
 ) -> None:
     """Check a device against the open protocol (PROTOCOL.md 1.2); print a report; exit 1 on any deviation."""
     import asyncio
@@ -163,14 +163,14 @@ def machine_conformance(
     names = {n.strip() for n in only.split(",") if n.strip()} or None
     known = {name for name, _, _ in CHECKS}
     if names is not None and names - known:
-        raise typer.BadParameter(
+        raise kit.BadParameter(
             t("unknown check(s) {unknown}; known: {known}", unknown=sorted(names - known), known=sorted(known)),
             param_hint="--only",
         )
     transport = open_transport(target)  # a bad spec fails here with a clear error
-    result = asyncio.run(run_conformance(transport, target, names, progress=lambda line: typer.echo(line, err=True)))
+    result = asyncio.run(run_conformance(transport, target, names, progress=lambda line: kit.echo(line, err=True)))
     text = result.render(error)
-    typer.echo(text, nl=False)
+    kit.echo(text, nl=False)
     if report:
         from pathlib import Path
 
@@ -178,4 +178,4 @@ def machine_conformance(
 
         write_atomic(Path(report), text.encode("utf-8"))
     if not result.ok:
-        raise typer.Exit(1)
+        raise kit.Exit(1)

@@ -9,9 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-
+from . import kit
+from .console import Console
 from .event import Event, EventOption, find_event, say_regulation
 from .i18n import error, language, os_reason, t
 from .options import KeysOption
@@ -22,21 +21,21 @@ if TYPE_CHECKING:
     from dealer.documents.issue import Issued
 
 out = Console(highlight=False)
-docs_app = typer.Typer(help="Documents to print and sign (PDF): bank act, draw protocol, boards, equipment, the day.")
-app.add_typer(docs_app, name="docs", no_args_is_help=True)
+docs_app = kit.Group(help="Documents to print and sign (PDF): bank act, draw protocol, boards, equipment, the day.")
+app.add_group(docs_app, name="docs", no_args_is_help=True)
 
-DirOption = typer.Option(
+DirOption = kit.Option(
     None, "--dir", help="Folder of the issued documents (PDF and their JSON; default: the event's var/documents)."
 )
-BankOption = typer.Option(
+BankOption = kit.Option(
     None, "--bank", help="The bank: a SQLite file, or a postgresql://user@host/db URL (default: the event's)."
 )
-LangOption = typer.Option(None, "--lang", help="ru or en (default: the config's language, then LANG, then ru).")
-RegulationOption = typer.Option(None, "--regulation", help="The regulation file (tournament name, officials).")
-ConfigOption = typer.Option(
+LangOption = kit.Option(None, "--lang", help="ru or en (default: the config's language, then LANG, then ru).")
+RegulationOption = kit.Option(None, "--regulation", help="The regulation file (tournament name, officials).")
+ConfigOption = kit.Option(
     None, "--config", help="The service configuration (its language, regulation, bank; default: the event's)."
 )
-WitnessOption = typer.Option([], "--witness", help="A witness who signs too (repeat).")
+WitnessOption = kit.Option([], "--witness", help="A witness who signs too (repeat).")
 
 
 def _lang(lang: str | None, ev: Event) -> str:
@@ -75,7 +74,7 @@ def _report(issued: Issued) -> None:
 @docs_app.command("bank")
 def bank_cmd(
     witness: list[str] = WitnessOption,
-    no_audit: bool = typer.Option(False, "--no-audit", help="Leave the fairness audit out (a large bank)."),
+    no_audit: bool = kit.Option(False, "--no-audit", help="Leave the fairness audit out (a large bank)."),
     lang: str | None = LangOption,
     directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
@@ -95,7 +94,7 @@ def bank_cmd(
 
 @docs_app.command("draw")
 def draw_cmd(
-    label: str = typer.Argument(..., help="The session label of the draw."),
+    label: str = kit.Argument(..., help="The session label of the draw."),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
     directory: Path | None = DirOption,
@@ -116,7 +115,7 @@ def draw_cmd(
 
 @docs_app.command("annex")
 def annex_cmd(
-    label: str = typer.Argument(..., help="The session label of a revealed draw."),
+    label: str = kit.Argument(..., help="The session label of a revealed draw."),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
     directory: Path | None = DirOption,
@@ -137,8 +136,8 @@ def annex_cmd(
 
 @docs_app.command("boards")
 def boards_cmd(
-    label: str = typer.Argument(..., help="The session label."),
-    journal: Path | None = typer.Option(
+    label: str = kit.Argument(..., help="The session label."),
+    journal: Path | None = kit.Option(
         None, "--journal", help="The board-making journal (default: var/export/<session>/<session>.journal.json)."
     ),
     witness: list[str] = WitnessOption,
@@ -165,7 +164,7 @@ def boards_cmd(
 
 @docs_app.command("equipment")
 def equipment_cmd(
-    session: str = typer.Argument(..., help="The session label the checks were recorded under."),
+    session: str = kit.Argument(..., help="The session label the checks were recorded under."),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
     directory: Path | None = DirOption,
@@ -186,9 +185,9 @@ def equipment_cmd(
 
 @docs_app.command("closed")
 def closed_cmd(
-    session: str = typer.Argument(..., help="The session's name on the act (variant 1: its boards file holds one)."),
+    session: str = kit.Argument(..., help="The session's name on the act (variant 1: its boards file holds one)."),
     witness: list[str] = WitnessOption,
-    no_audit: bool = typer.Option(False, "--no-audit", help="Leave the randomness audit of the boards out."),
+    no_audit: bool = kit.Option(False, "--no-audit", help="Leave the randomness audit of the boards out."),
     lang: str | None = LangOption,
     directory: Path | None = DirOption,
     regulation: Path | None = RegulationOption,
@@ -211,7 +210,7 @@ def closed_cmd(
 
 @docs_app.command("day")
 def day_cmd(
-    day: str = typer.Option(..., "--date", help="The day, YYYY-MM-DD (local date of issue)."),
+    day: str = kit.Option(..., "--date", help="The day, YYYY-MM-DD (local date of issue)."),
     lang: str | None = LangOption,
     directory: Path | None = DirOption,
     config: Path | None = ConfigOption,
@@ -234,7 +233,7 @@ def day_cmd(
 
 @docs_app.command("verify")
 def verify_cmd(
-    file: Path = typer.Argument(..., help="An issued document (PDF) to check against the ledger."),
+    file: Path = kit.Argument(..., help="An issued document (PDF) to check against the ledger."),
     bank: Path | None = BankOption,
     keys: Path | None = KeysOption,
     event: Path | None = EventOption,

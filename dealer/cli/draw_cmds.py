@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-
+from . import kit
+from .console import Console
 from .i18n import error, os_reason, t
 from .machine import print_json, print_line
 from .options import (
@@ -32,10 +31,10 @@ if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the oth
 
 out = Console(highlight=False, markup=False)
 note = Console(highlight=False, markup=False, stderr=True)
-draw_app = typer.Typer(help="The verifiable draw: commit, publish, public value, run, reveal, bundle, verify.")
-app.add_typer(draw_app, name="draw", no_args_is_help=True)
+draw_app = kit.Group(help="The verifiable draw: commit, publish, public value, run, reveal, bundle, verify.")
+app.add_group(draw_app, name="draw", no_args_is_help=True)
 
-RegulationOption = typer.Option(
+RegulationOption = kit.Option(
     None, "--regulation", help="Regulation TOML (share, schedule, bank target); the embedded default when omitted."
 )
 
@@ -58,22 +57,22 @@ def _print_drawn(drawn: list[DrawnDeal]) -> None:
 
 @draw_app.command("prepare")
 def prepare_cmd(
-    label: str = typer.Argument(..., help="Session label, e.g. 'Open pairs, session 1'."),
-    replacement: bool = typer.Option(False, "--replacement", help="Draw one deal for a replacement board."),
-    override: str | None = typer.Option(
+    label: str = kit.Argument(..., help="Session label, e.g. 'Open pairs, session 1'."),
+    replacement: bool = kit.Option(False, "--replacement", help="Draw one deal for a replacement board."),
+    override: str | None = kit.Option(
         None, "--override", help="Director's reason to draw from a bank below the regulation's target (ledgered)."
     ),
-    witness: list[str] = typer.Option([], "--witness", help="A witness who will roll (repeat, in order)."),
-    rolls: int = typer.Option(8, "--rolls", help="Rolls each witness makes."),
-    faces: int = typer.Option(6, "--faces", help="Faces of the die: 6 (1-6) or 10 (0-9)."),
-    named: str | None = typer.Option(None, "--named", help="Describe a named future public number instead of dice."),
-    numbers: int = typer.Option(0, "--numbers", help="Named: how many numbers V holds."),
-    minimum: int = typer.Option(1, "--min", help="Named: smallest possible number."),
-    maximum: int = typer.Option(0, "--max", help="Named: largest possible number."),
-    width: int | None = typer.Option(None, "--width", help="Named: digits per number (default: those of --max)."),
-    as_drawn: bool = typer.Option(False, "--as-drawn", help="Named: numbers in the order drawn, not ascending."),
-    repeats: bool = typer.Option(False, "--repeats", help="Named: numbers may repeat."),
-    separator: str = typer.Option("-", "--separator", help="Named: the character between numbers (- / , . :)."),
+    witness: list[str] = kit.Option([], "--witness", help="A witness who will roll (repeat, in order)."),
+    rolls: int = kit.Option(8, "--rolls", help="Rolls each witness makes."),
+    faces: int = kit.Option(6, "--faces", help="Faces of the die: 6 (1-6) or 10 (0-9)."),
+    named: str | None = kit.Option(None, "--named", help="Describe a named future public number instead of dice."),
+    numbers: int = kit.Option(0, "--numbers", help="Named: how many numbers V holds."),
+    minimum: int = kit.Option(1, "--min", help="Named: smallest possible number."),
+    maximum: int = kit.Option(0, "--max", help="Named: largest possible number."),
+    width: int | None = kit.Option(None, "--width", help="Named: digits per number (default: those of --max)."),
+    as_drawn: bool = kit.Option(False, "--as-drawn", help="Named: numbers in the order drawn, not ascending."),
+    repeats: bool = kit.Option(False, "--repeats", help="Named: numbers may repeat."),
+    separator: str = kit.Option("-", "--separator", help="Named: the character between numbers (- / , . :)."),
     regulation: Path | None = RegulationOption,
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
@@ -102,7 +101,7 @@ def prepare_cmd(
 
 
 @draw_app.command("publish")
-def publish_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
+def publish_cmd(label: str = kit.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     """Record that the commitment was shown to the hall (needed before the public value); print what it shows."""
     from dealer.draw.director import Director
     from dealer.draw.protocol import PublicValueSpec
@@ -116,10 +115,10 @@ def publish_cmd(label: str = typer.Argument(...), bank: Path = BankOption, keys:
 
 @draw_app.command("public-value")
 def public_value_cmd(
-    label: str = typer.Argument(...),
-    dice: list[str] = typer.Option([], "--dice", help="One witness's digits (repeat in the committed order)."),
-    named: str | None = typer.Option(None, "--named", help="The named public number, as announced."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Only show the canonical form; store nothing."),
+    label: str = kit.Argument(...),
+    dice: list[str] = kit.Option([], "--dice", help="One witness's digits (repeat in the committed order)."),
+    named: str | None = kit.Option(None, "--named", help="The named public number, as announced."),
+    dry_run: bool = kit.Option(False, "--dry-run", help="Only show the canonical form; store nothing."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
 ) -> None:
@@ -138,8 +137,8 @@ def public_value_cmd(
 
 @draw_app.command("void")
 def void_cmd(
-    label: str = typer.Argument(...),
-    reason: str = typer.Option(..., "--reason", help="Why the prepared draw is abandoned (public, in the ledger)."),
+    label: str = kit.Argument(...),
+    reason: str = kit.Option(..., "--reason", help="Why the prepared draw is abandoned (public, in the ledger)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
@@ -154,7 +153,7 @@ def void_cmd(
 
 @draw_app.command("run")
 def run_cmd(
-    label: str = typer.Argument(...),
+    label: str = kit.Argument(...),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
@@ -174,8 +173,8 @@ def run_cmd(
 
 @draw_app.command("show")
 def show_cmd(
-    label: str = typer.Argument(...),
-    output: Path | None = typer.Option(
+    label: str = kit.Argument(...),
+    output: Path | None = kit.Option(
         None, "--out", "-o", help="Also write the drawn deals as boards 1..n to this deal file (format by extension)."
     ),
     bank: Path = BankOption,
@@ -220,7 +219,7 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
 
 @draw_app.command("reveal")
 def reveal_cmd(
-    label: str = typer.Argument(...),
+    label: str = kit.Argument(...),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
@@ -237,8 +236,8 @@ def reveal_cmd(
 
 @draw_app.command("bundle")
 def bundle_cmd(
-    label: str = typer.Argument(...),
-    output: Path = typer.Option(..., "--out", "-o", help="Where to write the bundle (JSON)."),
+    label: str = kit.Argument(...),
+    output: Path = kit.Option(..., "--out", "-o", help="Where to write the bundle (JSON)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
 ) -> None:
@@ -258,24 +257,24 @@ def bundle_cmd(
 
 @draw_app.command("verify")
 def verify_cmd(
-    bundle_path: Path = typer.Argument(..., metavar="BUNDLE", help="The bundle JSON file to check."),
-    earlier: list[Path] = typer.Argument(None, metavar="[EARLIER]...", help="Bundles of the earlier draws."),
-    chain: Path | None = typer.Option(None, "--chain", help="A folder of bundles of the bank's earlier draws."),
-    commitment: str | None = typer.Option(
+    bundle_path: Path = kit.Argument(..., metavar="BUNDLE", help="The bundle JSON file to check."),
+    earlier: list[Path] = kit.Argument(None, metavar="[EARLIER]...", help="Bundles of the earlier draws."),
+    chain: Path | None = kit.Option(None, "--chain", help="A folder of bundles of the bank's earlier draws."),
+    commitment: str | None = kit.Option(
         None,
         "--commitment",
         help="The commitment's SHA-256 as the hall showed it and the draw protocol printed it (16 to 64 hex digits).",
     ),
-    head: str | None = typer.Option(
+    head: str | None = kit.Option(
         None,
         "--head",
         help="The ledger head SIZE:HASH noted after the seal (dealer bank seal) or printed in the draw protocol: it "
         "must be the one right after this bundle's seal or commitment.",
     ),
-    value: str | None = typer.Option(
+    value: str | None = kit.Option(
         None, "--value", help="V as the hall showed it (the witnesses' digits or the named numbers, as noted)."
     ),
-    register: Path | None = typer.Option(
+    register: Path | None = kit.Option(
         None, "--register", help="A register of played deals: no drawn deal may have been played before this draw."
     ),
 ) -> None:

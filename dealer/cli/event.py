@@ -15,29 +15,40 @@ names the one it uses on stderr (machine output on stdout stays clean).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
+from . import kit
 
 if TYPE_CHECKING:
     from dealer.regulation import Regulation
     from dealer.web.config import ServiceConfig
 
 ENV = "DEALER_EVENT"
-EventOption = typer.Option(
+EventOption = kit.Option(
     None, "--event", help="The event folder (its config/ and var/; default: DEALER_EVENT, then the current folder)."
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    folder: Path
-    config: ServiceConfig
-    regulation: Regulation
-    regulation_file: Path | None  # None: the embedded default regulation
-    config_file: Path | None = None  # None: the embedded configuration
+    """An event folder as the commands read it: its configuration and its regulation (a plain class: the
+    dataclasses machinery costs the command line's start a few milliseconds)."""
+
+    __slots__ = ("config", "config_file", "folder", "regulation", "regulation_file")
+
+    def __init__(
+        self,
+        folder: Path,
+        config: ServiceConfig,
+        regulation: Regulation,
+        regulation_file: Path | None,  # None: the embedded default regulation
+        config_file: Path | None = None,  # None: the embedded configuration
+    ) -> None:
+        self.folder = folder
+        self.config = config
+        self.regulation = regulation
+        self.regulation_file = regulation_file
+        self.config_file = config_file
 
     def path(self, p: Path) -> Path:
         """A path of the configuration, taken from the event folder when relative."""

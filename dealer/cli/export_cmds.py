@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.text import Text
-
-from dealer.export.boards import SessionBoard, boards_from_records
-from dealer.export.files import read_deal_file, write_session_files
-from dealer.formats import ExportMeta, by_name, by_path, formats, load_all
-from dealer.formats.base import FormatError, ReadResult
 from dealer.fsutil import MAX_INPUT_BYTES, write_atomic
 
+from . import kit
+from .console import Console
 from .event import Event, EventOption
 from .i18n import error, language, t
 from .root import app, fail
 
+if TYPE_CHECKING:  # the formats and the export load inside the commands (the command line starts without them)
+    from dealer.export.boards import SessionBoard
+    from dealer.formats.base import ExportMeta, ReadResult
+
 out = Console(highlight=False, markup=False)
 err = Console(stderr=True, highlight=False, markup=False)
-export_app = typer.Typer(
+export_app = kit.Group(
     help="Export a session: deal files, boards made on a machine, hand records.", no_args_is_help=True
 )
-app.add_typer(export_app, name="export")
+app.add_group(export_app, name="export")
 
 # the formats' own descriptions are English (their modules are shared with the importer): the Russian ones here
 FORMAT_DESCRIPTIONS = {
@@ -40,14 +38,18 @@ FORMAT_DESCRIPTIONS = {
     "pbn": "Portable Bridge Notation 2.1 (tistis.nl/pbn): терпимый импорт, строгий экспорт",
 }
 
-FromOption = typer.Option(None, "--from", help="Input format (default: from the file's extension).")
-SkipOption = typer.Option(False, "--skip-bad", help="Go on without the boards that cannot be read (listed).")
+FromOption = kit.Option(None, "--from", help="Input format (default: from the file's extension).")
+SkipOption = kit.Option(False, "--skip-bad", help="Go on without the boards that cannot be read (listed).")
 
 
 def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT_BYTES // 2**20) -> ReadResult:
+    from dealer.export.files import read_deal_file
+
     result = read_deal_file(path, fmt, max_size * 2**20)
     for problem in result.problems:  # file names and file text are data: escaped, never taken as markup
         where = error(problem.where_phrase())
+        from rich.text import Text
+
         err.print(Text(f"{path}: {where}:", style="yellow"), error(problem.reason_phrase()), soft_wrap=True)
     if result.problems and not skip_bad:
         n = len(result.problems)
@@ -58,24 +60,29 @@ def _read(path: Path, fmt: str | None, skip_bad: bool, max_size: int = MAX_INPUT
 
 
 def _boards(path: Path, fmt: str | None, skip_bad: bool, first: int | None, copies: int) -> list[SessionBoard]:
+    from dealer.export.boards import boards_from_records
+
     return boards_from_records(_read(path, fmt, skip_bad).records, copies=copies, first=first)
 
 
 @app.command("convert")
 def convert(
-    source: Path = typer.Argument(..., help="Deal file to read (any readable format)."),
-    target: Path = typer.Argument(..., help="Deal file to write."),
+    source: Path = kit.Argument(..., help="Deal file to read (any readable format)."),
+    target: Path = kit.Argument(..., help="Deal file to write."),
     from_fmt: str | None = FromOption,
-    to_fmt: str | None = typer.Option(None, "--to", help="Output format (default: from the file's extension)."),
-    event: str = typer.Option("", "--event", help="Event name written where the format has one."),
-    sealed: bool = typer.Option(False, "--sealed", help="DLM: Status=Sealed (the operator screen hides the deals)."),
-    copies: int = typer.Option(1, "--copies", min=1, max=50, help="Copies per board (DLM Duplicates, DUP)."),
+    to_fmt: str | None = kit.Option(None, "--to", help="Output format (default: from the file's extension)."),
+    event: str = kit.Option("", "--event", help="Event name written where the format has one."),
+    sealed: bool = kit.Option(False, "--sealed", help="DLM: Status=Sealed (the operator screen hides the deals)."),
+    copies: int = kit.Option(1, "--copies", min=1, max=50, help="Copies per board (DLM Duplicates, DUP)."),
     skip_bad: bool = SkipOption,
-    max_size: int = typer.Option(
+    max_size: int = kit.Option(
         MAX_INPUT_BYTES // 2**20, "--max-size", min=1, help="Largest file to read, in MiB (raise it for huge files)."
     ),
 ) -> None:
     """Convert a deal file from any readable format to any writable one."""
+    from dealer.formats import ExportMeta, by_name, by_path, load_all
+    from dealer.formats.base import FormatError
+
     load_all()
     result = _read(source, from_fmt, skip_bad, max_size)
     fmt = by_name(to_fmt) if to_fmt else by_path(str(target))
@@ -98,6 +105,8 @@ def convert(
 @app.command("formats")
 def list_formats() -> None:
     """List the deal-file formats."""
+    from dealer.formats import formats, load_all
+
     load_all()
     for name, fmt in sorted(formats().items()):
         modes = (t("r") if fmt.can_read else "-") + (t("w") if fmt.can_write else "-")  # reads, writes
@@ -143,29 +152,34 @@ def _copies(copies: int | None, ev: Event) -> int:
             copies=copies,
             reg=ev.regulation.copies,
         )
+        from rich.text import Text
+
         err.print(Text(t("warning: {text}", text=text), style="yellow"), soft_wrap=True)
     return copies
 
 
 @export_app.command("files")
 def export_files(
-    source: Path = typer.Argument(..., help="The session's deals (any readable deal file)."),
-    out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory to write into."),
-    stem: str | None = typer.Option(
+    source: Path = kit.Argument(..., help="The session's deals (any readable deal file)."),
+    out_dir: Path = kit.Option(Path("."), "--out", "-o", help="Directory to write into."),
+    stem: str | None = kit.Option(
         None, "--name", help="File name without extension (default: the event's name, else «session»)."
     ),
-    to: str = typer.Option("dlm,dup,pbn", "--formats", help="Comma-separated formats to write."),
-    first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
-    copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
-    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
-    event: str = typer.Option("", "--event", help="Event name written where the format has one."),
-    site: str = typer.Option("", "--site", help="Site (venue) written where the format has one (PBN Site)."),
-    date: str = typer.Option("", "--date", help="YYYY.MM.DD"),
-    sealed: bool = typer.Option(True, "--sealed/--show", help="DLM status: Sealed (default) or Show."),
+    to: str = kit.Option("dlm,dup,pbn", "--formats", help="Comma-separated formats to write."),
+    first: int | None = kit.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
+    copies: int | None = kit.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
+    regulation: Path | None = kit.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
+    event: str = kit.Option("", "--event", help="Event name written where the format has one."),
+    site: str = kit.Option("", "--site", help="Site (venue) written where the format has one (PBN Site)."),
+    date: str = kit.Option("", "--date", help="YYYY.MM.DD"),
+    sealed: bool = kit.Option(True, "--sealed/--show", help="DLM status: Sealed (default) or Show."),
     from_fmt: str | None = FromOption,
     skip_bad: bool = SkipOption,
 ) -> None:
     """Write the session as deal files for other software (closed machines: DLM sealed, DUP, PBN)."""
+    from dealer.export.files import write_session_files
+    from dealer.formats import ExportMeta
+
     # the event folder: DEALER_EVENT or the current one (--event names the event in the files here)
     ev = _event(regulation, None)
     boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, ev))
@@ -179,17 +193,17 @@ def export_files(
 
 @export_app.command("handrecords")
 def export_handrecords(
-    source: Path = typer.Argument(..., help="The session's deals (any readable deal file; already public)."),
-    out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory to write into."),
-    stem: str | None = typer.Option(
+    source: Path = kit.Argument(..., help="The session's deals (any readable deal file; already public)."),
+    out_dir: Path = kit.Option(Path("."), "--out", "-o", help="Directory to write into."),
+    stem: str | None = kit.Option(
         None, "--name", help="File name without extension (default: the title, then «handrecords»)."
     ),
-    kinds: str = typer.Option("html,pdf,pbn", "--formats", help="Any of html, pdf, pbn, comma-separated."),
-    title: str = typer.Option("", "--title", help="Title of the document."),
-    subtitle: str = typer.Option("", "--subtitle", help="Second line: date, session, place."),
-    lang: str | None = typer.Option(None, "--lang", help="ru or en (default: the command line's language)."),
-    first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
-    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
+    kinds: str = kit.Option("html,pdf,pbn", "--formats", help="Any of html, pdf, pbn, comma-separated."),
+    title: str = kit.Option("", "--title", help="Title of the document."),
+    subtitle: str = kit.Option("", "--subtitle", help="Second line: date, session, place."),
+    lang: str | None = kit.Option(None, "--lang", help="ru or en (default: the command line's language)."),
+    first: int | None = kit.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
+    regulation: Path | None = kit.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
     from_fmt: str | None = FromOption,
     skip_bad: bool = SkipOption,
 ) -> None:
@@ -198,12 +212,13 @@ def export_handrecords(
     A deal file named here is public already; publishing a drawn session from the bank goes through
     the reveal gate of ``dealer.handrecords.publish``.
     """
+    from dealer.formats import ExportMeta
     from dealer.handrecords.publish import publish
 
     if lang is None:
         lang = language()
     if lang not in ("en", "ru"):
-        raise typer.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
+        raise kit.BadParameter(t("{value!r}: expected ru or en", value=lang), param_hint="--lang")
     ev = _event(regulation, None)  # the event folder: DEALER_EVENT or the current one
     boards = _boards(source, from_fmt, skip_bad, first, 1)
     records = [b.record() for b in boards]
@@ -211,8 +226,10 @@ def export_handrecords(
     if stem is None:  # as the consoles name them: «Чемпионат.расклады.pdf» (the title's, else the word alone)
         word = t("handrecords")
         stem = f"{_stem(None, (named,), '')}.{word}".lstrip(".")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     with Progress(
-        TextColumn(t("double dummy")), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+        TextColumn(t("double dummy")), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err.rich
     ) as bar:
         task = bar.add_task("dd", total=len(records))
         paths = publish(
@@ -233,24 +250,24 @@ def export_handrecords(
 
 @export_app.command("boards")
 def export_boards(
-    source: Path = typer.Argument(..., help="The session's deals (any readable deal file)."),
-    device: str | None = typer.Option(
+    source: Path = kit.Argument(..., help="The session's deals (any readable deal file)."),
+    device: str | None = kit.Option(
         None, "--device", "-d", help="Machine: serial port or URL, tcp://HOST:PORT, usb:VID:PID or usb:PROFILE."
     ),
-    simulate: bool = typer.Option(False, "--simulate", help="Make the boards on the built-in simulator."),
-    faults: str = typer.Option("", "--faults", help="Simulator faults, e.g. 'wrong_pocket@2,jam@4:30'."),
-    out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory of the session output (journal)."),
-    stem: str | None = typer.Option(
+    simulate: bool = kit.Option(False, "--simulate", help="Make the boards on the built-in simulator."),
+    faults: str = kit.Option("", "--faults", help="Simulator faults, e.g. 'wrong_pocket@2,jam@4:30'."),
+    out_dir: Path = kit.Option(Path("."), "--out", "-o", help="Directory of the session output (journal)."),
+    stem: str | None = kit.Option(
         None,
         "--name",
         help="Session name: the journal is NAME.journal.json (default: the event's name, else «session»).",
     ),
-    first: int | None = typer.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
-    copies: int | None = typer.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
-    regulation: Path | None = typer.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
+    first: int | None = kit.Option(None, "--first", min=1, help="Renumber boards from this number (Law 2)."),
+    copies: int | None = kit.Option(None, "--copies", min=1, max=50, help="Copies per board (default: regulation)."),
+    regulation: Path | None = kit.Option(None, "--regulation", help="Regulation TOML (default: the event's)."),
     event: Path | None = EventOption,
-    max_attempts: int = typer.Option(3, "--max-attempts", min=1, max=20, help="Tries per copy before stopping."),
-    wait_operator: bool = typer.Option(
+    max_attempts: int = kit.Option(3, "--max-attempts", min=1, max=20, help="Tries per copy before stopping."),
+    wait_operator: bool = kit.Option(
         False, "--wait-operator", help="After a foul copy, wait for Enter (the operator clears the machine)."
     ),
     from_fmt: str | None = FromOption,
@@ -265,14 +282,17 @@ def export_boards(
     from dealer.export.machine import Stage
 
     if (device is None) == (not simulate):
-        raise typer.BadParameter(t("give either --device or --simulate"), param_hint="--device")
+        raise kit.BadParameter(t("give either --device or --simulate"), param_hint="--device")
     ev = _event(regulation, event)
     boards = _boards(source, from_fmt, skip_bad, first, _copies(copies, ev))
     stem = _stem(stem, (ev.regulation.title,), t("session"))
     journal = out_dir / f"{stem}.journal.json"  # its folder is made by make_boards
 
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err.rich
     ) as bar:
         task = bar.add_task(t("starting"), total=sum(b.copies for b in boards))
 

@@ -1,4 +1,4 @@
-"""The command line in Russian: ``--help`` texts, click's and typer's own words, the error prefix.
+"""The command line in Russian: ``--help`` texts, the parser's own words (``dealer.cli.kit``), the error prefix.
 
 The language is ``--lang`` when the command line has one, else ``language`` of ``config/service.toml`` when that
 file is here, else ``LANG``, else Russian. Help texts are written in English in the command modules and looked up
@@ -17,7 +17,6 @@ import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from dealer.core.json_types import JsonObject
@@ -107,141 +106,18 @@ def cli_language(argv: Sequence[str]) -> str:
     return resolve_language(None, configured)
 
 
-# Any: a click/typer command or group, whose attributes (help, params, commands) differ by class and are
-# read with getattr where they may be absent
-def _walk(command: Any, help_texts: dict[str, str], help_names: list[str] | None = None) -> None:
-    words = catalogue()["framework"]
-    # the root's help spellings (-h, --help), which every subcommand's context inherits; click keeps the help
-    # option it first builds, so it must be built with them (a bare context has only --help: "dealer -h" failed)
-    help_names = help_names or command.context_settings.get("help_option_names") or ["--help"]
-    if getattr(command, "options_metavar", None) == "[OPTIONS]":
-        command.options_metavar = words["[OPTIONS]"]
-    if getattr(command, "subcommand_metavar", None) == "COMMAND [ARGS]...":
-        command.subcommand_metavar = words["COMMAND [ARGS]..."]
-    if command.help:
-        command.help = help_texts.get(command.help, command.help)
-    if command.short_help:
-        command.short_help = help_texts.get(command.short_help, command.short_help)
-    option = command.get_help_option(command.context_class(command, help_option_names=help_names))
-    if option is not None and option.help:
-        option.help = catalogue()["framework"].get(option.help, option.help)
-    arguments = catalogue()["arguments"]
-    for param in command.params:
-        if param.param_type_name == "argument" and param.name in arguments:
-            param.metavar = arguments[param.name]  # the argument's name in usage lines and help (English: as named)
-        text = getattr(param, "help", None)
-        if text:
-            param.help = help_texts.get(text, text)
-    for sub in getattr(command, "commands", {}).values():
-        _walk(sub, help_texts, help_names)
+def word(key: str, /, **fields: object) -> str:
+    """One of the parser's own words (usage, errors, help headings): ``framework`` in the catalogue for Russian,
+    the English key otherwise, its ``{fields}`` filled in."""
+    text = str(catalogue()["framework"].get(key, key)) if language() == "ru" else key
+    return text.format(**fields) if fields else text
 
 
-# Any: the click command tree typer builds (see ``_walk``)
-def localize(command: Any, lang: str) -> None:
-    """Put the click command tree (and click's and typer's own words) into ``lang``; English is left as it is."""
-    if lang != "ru":
-        return
-    import gettext as stdlib_gettext
-    import sys
-
-    from .lazy import when_imported
-
-    words = catalogue()["framework"]
-
-    def gettext(message: str) -> str:
-        return str(words.get(message, message))
-
-    # click (and the copy typer carries, typer._click) look their words up through gettext's ``_``
-    for name, module in list(sys.modules.items()):
-        if name.split(".")[0] in ("click", "typer") and getattr(module, "_", None) is stdlib_gettext.gettext:
-            module._ = gettext  # type: ignore[attr-defined]
-    _vendored_click(words)
-    _type_names(catalogue()["types"])
-
-    def rich_words(ru: ModuleType) -> None:  # typer's rich layer loads only for help and errors: its words then
-        for name in ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
-                     "ABORTED_TEXT", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "RICH_HELP",
-                     "ENVVAR_STRING"):  # fmt: skip
-            setattr(ru, name, gettext(getattr(ru, name)))
-
-    when_imported("typer.rich_utils", rich_words)
-    _walk(command, catalogue()["help"])
-
-
-# click's usage errors as typer's copy of click words them (f-strings, no gettext): rewritten after formatting
-ERRORS = (
-    (r"^Missing argument '(.*)'\.", "Не хватает аргумента '\\1'."),
-    (r"^Missing option '(.*)'\.", "Не хватает параметра '\\1'."),
-    (r"^Missing parameter: ", "Не хватает параметра: "),
-    (r"^Invalid value for (.*?): ", "Неверное значение \\1: "),
-    (r"^Invalid value: ", "Неверное значение: "),
-    (r"^No such option: ", "Нет такого параметра: "),
-    (r"^No such command '(.*)'\.", "Нет такой команды '\\1'."),
-    (r"^Got unexpected extra argument\(s\) ", "Лишние аргументы "),
-    (r"^Option '(.*)' requires an argument\.", "Параметру '\\1' нужно значение."),
-    (r" Did you mean (.*)\?$", " Может быть, \\1?"),
-    # typer checks values through pydantic, whose words come last
-    (r"Input should be a valid integer, unable to parse string as an integer", "нужно целое число"),
-    (r"Input should be a valid number, unable to parse string as a number", "нужно число"),
-    (r"Input should be a valid integer", "нужно целое число"),
-    (r"Input should be a valid number", "нужно число"),
-    (r"Input should be a valid boolean", "нужно да или нет (true/false)"),
-    (r"Input should be greater than or equal to (\S+)", "нужно не меньше \\1"),
-    (r"Input should be less than or equal to (\S+)", "нужно не больше \\1"),
-    (r"Input should be greater than (\S+)", "нужно больше \\1"),
-    (r"Input should be less than (\S+)", "нужно меньше \\1"),
-)
-
-
-def _vendored_click(words: dict[str, str]) -> None:
-    import re
-
-    import typer._click.exceptions as exc
-    import typer._click.formatting as fmt
-
-    write_usage = fmt.HelpFormatter.write_usage
-
-    # Any: typer's vendored click HelpFormatter, patched at runtime
-    def usage(self: Any, prog: str, args: str = "", prefix: str | None = None) -> None:
-        write_usage(self, prog, args, prefix if prefix is not None else words["Usage:"] + " ")
-
-    fmt.HelpFormatter.write_usage = usage  # type: ignore[method-assign]
-    for cls in vars(exc).values():
-        if isinstance(cls, type) and issubclass(cls, exc.ClickException) and "format_message" in vars(cls):
-            original = vars(cls)["format_message"]
-
-            # Any: the ClickException subclass being patched and its original method (click's, untyped here)
-            def format_message(self: Any, _original: Any = original) -> str:
-                text = str(_original(self))
-                for pattern, replacement in ERRORS:
-                    text = re.sub(pattern, replacement, text)
-                return text
-
-            cls.format_message = format_message  # type: ignore[method-assign]
-
-
-def _type_names(types: dict[str, str]) -> None:
-    """typer's value types in help (``<int>``, ``<path>``) in Russian."""
-    import typer.core as core
-
-    display_type = core._TyperParameter.display_type
-    if getattr(display_type, "localized", False):
-        return
-
-    # Any: typer's private _TyperParameter and click Context, patched at runtime
-    def localized(self: Any, ctx: Any) -> str:
-        text = str(display_type(self, ctx))
-        return types.get(text, text)
-
-    localized.localized = True  # type: ignore[attr-defined]
-    core._TyperParameter.display_type = localized  # type: ignore[method-assign]
-
-
-# Any: the click command tree typer builds (see ``_walk``)
+# Any: a command or group of ``dealer.cli.kit`` (imported lazily: this module loads before it)
 def help_texts(command: Any) -> list[str]:
     """Every help text of a command tree (for the catalogue-coverage test)."""
-    out = [t for t in (command.help, command.short_help) if t]
-    out += [p.help for p in command.params if getattr(p, "help", None)]
+    out = [command.help] if command.help else []
+    out += [p.help for p in command.params if p.help]
     for sub in getattr(command, "commands", {}).values():
         out += help_texts(sub)
     return out

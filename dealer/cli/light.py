@@ -1,8 +1,8 @@
-"""What the light commands say, as text and tables: one body for typer's commands and the lean front door.
+"""What the light commands say, as text and tables, computed apart from their printing.
 
 ``dealer board``, ``dealer deal show``, ``dealer regulation check``, ``dealer bank status`` and ``dealer bank
-import --json`` compute their output here (plain strings, and tables as :class:`TableSpec`); the typer commands
-print it through rich, the front door (``dealer.cli.fast``) prints the same text without loading typer or rich.
+import --json`` compute their output here (plain strings, and tables as :class:`TableSpec`, which
+``dealer.cli.console`` draws without rich).
 Only the standard library and the domain are imported here.
 """
 
@@ -19,8 +19,6 @@ from dealer.core.json_types import JsonObject
 from .i18n import language, t
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from dealer.bank_import.file_reading import FileReport, SkippedFile
     from dealer.formats.pbn_scan import ScannedDeals
 
@@ -33,8 +31,8 @@ DEFAULT_BANK_PATH = Path("var/bank.sqlite")
 
 class TableSpec:
     """A table of text: its title, its column names (None: no header row) and its rows; columns ``right``
-    justified or left (rich's ``Table`` with the default box, as the commands had it); ``lines`` printed after
-    it. (A plain class: a dataclass costs the start of the command line a few milliseconds.)"""
+    justified or left (drawn in rich's default box by ``console.write_table``); ``lines`` printed after it.
+    (A plain class: a dataclass costs the start of the command line a few milliseconds.)"""
 
     __slots__ = ("header", "lines", "right", "rows", "title")
 
@@ -51,18 +49,6 @@ class TableSpec:
         self.header = header
         self.right = right
         self.lines = lines
-
-
-def rich_table(spec: TableSpec) -> Table:
-    """The table as the typer commands print it: rich's ``Table`` (the front door draws the same without rich)."""
-    from rich.table import Table
-
-    table = Table(title=spec.title, show_header=spec.header is not None)
-    for name in spec.header or ():
-        table.add_column(name, justify="right" if spec.right else "left")
-    for row in spec.rows:
-        table.add_row(*row)
-    return table
 
 
 def board_line(number: int) -> str:

@@ -5,18 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
+from . import kit
 from .light import DEFAULT_BANK_PATH as DEFAULT_BANK_PATH  # the bank commands' default, named once
 from .light import register_path as register_path
 
 if TYPE_CHECKING:
     from dealer.bank.repository import BankRepository
 
-BankOption = typer.Option(
+BankOption = kit.Option(
     DEFAULT_BANK_PATH, "--bank", help="The bank: a SQLite file, or a postgresql://user@host/db URL."
 )
-KeysOption = typer.Option(None, "--keys", help="Directory of the signing key (default: the bank file's directory).")
+KeysOption = kit.Option(None, "--keys", help="Directory of the signing key (default: the bank file's directory).")
 
 
 def open_bank(bank: Path, keys: Path | None, create: bool = False) -> BankRepository:
@@ -27,7 +26,7 @@ def open_bank(bank: Path, keys: Path | None, create: bool = False) -> BankReposi
 
 
 PASSPHRASE_ENV = "DEALER_PASSPHRASE_FILE"
-PassphraseOption = typer.Option(
+PassphraseOption = kit.Option(
     None,
     "--passphrase-file",
     envvar=PASSPHRASE_ENV,
@@ -73,7 +72,7 @@ def open_unlocked(bank: Path, keys: Path | None, passphrase: Path | None) -> Ban
     return b
 
 
-RegisterOption = typer.Option(
+RegisterOption = kit.Option(
     None,
     "--register",
     help="The register of played deals of the competition (default: played.sqlite beside the bank file).",

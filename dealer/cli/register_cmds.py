@@ -5,16 +5,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-import typer
-from rich.console import Console
-
+from . import kit
+from .console import Console
 from .i18n import t
 from .options import BankOption, RegisterOption, register_path
 from .root import app, fail
 
 out = Console(highlight=False, markup=False)
-register_app = typer.Typer(help="The register of played deals: a deal once played is never drawn again.")
-app.add_typer(register_app, name="register", no_args_is_help=True)
+register_app = kit.Group(help="The register of played deals: a deal once played is never drawn again.")
+app.add_group(register_app, name="register", no_args_is_help=True)
 
 
 def _deals_of(path: Path) -> list[bytes]:
@@ -42,7 +41,7 @@ def _deals_of(path: Path) -> list[bytes]:
 
 @register_app.command("add")
 def add_cmd(
-    files: list[Path] = typer.Argument(..., help="Bundles of earlier draws or hand-record files of earlier events."),
+    files: list[Path] = kit.Argument(..., help="Bundles of earlier draws or hand-record files of earlier events."),
     bank: Path = BankOption,
     register: Path | None = RegisterOption,
 ) -> None:

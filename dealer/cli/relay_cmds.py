@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 
-import typer
-
+from . import kit
 from .i18n import error, t
 from .root import app
 
 
 @app.command("relay")
 def relay(
-    nats_url: str = typer.Option(..., "--nats", help="NATS server URL, e.g. nats://127.0.0.1:4222."),
-    port: int = typer.Option(8080, "--port", help="Port to listen on."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    event: str = typer.Option("event", "--event", help="The event's name (as in the hall's [relay] event)."),
-    delay: float = typer.Option(0.0, "--delay", min=0.0, max=600.0, help="Broadcast delay for remote viewers, s."),
-    language: str = typer.Option("ru", "--language", help="Default page language (ru or en)."),
-    hall_key: str = typer.Option(
+    nats_url: str = kit.Option(..., "--nats", help="NATS server URL, e.g. nats://127.0.0.1:4222."),
+    port: int = kit.Option(8080, "--port", help="Port to listen on."),
+    host: str = kit.Option("127.0.0.1", "--host", help="Address to listen on."),
+    event: str = kit.Option("event", "--event", help="The event's name (as in the hall's [relay] event)."),
+    delay: float = kit.Option(0.0, "--delay", min=0.0, max=600.0, help="Broadcast delay for remote viewers, s."),
+    language: str = kit.Option("ru", "--language", help="Default page language (ru or en)."),
+    hall_key: str = kit.Option(
         ...,
         "--hall-key",
         help="The hall's public key for the relays (64 hex digits, or its relay.key.pub file): only messages the "
@@ -35,9 +33,9 @@ def relay(
     from dealer.web.config import LANGUAGES
 
     if language not in LANGUAGES:
-        raise typer.BadParameter(t("{value!r}: expected ru or en", value=language), param_hint="--language")
+        raise kit.BadParameter(t("{value!r}: expected ru or en", value=language), param_hint="--language")
     if not nats_url.startswith(("nats://", "tls://")):
-        raise typer.BadParameter(t("{url!r} must be a nats:// or tls:// URL", url=nats_url), param_hint="--nats")
+        raise kit.BadParameter(t("{url!r} must be a nats:// or tls:// URL", url=nats_url), param_hint="--nats")
     check_event(event)
     from dealer.app.nats_publisher import redact_url
     from dealer.app.relay_signing import RelayKeyError, Verifier, load_public_key
@@ -45,10 +43,12 @@ def relay(
     try:
         verifier = Verifier(load_public_key(hall_key), event)
     except RelayKeyError as exc:
-        raise typer.BadParameter(error(exc), param_hint="--hall-key") from None
+        raise kit.BadParameter(error(exc), param_hint="--hall-key") from None
+    import logging
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     web = create_relay_app(nats_url, event, delay, language, verifier=verifier)
-    typer.echo(
+    kit.echo(
         t(
             "bridge-dealer relay: event {event!r} from {nats}, delay {delay:g} s, on http://{host}:{port}/",
             event=event,

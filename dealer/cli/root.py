@@ -1,45 +1,35 @@
-"""The full command line: the typer app every command module registers on, and its run (``run_full``).
+"""The root of the command line: the ``dealer`` group every command module registers on, and its error line.
 
-``dealer.cli.app.main`` (the entry point) comes here for every command line its lean front door
-(``dealer.cli.fast``) does not run itself. Start-up is still kept short: only the module(s) that register the
-command typed (``COMMANDS``) are imported, and every command module imports heavy libraries (numpy, OpenCV,
-FastAPI, endplay) inside the commands that use them. Help, ``--version`` and unknown commands import every
-command module (still without those).
+Its options are the root's own (``--version``, ``--lang``); the command modules add their commands and groups when
+imported (``dealer.cli.app`` imports only the typed command's). Nothing but the standard library is imported.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 
-import typer
-from rich.console import Console
-from rich.markup import escape
-
 from dealer import __version__
-from dealer.core.errors import DealerError
 
-app = typer.Typer(
+from . import kit
+from .console import terminal
+from .i18n import printable, word
+
+app = kit.Group(
     name="dealer",
     help="Dealing side of sports-bridge tournaments: machines, scanners, the deal bank, the draw, export.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
 )
-err = Console(stderr=True, highlight=False, markup=False)  # data (file names, file text) is never markup
 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"dealer {__version__}")
-        raise typer.Exit()
+        kit.echo(f"dealer {__version__}")
+        raise kit.Exit()
 
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
-    lang: str | None = typer.Option(
+    version: bool = kit.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    lang: str | None = kit.Option(
         None,
         "--lang",
         help="Language of help and errors: ru or en (default: the config's language, then LANG, then ru).",
@@ -48,30 +38,16 @@ def _root(
     """Dealing side of sports-bridge tournaments."""
 
 
-def fail(message: str) -> typer.Exit:
+def print_error(message: str) -> None:
+    """``error: message`` on stderr (the word in bold red on a terminal); the message's control characters shown."""
+    prefix = word("error:")
+    if terminal(sys.stderr):
+        prefix = f"\x1b[1;31m{prefix}\x1b[0m"
+    sys.stderr.write(f"{prefix} {printable(message)}\n")
+    sys.stderr.flush()
+
+
+def fail(message: str) -> kit.Exit:
     """Print an error on stderr and return the exit to raise (code 1)."""
-    err.print(f"[bold red]{ERROR['word']}[/] {escape(message)}", markup=True, soft_wrap=True)  # messages quote data
-    return typer.Exit(1)
-
-
-ERROR = {"word": "error:"}  # "ошибка:" when the command line speaks Russian (dealer/cli/i18n.py)
-
-
-def run_full() -> None:
-    """Run ``sys.argv`` through typer (exits through SystemExit, as click does)."""
-    from .app import modules_for
-    from .i18n import catalogue, cli_language, error, localize, set_language
-
-    for module in modules_for(sys.argv[1:]):
-        importlib.import_module(module)
-    lang = cli_language(sys.argv[1:])
-    set_language(lang)
-    if lang == "ru":
-        ERROR["word"] = catalogue()["framework"]["error:"]
-    command = typer.main.get_command(app)
-    localize(command, lang)
-    try:
-        command()
-    except DealerError as exc:
-        err.print(f"[bold red]{ERROR['word']}[/] {escape(error(exc))}", markup=True, soft_wrap=True)
-        sys.exit(1)
+    print_error(message)
+    return kit.Exit(1)

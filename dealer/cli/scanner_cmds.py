@@ -8,22 +8,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
-
-from dealer.core.events import CardSeen, DeviceFault
-
+from . import kit
+from .console import Console
 from .i18n import t
 from .root import app
 
 if TYPE_CHECKING:  # numpy and OpenCV are imported by the commands that use them, not at start-up
+    from rich.progress import Progress, TaskID
+
+    from dealer.core.events import CardSeen, DeviceFault
     from drivers.camera.sources import Frame, FrameSource
 
-scanner_app = typer.Typer(
+scanner_app = kit.Group(
     help="Camera card scanner: calibrate on the deck in use, then read cards.", no_args_is_help=True
 )
-app.add_typer(scanner_app, name="scanner")
+app.add_group(scanner_app, name="scanner")
 
 SOURCE_HELP = (
     "Camera index (0), video file, stream URL, directory or glob of images, or "
@@ -32,7 +31,9 @@ SOURCE_HELP = (
 
 
 def _progress(console: Console) -> Progress:
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console)
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console.rich)
 
 
 def _counted(frames: Iterator[Frame], progress: Progress | None, task: TaskID | None) -> Iterator[Frame]:
@@ -44,11 +45,11 @@ def _counted(frames: Iterator[Frame], progress: Progress | None, task: TaskID | 
 
 @scanner_app.command("calibrate")
 def calibrate_cmd(
-    source: str = typer.Option(..., "--source", help=SOURCE_HELP),
-    out: Path = typer.Option(..., "--out", help="Calibration file to write (NPZ)."),
-    deck: str = typer.Option("", "--deck", help="A name for the deck, kept in the file."),
-    stable_frames: int | None = typer.Option(None, "--stable-frames", min=1, help="Frames a view must stay still."),
-    picture: Path | None = typer.Option(
+    source: str = kit.Option(..., "--source", help=SOURCE_HELP),
+    out: Path = kit.Option(..., "--out", help="Calibration file to write (NPZ)."),
+    deck: str = kit.Option("", "--deck", help="A name for the deck, kept in the file."),
+    stable_frames: int | None = kit.Option(None, "--stable-frames", min=1, help="Frames a view must stay still."),
+    picture: Path | None = kit.Option(
         None, "--picture", help="Picture of the learnt index layout to write (PNG; default: the file's name, .png)."
     ),
 ) -> None:
@@ -103,9 +104,9 @@ def calibrate_cmd(
 
 @scanner_app.command("read")
 def read_cmd(
-    source: str = typer.Option(..., "--source", help=SOURCE_HELP),
-    calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `dealer scanner calibrate`."),
-    deal_id: int = typer.Option(0, "--deal-id", help="Deal id carried by the events."),
+    source: str = kit.Option(..., "--source", help=SOURCE_HELP),
+    calibration: Path = kit.Option(..., "--calibration", help="Calibration file from `dealer scanner calibrate`."),
+    deal_id: int = kit.Option(0, "--deal-id", help="Deal id carried by the events."),
 ) -> None:
     """Read cards: one JSON object per card event on stdout (``"card": "SA"`` or ``"unreadable"``, or ``"fault"``)."""
     from drivers.camera import Calibration, CameraScanner, open_source
@@ -141,6 +142,8 @@ def read_cmd(
 
 
 def _line(event: CardSeen | DeviceFault) -> str:
+    from dealer.core.events import DeviceFault
+
     if isinstance(event, DeviceFault):  # a back (or a foreign card face down) where a face was expected
         return json.dumps(
             {

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import contextlib
-import logging
-import socket
 from pathlib import Path
-from types import FrameType
+from typing import TYPE_CHECKING
 
-import typer
-
-from dealer.regulation import REHEARSAL_TARGET
-
+from . import kit
 from .event import EventOption
 from .i18n import os_reason, t
 from .root import app
+
+if TYPE_CHECKING:  # the socket and logging load when the service starts, not with the command line
+    import socket
+    from types import FrameType
+
+
+def _rehearsal_help() -> str:
+    from dealer.regulation import REHEARSAL_TARGET  # the regulation's module loads only when the help is shown
+
+    return f"Rehearsal: a separate bank in VAR/rehearsal, a target of {REHEARSAL_TARGET}, fast simulators."
+
 
 REHEARSAL_PACE = 60.0  # simulator cards per second in a rehearsal: a deal in about a second
 
 
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket, bound before anything else is touched (a busy port changes nothing on disk)."""
+    import socket
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -38,22 +46,22 @@ def bind(host: str, port: int) -> socket.socket:
 
 @app.command("serve")
 def serve(
-    config: Path | None = typer.Option(
+    config: Path | None = kit.Option(
         None, "--config", "-c", help="Service config TOML (default: config/service.toml)."
     ),
-    host: str | None = typer.Option(None, "--host", help="Address to listen on (default from the config: 127.0.0.1)."),
-    port: int | None = typer.Option(None, "--port", help="Port to listen on (default from the config: 8000)."),
-    regulation: Path | None = typer.Option(
+    host: str | None = kit.Option(None, "--host", help="Address to listen on (default from the config: 127.0.0.1)."),
+    port: int | None = kit.Option(None, "--port", help="Port to listen on (default from the config: 8000)."),
+    regulation: Path | None = kit.Option(
         None, "--regulation", help="Regulation TOML (default: the config's, then the event's config/regulation.toml)."
     ),
     event: Path | None = EventOption,
-    variant: int | None = typer.Option(
+    variant: int | None = kit.Option(
         None, "--variant", min=1, max=3, help="Dealing variant for this run (1 closed, 2 partially open, 3 open)."
     ),
-    rehearsal: bool = typer.Option(
+    rehearsal: bool = kit.Option(
         False,
         "--rehearsal",
-        help=f"Rehearsal: a separate bank in VAR/rehearsal, a target of {REHEARSAL_TARGET}, fast simulators.",
+        help=_rehearsal_help,
     ),
 ) -> None:
     """Run the dealing service and print the links to open (hall, remote viewers, technical judge, director).
@@ -91,7 +99,7 @@ def serve(
     try:
         sock = bind(cfg.host, cfg.port)
     except OSError as exc:
-        typer.echo(
+        kit.echo(
             t(
                 "dealer serve: cannot listen on {host}:{port}: {reason} (another program, or another `dealer serve`, "
                 "uses this port: stop it or pass --port N). Nothing was started or written.",
@@ -101,7 +109,7 @@ def serve(
             ),
             err=True,
         )
-        raise typer.Exit(1) from None
+        raise kit.Exit(1) from None
     with sock:
         _run(cfg, reg, sock, rehearsal)
 
@@ -125,6 +133,8 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     from dealer.web.service import Service
 
     assert isinstance(cfg, ServiceConfig) and isinstance(reg, Regulation)
+    import logging
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from dealer.web.custody import keep_memory_private
 
@@ -172,7 +182,7 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
             "(the secret is in {file}; links are shown on a terminal only)", file=cfg.var_dir / f"{name}.secret"
         )
 
-    typer.echo(
+    kit.echo(
         "\n".join(
             [
                 (t("REHEARSAL — ") if rehearsal else "") + head,
@@ -208,4 +218,4 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
         server.run(sockets=[sock])
     web.state.guard.report()  # the refusals not yet reported
-    typer.echo(t("stopped"))
+    kit.echo(t("stopped"))
