@@ -183,7 +183,8 @@ class PgEngine:
         self._schema = create if schema is None else schema
 
     # -- the schema ---------------------------------------------------------------------------------------
-    def _one(self, sql: str, params: Sequence[object] = ()) -> Any:  # Any: a psycopg row (see _scalar)
+    # Any: a psycopg row (or None); psycopg types its column values as Any, callers convert the one they read
+    def _one(self, sql: str, params: Sequence[object] = ()) -> Any:
         with self._lock:
             return self.db.execute(sql, params).fetchone()
 
