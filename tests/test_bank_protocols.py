@@ -9,9 +9,12 @@ import typing
 from pathlib import Path
 
 import pytest
+from bank_engines import ENGINES, bank_target
 
 from dealer.bank import protocols
 from dealer.bank.composed import Bank
+from dealer.bank.engines import open_bank_at
+from dealer.bank.errors import BankError
 from dealer.bank.pg_store import PostgresBank
 from dealer.bank.repository import BankRepository
 from dealer.bank.store import SqliteBank
@@ -81,3 +84,19 @@ def test_the_composed_bank_has_every_member_of_each_narrow_protocol(narrow: type
     members |= set(typing.get_type_hints(narrow)) if narrow is protocols.Opened else set()
     assert members and all(hasattr(Bank, m) or m in ("bank_id", "key_dir") for m in members)
     assert narrow in BankRepository.__mro__
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_bank_copies_itself_into_a_file_only_where_its_engine_can(engine: str, tmp_path: Path) -> None:
+    """The service asks ``copies_to_file`` (not the bank's class); a PostgreSQL bank asked anyway says why not
+    and writes nothing."""
+    copy = tmp_path / "copy" / "bank.sqlite"
+    copy.parent.mkdir()
+    with bank_target(engine, tmp_path / "bank") as target, open_bank_at(target, tmp_path / "keys") as bank:
+        if engine == "sqlite":
+            assert bank.copies_to_file and bank.copy_to(copy) == bank.anchor()
+            return
+        assert not bank.copies_to_file
+        with pytest.raises(BankError, match="not copied into a file; its second copy is a synchronous standby"):
+            bank.copy_to(copy)
+    assert not copy.exists()

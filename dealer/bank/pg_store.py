@@ -338,7 +338,8 @@ class PgEngine:
 
     def copy_to(self, path: Path, key_dir: Path) -> tuple[int, str]:
         raise BankError(
-            "{url}: a PostgreSQL bank is copied by the server (replication, pg_dump), not into a file",
+            "{url}: a PostgreSQL bank is not copied into a file; its second copy is a synchronous standby "
+            "(streaming replication, docs/scale.md)",
             url=redact(self.url),
         )
 
