@@ -15,7 +15,6 @@ from typing import Any
 import uvicorn
 from custody_support import TEST_KEYRING, write_custody
 
-from dealer.bank.store import SqliteBank
 from dealer.regulation import Regulation, regulation_from_dict
 from dealer.web.app import create_app
 from dealer.web.config import ServiceConfig, config_from_dict
@@ -94,7 +93,7 @@ def running_service(
     service = Service(config, reg, autostart=autostart)
     bank = service.bank.bank
     token = None
-    if custody and isinstance(bank, SqliteBank):
+    if custody:
         write_custody(bank.key_dir)
         bank.unlock(TEST_KEYRING)
         token = service.custody.sign_in()  # what the console's sign-in does besides unlocking

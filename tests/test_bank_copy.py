@@ -48,7 +48,6 @@ def test_the_copy_follows_the_bank_and_a_lost_disk_loses_no_acknowledged_deal(tm
         press_start(server)
         wait_progress(lambda: service.hub.state.bank["formed"] >= DEALS, lambda: service.hub.last_id, "dealing")
         bank = service.bank.bank
-        assert isinstance(bank, SqliteBank)
 
         def copied() -> bool:
             state = service.bank_copy

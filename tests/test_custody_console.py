@@ -15,8 +15,6 @@ import httpx
 from _web_server import Running, deal_to_target, regulation, running_service, service_config
 from custody_support import TEST_PASSPHRASE
 
-from dealer.bank.store import SqliteBank
-
 LOCKED = 423
 
 
@@ -106,7 +104,7 @@ def test_a_sign_in_elsewhere_takes_the_key_over_and_a_lock_ends_it_for_everyone(
         assert second.get("/api/director/custody").json()["state"] == "locked"
         assert second.post("/api/director/draws/s1/files", json={}).status_code == LOCKED
         bank = server.service.bank.bank
-        assert isinstance(bank, SqliteBank) and not bank.key_loaded
+        assert not bank.key_loaded
         chief.close()
         second.close()
 

@@ -81,7 +81,6 @@ def serve(tmp: Path, target: int = 10, **config: Any) -> Any:
         def __enter__(self) -> Live:
             self.service = Service(service_config(tmp, **config), regulation(2, 32, target=target), autostart=False)
             bank = self.service.bank.bank
-            assert isinstance(bank, SqliteBank)
             write_custody(bank.key_dir)  # the chief judge's key, set up and unlocked as after sign-in
             bank.unlock(TEST_KEYRING)
             self.custody_token = self.service.custody.sign_in()

@@ -1,6 +1,6 @@
-"""The bank as the rest of the service sees it (the dealing session commits deals through this).
-
-The SQLite implementation lives beside this file; another engine can follow by implementing ``BankApi``.
+"""What a dealt deal is to the bank (``DealSource``, ``CommittedDeal``) and ``BankApi``, the smallest view of it:
+what a dealing station needs to commit and void. The whole bank is ``repository.BankRepository``, made of the
+narrow protocols of ``protocols``; ``composed.Bank`` implements them over any engine.
 """
 
 from __future__ import annotations

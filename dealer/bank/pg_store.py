@@ -183,7 +183,8 @@ class PgEngine:
         self._schema = create if schema is None else schema
 
     # -- the schema ---------------------------------------------------------------------------------------
-    def _one(self, sql: str, params: Sequence[object] = ()) -> Any:  # Any: a psycopg row (see _scalar)
+    # Any: a psycopg row (or None); psycopg types its column values as Any, callers convert the one they read
+    def _one(self, sql: str, params: Sequence[object] = ()) -> Any:
         with self._lock:
             return self.db.execute(sql, params).fetchone()
 
@@ -337,7 +338,8 @@ class PgEngine:
 
     def copy_to(self, path: Path, key_dir: Path) -> tuple[int, str]:
         raise BankError(
-            "{url}: a PostgreSQL bank is copied by the server (replication, pg_dump), not into a file",
+            "{url}: a PostgreSQL bank is not copied into a file; its second copy is a synchronous standby "
+            "(streaming replication, docs/scale.md)",
             url=redact(self.url),
         )
 

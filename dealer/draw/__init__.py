@@ -1,7 +1,7 @@
 """The verifiable draw (DESIGN.md §5): commit, public value, Rivest's sampler, reveal, bundle, verify.
 
-The director's API is ``Director`` (over a ``dealer.bank.store.SqliteBank``); public values are described
-with ``dice_spec`` or ``named_spec``; ``verify_bundle`` checks a published bundle without any database.
+The director's API is ``Director`` (over a ``dealer.bank.repository.BankRepository``, any engine); public values
+are described with ``dice_spec`` or ``named_spec``; ``verify_bundle`` checks a published bundle without any database.
 The names are loaded on first use, so that a module of the package (``dealer.draw.status`` for ``dealer bank
 status``) can be imported without the others.
 """
