@@ -34,7 +34,7 @@ from _day_support import (
 from bank_engines import ENGINES, bank_target
 
 from dealer.bank.engines import open_bank_at
-from dealer.web.routes_export import session_folder
+from dealer.export.names import session_folder
 
 LABEL = "Round 1"
 

@@ -156,6 +156,19 @@ def test_a_closed_day_in_russian_has_no_latin_word(browser: Any, tmp_path: Path)
             words = pdf_words(judge.get(equipment.json()["url"]).content, tmp_path / "equipment.pdf", device)
             if words:
                 found["equipment act (console)"] = sorted(set(words))
+            # the director's files: named by the variant in Russian (not «closed»), PBN tags from the regulation
+            files = chief.post("/api/director/draws/closed/files", json={"formats": ["pbn"]})
+            assert files.status_code == 200 and files.json()["files"] == ["Закрытая_сдача.pbn"], files.text
+            records = chief.post("/api/director/draws/closed/handrecords", json={"formats": ["pbn"]})
+            assert records.status_code == 200 and records.json()["files"] == ["Закрытая_сдача.расклады.pbn"], (
+                records.text
+            )
+            today = date.today()  # the day of play: today within 1-3 December 2026, else the first day (by hand)
+            day = today if date(2026, 12, 1) <= today <= date(2026, 12, 3) else date(2026, 12, 1)
+            for name in ("Закрытая_сдача.pbn", "Закрытая_сдача.расклады.pbn"):
+                pbn = chief.get(f"/api/director/draws/closed/files/{name}").content.decode("utf-8")
+                tags = dict(re.findall(r'^\[(Event|Site|Date) "([^"]*)"\]', pbn, flags=re.M))
+                assert tags == {"Event": "Закрытая сдача", "Site": "Казань", "Date": day.strftime("%Y.%m.%d")}, tags
             act = chief.post("/api/director/documents/closed", json={"label": SESSION, "lang": "ru"})
             act.raise_for_status()
             words = pdf_words(chief.get(act.json()["url"]).content, tmp_path / "closed.pdf", device)

@@ -15,9 +15,8 @@ from dealer.bank.store import SqliteBank
 from dealer.core import DEAL_COUNT, Deal
 from dealer.draw.director import Director
 from dealer.draw.protocol import named_spec
-from dealer.export.names import session_slug
+from dealer.export.names import session_folder, session_slug
 from dealer.regulation import regulation_from_dict
-from dealer.web.routes_export import session_folder
 
 
 def _drawn_bank(path: Path, deals: int = 40) -> list[int]:

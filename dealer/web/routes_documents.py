@@ -71,10 +71,9 @@ def make_router(service: Service) -> APIRouter:
     from dealer.documents import issuers
     from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
-    from dealer.export.names import session_slug
+    from dealer.export.names import board_journal
 
     from .closed import CLOSED_LABEL
-    from .routes_export import session_folder
 
     router = APIRouter()
     folder = service.config.var_dir / "documents"
@@ -236,9 +235,7 @@ def make_router(service: Service) -> APIRouter:
                 shown = None
                 if closed is not None:  # variant 1: the boards the stations dealt, named by the variant
                     label, shown = CLOSED_LABEL, translate(lang, "audience.title_closed")
-                journal = (
-                    service.config.var_dir / "export" / session_folder(label) / f"{session_slug(label)}.journal.json"
-                )
+                journal = board_journal(service.config.var_dir, label)
                 issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses, shown)
         return issued_view(issued, "director")
 

@@ -33,7 +33,7 @@ from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard, number_deals
 from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import CopyMaker, Progress, Stage
-from dealer.export.names import competition_meta, session_slug
+from dealer.export.names import board_journal, competition_meta, session_folder, session_slug
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
@@ -68,12 +68,6 @@ def attachment(name: str) -> str:
 
     fallback = re.sub(r"[^A-Za-z0-9._-]", "_", latin(name))
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
-
-
-def session_folder(label: str) -> str:
-    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
-    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
-    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 @dataclass
@@ -239,7 +233,7 @@ def make_router(service: Service) -> APIRouter:
                 write_session_files,
                 boards,
                 out_dir(label),
-                session_slug(label),
+                session_slug(shown(label)),  # variant 1's files by the variant's name («Закрытая_сдача.pbn»)
                 list(body.formats),
                 meta,
                 at_rest(d, label),
@@ -279,7 +273,7 @@ def make_router(service: Service) -> APIRouter:
         p = job.progress
         deadline = body.copy_timeout or max(30.0, 4 * body.pace)
         folder = out_dir(job.key)
-        journal = folder / f"{session_slug(job.key)}.journal.json"
+        journal = board_journal(service.config.var_dir, job.key)
 
         def on_progress(pr: Progress) -> None:
             p.copies_done = pr.copies_done
@@ -349,7 +343,7 @@ def make_router(service: Service) -> APIRouter:
             return job_view(job, cards=d.bank.unlocked)
         progress = BoardProgress()
         state = JobState.IDLE
-        journal = out_dir(label) / f"{session_slug(label)}.journal.json"
+        journal = board_journal(service.config.var_dir, label)
         # made in an earlier run of the service: what its journal says is finished
         done = finished_copies(journal, at_rest(d, label))
         if done is not None:
@@ -386,13 +380,16 @@ def make_router(service: Service) -> APIRouter:
         boards = await boards_of(d, label, body.first, 1)
         records = [b.record() for b in boards]
         written: list[Path] = []
+        word = translate(
+            service.config.language, "files.handrecords"
+        )  # «Тур_1.расклады.pdf», «Round_1.handrecords.pdf»
 
         async def work(_: Job[None]) -> None:
             paths = await asyncio.to_thread(
                 publish,
                 records,
                 out_dir(label),
-                f"{session_slug(label)}.handrecords",
+                f"{session_slug(shown(label))}.{word}",
                 gate=None,  # checked above, on the bank's thread
                 kinds=kinds,
                 title=body.title or shown(label),
