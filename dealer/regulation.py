@@ -72,7 +72,13 @@ class Regulation:
         return str(self.plan_phrase())
 
     def plan_phrase(self) -> Phrase:
-        """The schedule against the bank, as a phrase the catalogues translate."""
+        """The schedule against the bank, as a phrase the catalogues translate (variant 1: its boards, no bank)."""
+        if not self.banked:
+            return Phrase(
+                "{sessions} sessions × {boards} boards, dealt closed",
+                sessions=self.sessions,
+                boards=self.boards_per_session,
+            )
         whole, frac = divmod(self.share_bp, 100)
         pct = str(whole) if not frac else f"{whole}.{frac:02d}".rstrip("0")
         return Phrase(

@@ -18,7 +18,6 @@ from dealer.app.exports import (
     WatchdogMaker,
     copy_deadline,
     export_payload,
-    journal_path,
     make_boards,
 )
 from dealer.bank.draws import DrawState
@@ -145,7 +144,6 @@ def test_an_export_record_holds_each_file_s_sha256(tmp_path: Path) -> None:
     # SHA-256("abc"), FIPS 180-2 appendix B.1
     digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     assert payload == {"what": "files", "label": "R1", "files": {"a.pbn": digest}, "sealed": False}
-    assert journal_path(tmp_path, "Round 1") == tmp_path / "Round_1.journal.json"
 
 
 def test_variant_1_boards_continue_the_numbering_from_first() -> None:

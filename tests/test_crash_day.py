@@ -33,8 +33,8 @@ from _day_support import (
 )
 from bank_engines import ENGINES, bank_target
 
-from dealer.app.exports import session_folder
 from dealer.bank.engines import open_bank_at
+from dealer.export.names import session_folder
 
 LABEL = "Round 1"
 

@@ -165,3 +165,20 @@ def test_docs_closed_checks_the_events_boards_file_against_the_ledger(event: Pat
     assert run.returncode == 0, run.stderr
     latest = sorted((event / "var" / "documents").glob("*-closed-ru.pdf"))[-1]
     assert "РАСХОЖДЕНИЕ: 1 коробка не сходится с журналом" in pdf_text(latest)
+
+
+def test_docs_boards_finds_the_consoles_journal_and_export_names_by_the_event(event: Path) -> None:
+    """Without --journal, docs boards reads the journal where the consoles keep it (var/export/<session>-<id>/,
+    the id the first 12 hex digits of the label's SHA-256); without --name, export boards names the journal by the
+    regulation's title, Cyrillic kept (#28)."""
+    from hashlib import sha256
+
+    folder = Path("var") / "export" / ("Тур_1-" + sha256("Тур 1".encode()).hexdigest()[:12])  # by hand
+    run = dealer("export", "boards", "drawn.json", "--simulate", "-o", str(folder), "--name", "Тур_1", cwd=event)
+    assert run.returncode == 0, run.stderr
+    run = dealer("docs", "boards", "Тур 1", cwd=event)
+    assert run.returncode == 0, run.stderr
+    assert "6 экземпляров" in pdf_text(next((event / "var" / "documents").glob("*-boards-ru.pdf")))
+    run = dealer("export", "boards", "drawn.json", "--simulate", "-o", "boxes", cwd=event)
+    assert run.returncode == 0, run.stderr
+    assert [p.name for p in (event / "boxes").iterdir()] == ["Кубок_клуба.journal.json"]

@@ -10,13 +10,12 @@ import httpx
 from _web_server import regulation, running_service, service_config
 from custody_support import unlocked
 
-from dealer.app.exports import session_folder
 from dealer.bank.api import DealSource
 from dealer.bank.store import SqliteBank
 from dealer.core import DEAL_COUNT, Deal
 from dealer.draw.director import Director
 from dealer.draw.protocol import named_spec
-from dealer.export.names import session_slug
+from dealer.export.names import session_folder, session_slug
 from dealer.regulation import regulation_from_dict
 
 

@@ -1,11 +1,11 @@
 """The director's export steps, one implementation for the director's console and ``dealer export boards``.
 
-A session's files live in a folder of its own (``session_folder``: the readable slug of the label, then an id of
-the exact label, so "Round 1" and "Round_1" never share a folder). Boards are made on a machine with a per-copy
-watchdog (``make_boards``): a machine (or link) that goes quiet in the middle of a copy makes that copy foul
-instead of stalling the run for ever — the web's job and the CLI's command both go through it. Each written file
-set and each finished board-making run is recorded in the ledger (kind ``export``) with the files' SHA-256
-(``record_export``, on the bank's thread).
+A session's files live in a folder of its own (``dealer.export.names.session_folder``: the readable slug of the
+label, then an id of the exact label, so "Round 1" and "Round_1" never share a folder). Boards are made on a
+machine with a per-copy watchdog (``make_boards``): a machine (or link) that goes quiet in the middle of a copy
+makes that copy foul instead of stalling the run for ever — the web's job and the CLI's command both go through
+it. Each written file set and each finished board-making run is recorded in the ledger (kind ``export``) with
+the files' SHA-256 (``record_export``, on the bank's thread).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from dealer.core.events import DeviceEvent
 from dealer.core.json_types import JsonObject
 from dealer.export.journal import FoulCopy
 from dealer.export.machine import CopyMaker, ProgressCallback
-from dealer.export.names import session_slug
 
 if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.export.at_rest import AtRest
@@ -31,17 +30,6 @@ if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.export.run import BoardsDone
 
 MIN_COPY_DEADLINE = 30.0  # seconds a copy may take at least, whatever the pace
-
-
-def session_folder(label: str) -> str:
-    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
-    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
-    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
-
-
-def journal_path(folder: Path, label: str) -> Path:
-    """The board-making journal of a session, in its folder."""
-    return folder / f"{session_slug(label)}.journal.json"
 
 
 @dataclass

@@ -138,7 +138,9 @@ def annex_cmd(
 def boards_cmd(
     label: str = kit.Argument(..., help="The session label."),
     journal: Path | None = kit.Option(
-        None, "--journal", help="The board-making journal (default: var/export/<session>/<session>.journal.json)."
+        None,
+        "--journal",
+        help="The board-making journal (default: the consoles' one, var/export/<session>-<id>/<session>.journal.json).",
     ),
     witness: list[str] = WitnessOption,
     lang: str | None = LangOption,
@@ -151,12 +153,11 @@ def boards_cmd(
 ) -> None:
     """Акт изготовления комплектов: the board-making act."""
     from dealer.documents.issuers import issue_boards_act
-    from dealer.export.names import session_slug
+    from dealer.export.names import board_journal
 
-    if journal is None:
-        slug = session_slug(label)
-        journal = Path("var/export") / slug / f"{slug}.journal.json"
     ev = _event(event, regulation, config)
+    if journal is None:  # where the consoles wrote it, in the event's var/
+        journal = board_journal(ev.var_dir, label)
     language, reg, directory = _lang(lang, ev), ev.regulation, directory or ev.documents_dir
     with _open(ev, bank, keys) as b:
         _report(issue_boards_act(b, reg, language, directory, label, journal, witness))

@@ -91,6 +91,14 @@ def regulation_tables(path: Path | None) -> list[TableSpec]:
     title = reg.title or (str(path) if path else t("default"))
     if path is None and reg.title == "Default regulation":
         title = t("Default regulation")
+    if not reg.banked:  # variant 1: boards dealt closed, no bank and no draw to speak of
+        facts = [
+            (t("dealing variant"), f"{int(reg.variant)} ({variants[int(reg.variant)]})"),
+            (t("boards per session"), str(reg.boards_per_session)),
+            (t("sessions"), str(reg.sessions)),
+            (t("copies of each board"), str(reg.copies)),
+        ]
+        return [TableSpec(t("Regulation: {title}", title=title), facts)]
     share = t("{percent} of the whole sealed bank", percent=_percent(reg.share_percent, lang))
     facts = [
         (t("dealing variant"), f"{int(reg.variant)} ({variants[int(reg.variant)]})"),

@@ -10,9 +10,11 @@ line alike (one rule, docs/formats.md «File names and the competition's tags»)
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 from datetime import date
+from pathlib import Path
 
 from dealer.formats.base import ExportMeta
 from dealer.regulation import Regulation
@@ -22,9 +24,21 @@ _SAFE = re.compile(r"[^\w.-]+")  # letters of any script (Cyrillic names stay), 
 
 def session_slug(label: str, fallback: str = "session") -> str:
     """A file-name stem for a session label ("Round 1" -> "Round_1", «Тур 2: финал» -> «Тур_2_финал»); never a
-    path; ``fallback`` when nothing of the label is left. Not unique: see dealer.app.exports.session_folder."""
+    path; ``fallback`` when nothing of the label is left. Not unique: see session_folder."""
     slug = _SAFE.sub("_", label.strip()).strip("._")
     return slug[:64] or fallback
+
+
+def session_folder(label: str) -> str:
+    """The export folder of a session: keyed by an id of the exact label (SHA-256, 12 hex digits), the readable
+    slug first — "Round 1" and "Round_1" get two folders (#19 item 9)."""
+    return f"{session_slug(label)}-{hashlib.sha256(label.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+def board_journal(var_dir: Path, label: str) -> Path:
+    """Where the consoles keep a session's board-making journal (and where ``dealer docs boards`` looks for it):
+    ``VAR/export/<session>-<id>/<session>.journal.json``."""
+    return var_dir / "export" / session_folder(label) / f"{session_slug(label)}.journal.json"
 
 
 def play_date(reg: Regulation, today: date) -> str:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from dealer.app.hub import PublicHub, parse_last_event_id
 from dealer.core.errors import DealerError
+from dealer.i18n import format_number
 
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
@@ -90,6 +91,7 @@ def create_app(service: Service) -> FastAPI:
             "t": lambda key, **p: translate(lang, key, **p),
             "catalogues": json.dumps({code: catalogue(code) for code in LANGUAGES}, ensure_ascii=False),
             "delay": service.config.broadcast_delay,
+            "delay_text": format_number(service.config.broadcast_delay, lang),  # «2,5» in Russian, «2.5» in English
             "rehearsal": service.config.rehearsal,
             **extra,
         }

@@ -68,11 +68,11 @@ def _calibration(path: Path | None) -> dict[str, str | float] | None:
 
 def make_router(service: Service) -> APIRouter:
     from dealer.app.closed import CLOSED_LABEL
-    from dealer.app.exports import journal_path, session_folder
     from dealer.bank.repository import BankRepository
     from dealer.documents import issuers
     from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
     from dealer.documents.issue import Issued, issue_day
+    from dealer.export.names import board_journal
 
     router = APIRouter()
     folder = service.config.var_dir / "documents"
@@ -231,7 +231,7 @@ def make_router(service: Service) -> APIRouter:
                 shown = None
                 if closed is not None:  # variant 1: the boards the stations dealt, named by the variant
                     label, shown = CLOSED_LABEL, translate(lang, "audience.title_closed")
-                journal = journal_path(service.config.var_dir / "export" / session_folder(label), label)
+                journal = board_journal(service.config.var_dir, label)
                 issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses, shown)
         return issued_view(issued, "director")
 

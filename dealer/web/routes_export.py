@@ -25,14 +25,14 @@ from fastapi.responses import Response
 
 from dealer.app.closed import CLOSED_LABEL
 from dealer.app.draws import RevealGate, drawn_boards, renumbered
-from dealer.app.exports import BoardProgress, journal_path, make_boards, record_export, session_folder
+from dealer.app.exports import BoardProgress, make_boards, record_export
 from dealer.app.jobs import Job, JobBusy, JobState
 from dealer.core.errors import DealerError
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
 from dealer.export.journal import FoulCopy, finished_copies
 from dealer.export.machine import Progress, Stage
-from dealer.export.names import competition_meta, session_slug
+from dealer.export.names import board_journal, competition_meta, session_folder, session_slug
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
 
@@ -183,7 +183,7 @@ def make_router(service: Service) -> APIRouter:
                 write_session_files,
                 boards,
                 out_dir(label),
-                session_slug(label),
+                session_slug(shown(label)),  # variant 1's files by the variant's name («Закрытая_сдача.pbn»)
                 list(body.formats),
                 meta,
                 at_rest(d, label),
@@ -232,7 +232,7 @@ def make_router(service: Service) -> APIRouter:
                 p.fouls.append(pr.foul)
             service.operator.send(job_view(job, cards=service.board_cards_shown))
 
-        journal = journal_path(out_dir(job.key), job.key)
+        journal = board_journal(service.config.var_dir, job.key)  # in out_dir(job.key), made by make_boards
         done = await make_boards(
             body.device,
             boards,
@@ -286,7 +286,7 @@ def make_router(service: Service) -> APIRouter:
             return job_view(job, cards=d.bank.unlocked)
         progress = BoardProgress()
         state = JobState.IDLE
-        journal = journal_path(out_dir(label), label)
+        journal = board_journal(service.config.var_dir, label)
         # made in an earlier run of the service: what its journal says is finished
         done = finished_copies(journal, at_rest(d, label))
         if done is not None:
@@ -312,13 +312,16 @@ def make_router(service: Service) -> APIRouter:
         boards = await boards_of(d, label, body.first, 1)
         records = [b.record() for b in boards]
         written: list[Path] = []
+        word = translate(
+            service.config.language, "files.handrecords"
+        )  # «Тур_1.расклады.pdf», «Round_1.handrecords.pdf»
 
         async def work(_: Job[None]) -> None:
             paths = await asyncio.to_thread(
                 publish,
                 records,
                 out_dir(label),
-                f"{session_slug(label)}.handrecords",
+                f"{session_slug(shown(label))}.{word}",
                 gate=None,  # checked above, on the bank's thread
                 kinds=kinds,
                 title=body.title or shown(label),

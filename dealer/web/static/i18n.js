@@ -31,7 +31,8 @@ const I18N = (() => {
     for (const el of (root || document).querySelectorAll("[data-i18n]")) {
       const params = {};
       for (const [k, v] of Object.entries(el.dataset)) {
-        if (k.startsWith("i18n") && k.length > 4) params[k.slice(4).toLowerCase()] = v;
+        // a fraction in the attribute ("2.5") is a number: shown in the page's language («2,5»)
+        if (k.startsWith("i18n") && k.length > 4) params[k.slice(4).toLowerCase()] = /^-?\d+\.\d+$/.test(v) ? Number(v) : v;
       }
       el.textContent = t(el.dataset.i18n, params);
     }

@@ -157,7 +157,7 @@
     sec.dataset.status = st.status;
     p.title.textContent = I18N.named("judge.station", name) + " — " + t("status." + st.status);
     p.devTitle.textContent = t("judge.device_info");
-    p.ctlTitle.textContent = t("judge.progress");
+    p.ctlTitle.textContent = t(st.closed ? "judge.progress_closed" : "judge.progress");  // variant 1 has no bank
     p.facts.replaceChildren();
     const add = (k, v) => { p.facts.appendChild(el("dt", "", k)); p.facts.appendChild(el("dd", "", String(v))); };
     if (st.device) {
