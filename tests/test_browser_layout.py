@@ -45,6 +45,9 @@ MEASURE = """() => {
     if (!n.parentElement || !shown(n.parentElement)) continue;
     for (const m of n.textContent.matchAll(/[\\p{L}\\p{N}]+(?:[.,]\\p{N}+)*/gu)) {
       if (/^[0-9a-f]{12,}$/.test(m[0]) || m[0].length > 24) continue;  // a hash may break anywhere
+      const text = n.textContent;  // and so may a path (a device's /tmp/…/ttyDEALER0): the word's whole token
+      const from = text.lastIndexOf(" ", m.index) + 1, to = text.indexOf(" ", m.index);
+      if (/[/\\\\]/.test(text.slice(from, to < 0 ? text.length : to)) && /\\p{L}/u.test(m[0])) continue;
       range.setStart(n, m.index); range.setEnd(n, m.index + m[0].length);
       const lines = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
       if (lines.size > 1) broken.push("«" + m[0] + "» in " + name(n.parentElement));
