@@ -7,6 +7,7 @@ lines («100 с|дач»: each word's boxes lie on one line), and every field of
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,8 @@ MEASURE = """() => {
       if (lines.size > 1) broken.push("«" + m[0] + "» in " + name(n.parentElement));
     }
   }
-  return { lang: doc.lang, scroll: doc.scrollWidth, width: W, wide: wide.slice(0, 6), broken: broken.slice(0, 6),
+  return { text: document.body.innerText, lang: doc.lang, scroll: doc.scrollWidth, width: W,
+    wide: wide.slice(0, 6), broken: broken.slice(0, 6),
     small: small.slice(0, 6) };
 }"""
 
@@ -127,6 +129,7 @@ def test_every_screen_of_a_drawn_day_fits(browser: Any, drawn_day: Running, lang
     for path, ready in screens.items():
         found = measure(browser, server, path, lang, size, ready)
         assert found["lang"] == lang, (path.split("?")[0], found["lang"])  # the link's language, kept past sign-in
+        assert not re.search(r"(Попытка|Attempt) 0\b", found["text"]), path  # the formed bank's stations: no attempt 0
         if faults(found):
             bad[path.split("?")[0]] = faults(found)
     assert bad == {}, bad
