@@ -20,6 +20,9 @@ from _web_server import Running, deal_to_target, regulation, running_service, se
 pytestmark = [pytest.mark.browser, needs_chromium]
 SIZES = [(390, 844), (1366, 768), (1920, 1080), (3840, 2160)]
 LABEL = "Сессия 1"
+WITNESSES = ["Кузнецов К. К.", "Орлова О. О.", "Ким К. К."]
+# Russian an English page may show: the language switch's own name, the day's session, witnesses and a check's note
+DATA_WORDS = {"Русский", "Сессия", "Кузнецов", "Орлова", "Ким", "К", "О", "перед", "началом"}
 
 # One evaluation in the page: what sticks out of the screen, what is clipped, which words break across lines.
 MEASURE = """() => {
@@ -78,7 +81,7 @@ def drawn_day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         deal_to_target(server)
         with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
             chief.post("/api/director/seal", timeout=30).raise_for_status()
-            body = {"label": LABEL, "witnesses": ["Кузнецов К. К.", "Орлова О. О.", "Ким К. К."], "rolls": 8}
+            body = {"label": LABEL, "witnesses": WITNESSES, "rolls": 8}
             chief.post("/api/director/draws", json=body, timeout=30).raise_for_status()
             chief.post(f"/api/director/draws/{LABEL}/publish").raise_for_status()
             value = {"dice": ["12345612", "65432165", "11223344"]}
@@ -130,6 +133,9 @@ def test_every_screen_of_a_drawn_day_fits(browser: Any, drawn_day: Running, lang
         found = measure(browser, server, path, lang, size, ready)
         assert found["lang"] == lang, (path.split("?")[0], found["lang"])  # the link's language, kept past sign-in
         assert not re.search(r"(Попытка|Attempt) 0\b", found["text"]), path  # the formed bank's stations: no attempt 0
+        if lang == "en":  # no Russian left on an English page but the day's own names (its session, its witnesses)
+            cyrillic = set(re.findall(r"[А-Яа-яЁё]+", found["text"])) - DATA_WORDS
+            assert cyrillic == set(), (path.split("?")[0], sorted(cyrillic))
         if faults(found):
             bad[path.split("?")[0]] = faults(found)
     assert bad == {}, bad
