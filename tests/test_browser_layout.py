@@ -7,6 +7,7 @@ lines («100 с|дач»: each word's boxes lie on one line), and every field of
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,9 @@ from _web_server import Running, deal_to_target, regulation, running_service, se
 pytestmark = [pytest.mark.browser, needs_chromium]
 SIZES = [(390, 844), (1366, 768), (1920, 1080), (3840, 2160)]
 LABEL = "Сессия 1"
+WITNESSES = ["Кузнецов К. К.", "Орлова О. О.", "Ким К. К."]
+# Russian an English page may show: the language switch's own name, the day's session, witnesses and a check's note
+DATA_WORDS = {"Русский", "Сессия", "Кузнецов", "Орлова", "Ким", "К", "О", "перед", "началом"}
 
 # One evaluation in the page: what sticks out of the screen, what is clipped, which words break across lines.
 MEASURE = """() => {
@@ -45,12 +49,16 @@ MEASURE = """() => {
     if (!n.parentElement || !shown(n.parentElement)) continue;
     for (const m of n.textContent.matchAll(/[\\p{L}\\p{N}]+(?:[.,]\\p{N}+)*/gu)) {
       if (/^[0-9a-f]{12,}$/.test(m[0]) || m[0].length > 24) continue;  // a hash may break anywhere
+      const text = n.textContent;  // and so may a path (a device's /tmp/…/ttyDEALER0): the word's whole token
+      const from = text.lastIndexOf(" ", m.index) + 1, to = text.indexOf(" ", m.index);
+      if (/[/\\\\]/.test(text.slice(from, to < 0 ? text.length : to)) && /\\p{L}/u.test(m[0])) continue;
       range.setStart(n, m.index); range.setEnd(n, m.index + m[0].length);
       const lines = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
       if (lines.size > 1) broken.push("«" + m[0] + "» in " + name(n.parentElement));
     }
   }
-  return { lang: doc.lang, scroll: doc.scrollWidth, width: W, wide: wide.slice(0, 6), broken: broken.slice(0, 6),
+  return { text: document.body.innerText, lang: doc.lang, scroll: doc.scrollWidth, width: W,
+    wide: wide.slice(0, 6), broken: broken.slice(0, 6),
     small: small.slice(0, 6) };
 }"""
 
@@ -73,7 +81,7 @@ def drawn_day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         deal_to_target(server)
         with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.director}"}) as chief:
             chief.post("/api/director/seal", timeout=30).raise_for_status()
-            body = {"label": LABEL, "witnesses": ["Кузнецов К. К.", "Орлова О. О.", "Ким К. К."], "rolls": 8}
+            body = {"label": LABEL, "witnesses": WITNESSES, "rolls": 8}
             chief.post("/api/director/draws", json=body, timeout=30).raise_for_status()
             chief.post(f"/api/director/draws/{LABEL}/publish").raise_for_status()
             value = {"dice": ["12345612", "65432165", "11223344"]}
@@ -124,6 +132,10 @@ def test_every_screen_of_a_drawn_day_fits(browser: Any, drawn_day: Running, lang
     for path, ready in screens.items():
         found = measure(browser, server, path, lang, size, ready)
         assert found["lang"] == lang, (path.split("?")[0], found["lang"])  # the link's language, kept past sign-in
+        assert not re.search(r"(Попытка|Attempt) 0\b", found["text"]), path  # the formed bank's stations: no attempt 0
+        if lang == "en":  # no Russian left on an English page but the day's own names (its session, its witnesses)
+            cyrillic = set(re.findall(r"[А-Яа-яЁё]+", found["text"])) - DATA_WORDS
+            assert cyrillic == set(), (path.split("?")[0], sorted(cyrillic))
         if faults(found):
             bad[path.split("?")[0]] = faults(found)
     assert bad == {}, bad

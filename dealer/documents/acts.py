@@ -220,7 +220,7 @@ def _vul(v: Vulnerability, m: Messages) -> str:
 CARDS_SHOWN = "cards_shown"  # the ledger's record of «Показать карты» on the technical judge's console
 
 
-def card_views(bank: LedgerReader, m: Messages, board_making: bool) -> Table:
+def card_views(bank: LedgerReader, m: Messages, board_making: bool) -> Table | None:
     """Every «Показать карты» on the technical judge's console, recorded before a card was shown: during the bank's
     formation (a station's deals) or during board making (the boards' cards). People who saw deals are named on
     the act, never left to the ledger alone."""
@@ -233,12 +233,14 @@ def card_views(bank: LedgerReader, m: Messages, board_making: bool) -> Table:
                                                    attempt=e.data.get("attempt"))  # fmt: skip
         by = str(e.data.get("by"))
         rows.append((m.when(e.ts), what, m("role.technical_judge") if by == "judge" else by))
+    if not rows:  # a line of the act's facts says so (a table's heading for «none» pushed the signatures over)
+        return None
     return Table(
         m("views.title"),
         (m("bank.col.time"), m("views.col.what"), m("views.col.by")),
         tuple(rows),
         (2.2, 3.4, 2.4),
-        m("views.none"),
+        m("doc.none"),
     )
 
 
@@ -262,6 +264,7 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
     by_station = Counter(str(e.data["src"].get("station")) for e in deals if e.data["src"].get("kind") != "import")
     dealt = sum(by_station.values())
     total = bank.deal_count()
+    views = card_views(bank, m, board_making=False)
     period = m("doc.dash")
     if deals:
         period = m("doc.from_to", start=m.when(deals[0].ts), end=m.when(deals[-1].ts))
@@ -277,6 +280,7 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
             # SIZE:HASH, as `dealer bank seal` prints it: issued right after the seal, `dealer draw verify --head`
             # checks a draw's bundle against it; at any moment `dealer bank verify --head` checks the ledger
             (m("bank.ledger_head"), f"{bank.ledger_size()}:{bank.ledger_head()}"),
+            *([(m("views.title"), m("views.none_short"))] if views is None else []),
         ),
     )
     devices = devices_by_station(bank)
@@ -352,9 +356,9 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
         formed,
         stations,
         void_table,
-        import_table,
+        *([import_table] if import_rows else []),  # none: «из них публичных сдач (импорт): 0 сдач» says so above
         seal_table,
-        card_views(bank, m, board_making=False),
+        *([views] if views is not None else []),
         verdict,
     ]
     signatures = _officials(ctx, m, ("chief_judge", "technical_judge", "secretary")) + _witnesses(ctx.witnesses, m)
@@ -599,7 +603,9 @@ def boards_act(
             m("boards.no_fouls"),
         ),
     )
-    blocks.append(card_views(bank, m, board_making=True))
+    views = card_views(bank, m, board_making=True)
+    made = Fields(made.heading, (*made.items, (m("views.title"), m("views.none_short")))) if views is None else made
+    blocks = [made, *blocks[1:], *([views] if views is not None else [])]
     signatures = _officials(ctx, m, ("technical_judge", "chief_judge")) + _witnesses(ctx.witnesses, m)
     return _document("boards", ctx, m, blocks, signatures)
 

@@ -121,7 +121,8 @@
     head.appendChild(el("span", "name", I18N.named("audience.station", st.station)));
     const closed = st.variant === 1;
     head.appendChild(el("span", "dealno", closed ? (st.board ? I18N.t("audience.board_of", { n: st.board, m: st.boards }) : "")
-      : st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal : I18N.t("audience.attempt") + " " + st.attempt));
+      : st.bank_deal ? I18N.t("audience.deal") + " " + st.bank_deal
+      : st.attempt ? I18N.t("audience.attempt") + " " + st.attempt : ""));  // no «Попытка 0» once the bank is formed
     head.appendChild(el("span", "variant", !st.variant ? I18N.t("audience.variant")
       : closed ? I18N.t("audience.variant") + " " + st.variant + " — " + I18N.t("variant." + st.variant)
       : I18N.t("audience.variant_line", { v: st.variant, name: I18N.t("variant." + st.variant),

@@ -240,9 +240,10 @@
       box.dataset.state = d.state;
       box.appendChild(el("h3", "", d.label + " · " + t("director.state." + d.state) + " · " + t("director.deals_n", { n: d.deals })));
       box.appendChild(el("code", "hash", d.commitment || ""));
-      box.appendChild(el("p", "", t("director.public_value") + ": " + (d.public_value_spec ? d.public_value_spec.description : "") +
-        (d.public_value ? " = " + d.public_value : "")));
+      // what V will be in the page's language (the commitment's own description is in the preparer's: an English
+      // page showed «бросков кости d6 каждым свидетелем…»), then V once entered
       if (d.public_value_spec) box.appendChild(el("p", "vformat", t("audience.value_format") + ": " + I18N.valueFormat(d.public_value_spec)));
+      if (d.public_value) box.appendChild(el("p", "vvalue", t("audience.value") + ": " + d.public_value));
       const row = el("div", "row");
       const L = encodeURIComponent(d.label);
       row.appendChild(button("director.publish", () => api("POST", `/api/director/draws/${L}/publish`),
