@@ -30,9 +30,10 @@ import numpy.typing as npt
 
 from dealer.core.cards import Card
 
+from . import inkcolour
 from .blas import single_thread_blas
 from .calibration import Calibration, box_windows
-from .detect import Image, Quad, corner_patches, find_card, mirror_patches
+from .detect import Image, Quad, corner_views, find_card, mirror_patches
 from .match import Vectors, flatten_light
 
 Evidence = npt.NDArray[np.float32]  # (corners, 52): each corner's combined score per card; NaN: corner not read
@@ -122,6 +123,10 @@ class Recogniser:
         rank_sim = rank_similarity(self._ranks)
         suit_sim = self._suits @ self._suits.T
         self._distance = np.maximum(1.0 - (rank_sim + suit_sim) / 2, 1e-3).astype(np.float32)
+        colours, spread = calibration.suit_colours, calibration.colour_spread
+        self._inks: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]] | None = None
+        if colours is not None and spread is not None and inkcolour.distinct(colours, spread).any():
+            self._inks = colours, inkcolour.distinct(colours, spread)
         lo = max(0.05, calibration.card_height * MIN_SCALE)
         self._min_height = lo
         self._aspect = (calibration.aspect - 0.07, calibration.aspect + 0.07)
@@ -146,11 +151,19 @@ class Recogniser:
 
         The other two corners are read only when the first two are unsure: when they do not both pick one card,
         or the card they pick has less than the single corner's margin (:meth:`sure`). Their rows are then NaN.
-        Reading four corners costs twice two; most frames of a card in view are read surely from two (#31)."""
+        Reading four corners costs twice two; most frames of a card in view are read surely from two (#31).
+
+        In a deck whose suits differ in ink (calibration learnt it), the first two corners' scores of the cards
+        of a suit whose ink is clearly not the one seen are lowered (:mod:`.inkcolour`)."""
         g = self.cal.geometry
         out = np.full((self.cal.corners, 52), np.nan, np.float32)
-        for k, patch in enumerate(corner_patches(image, quad, g)):
-            out[k] = self.corner_scores(flatten_light(patch))
+        for k, (patch, colour) in enumerate(corner_views(image, quad, g)):
+            flat = flatten_light(patch)
+            out[k] = self.corner_scores(flat)
+            if self._inks is not None:
+                penalty = inkcolour.penalties(inkcolour.chromaticity(colour, flat), *self._inks)
+                if penalty is not None:
+                    out[k] -= penalty
         if self._mirror is not None and not self.sure(out[:2]):
             for k, patch in enumerate(mirror_patches(image, quad, g)):
                 out[2 + k] = self.corner_scores(flatten_light(patch), self._mirror)
