@@ -216,3 +216,13 @@ def test_tracker_a_card_at_the_edge_flickering_between_whole_and_cut_is_read_onc
     # held three frames, one of them cut short, never read alike three times: unreadable, not silence
     readings = [NOTHING, unreadable(), _cut_short(), card(Card.D8), NOTHING, NOTHING]
     assert [e.card for e in _feed(CardTracker(), readings)] == [None]
+
+
+def test_tracker_a_card_coming_to_rest_at_the_edge_cut_short_in_its_first_still_frame_gives_an_event() -> None:
+    """#31 (layout-beside-4c, edge scene): ♥4 slid in, lay three frames against the left edge, the first outlined
+    a pixel short (cut), the other two whole and read ♥4, then slid out: the cut frame broke nothing but started
+    no still run either, two whole frames were not enough for anything, and the card gave no event at all. Held
+    three frames, it is an event (unreadable, as a card read in fewer than three frames is)."""
+    readings = [NOTHING, _cut_short(), card(Card.H4), card(Card.H4), NOTHING, NOTHING]
+    events = _feed(CardTracker(), readings)
+    assert [(e.card, e.frame) for e in events] == [(None, 1)]

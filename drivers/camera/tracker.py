@@ -119,6 +119,8 @@ class CardTracker:
         """Take one frame's reading; return the events it completes (usually none)."""
         out: list[Event] = []
         quad = reading.quad
+        cut_before = self._cut_quad if self._last_quad is None else None  # last frame: an outline cut short only
+        cut_frames = self._cut_run
         self._see_cut(quad, timestamp, frame, out)
         if quad is not None and quad.partial and self._edge_flicker(quad):
             return out
@@ -137,6 +139,12 @@ class CardTracker:
         else:
             self._still_run = 1
             self._still_start = (timestamp, frame, reading.confidence)
+            if not self.s.still and cut_before is not None and _still(cut_before, quad, EDGE_SLACK):
+                # the card came to rest against the edge outlined a pixel short, whole from this frame on: that
+                # frame was it lying still too (telling nothing of its face); else a card held three frames, the
+                # first cut short, gave no event at all (#31: ♥4 at the left edge)
+                self._still_run = 1 + cut_frames
+                self._still_start = (self._cut_start[0], self._cut_start[1], reading.confidence)
             self._window.clear()
             self._object.clear()
             self._backs = 0
