@@ -14,6 +14,7 @@ from camera_support import calibration_for
 from dealer.core.cards import Card
 from drivers.camera import Calibration, Recogniser, Seen
 from drivers.camera.heldout import FLOOR, SPOILS, estimate, poisson_upper
+from drivers.camera.recognise import card_scores, pool
 
 
 def test_the_error_bound_is_the_published_poisson_limit() -> None:
@@ -125,3 +126,15 @@ def test_the_judge_sees_the_predicted_error_rate_of_the_station() -> None:
     facts = _confidence_facts(cal)
     expected = f"{100 * cal.confidence.predicted_error_rate:.3f}"
     assert expected in facts["predicted_error_rate"] and facts["unreadable_below"] == f"{cal.thresholds.margin:.2f}"
+
+
+def test_pooled_evidence_averages_each_corner_over_the_frames_that_read_it() -> None:
+    """A 4-corner deck's frame read surely from two corners leaves the other two unread (NaN rows): pooling
+    frames averages each corner over the frames that read it, and a card's score is over the corners read."""
+    nan = float("nan")
+    a = np.array([[1.0] * 52, [2.0] * 52, [nan] * 52, [nan] * 52], np.float32)
+    b = np.array([[3.0] * 52, [4.0] * 52, [5.0] * 52, [nan] * 52], np.float32)
+    pooled = pool([a, b])
+    assert pooled[:3, 0].tolist() == [2.0, 3.0, 5.0] and bool(np.isnan(pooled[3]).all())
+    assert card_scores(pooled)[0] == pytest.approx(10 / 3)
+    assert card_scores(a)[0] == pytest.approx(1.5)

@@ -178,6 +178,27 @@ def test_a_clear_second_copy_of_a_card_is_reported_as_read_for_the_deal_to_be_vo
     assert [e.card for e in got] == [Card.S5, Card.S5]
 
 
+def _unsure(evidence: npt.NDArray[np.float32], frames: int = 4) -> list[Reading]:
+    return [Reading(Seen.UNREADABLE, None, 0.01, float(evidence.mean(axis=0).max()), _quad(500), evidence)] * frames
+
+
+def test_an_object_unsure_between_a_dealt_card_and_its_undealt_twin_is_the_undealt_one() -> None:
+    """#31: ♠7 dealt; later an object whose frames score ♠7 0.950 and ♣7 0.949 (a margin of a thousandth: alone,
+    unreadable) is ♣7, the card of the two not yet in the deal. Without ♠7 dealt, the same object is unreadable;
+    where the reported ♠7 still lies (no empty frame), it is ♠7 dimmed: nothing new."""
+    judge = Recogniser(calibration_for(VARIANTS[0])).decide
+    gap = [Reading(Seen.NOTHING)] * 2
+    unsure = _unsure(_evidence({Card.S7: 0.95, Card.C7: 0.949}))
+    alone = _feed(CardTracker(judge=judge), [*unsure, *gap])
+    assert [e.card for e in alone] == [None]
+    first = _object(Card.S7, _evidence({Card.S7: 0.95}))
+    got = _feed(CardTracker(judge=judge), [*first, *gap, *unsure, *gap])
+    assert [e.card for e in got] == [Card.S7, Card.C7]
+    other = _object(Card.H2, _evidence({Card.H2: 0.95}))
+    assert [e.card for e in _feed(CardTracker(judge=judge), [*other, *gap, *unsure, *gap])] == [Card.H2, None]
+    assert [e.card for e in _feed(CardTracker(judge=judge), [*first, *unsure, *gap])] == [Card.S7]
+
+
 def _cut_short(x: float = 500.0) -> Reading:
     """The same card outlined a few pixels short (cut by the frame edge it lies against): partial, no face."""
     q = _quad(x)
@@ -195,3 +216,13 @@ def test_tracker_a_card_at_the_edge_flickering_between_whole_and_cut_is_read_onc
     # held three frames, one of them cut short, never read alike three times: unreadable, not silence
     readings = [NOTHING, unreadable(), _cut_short(), card(Card.D8), NOTHING, NOTHING]
     assert [e.card for e in _feed(CardTracker(), readings)] == [None]
+
+
+def test_tracker_a_card_coming_to_rest_at_the_edge_cut_short_in_its_first_still_frame_gives_an_event() -> None:
+    """#31 (layout-beside-4c, edge scene): ♥4 slid in, lay three frames against the left edge, the first outlined
+    a pixel short (cut), the other two whole and read ♥4, then slid out: the cut frame broke nothing but started
+    no still run either, two whole frames were not enough for anything, and the card gave no event at all. Held
+    three frames, it is an event (unreadable, as a card read in fewer than three frames is)."""
+    readings = [NOTHING, _cut_short(), card(Card.H4), card(Card.H4), NOTHING, NOTHING]
+    events = _feed(CardTracker(), readings)
+    assert [(e.card, e.frame) for e in events] == [(None, 1)]

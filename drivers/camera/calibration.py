@@ -30,8 +30,9 @@ from numpy.lib.stride_tricks import sliding_window_view
 from dealer.core.cards import ALL_CARDS
 from dealer.core.errors import DealerError, Phrase
 
+from . import inkcolour
 from .blas import single_thread_blas
-from .detect import Geometry, Quad, corner_patches, find_card, mirror_patches
+from .detect import Geometry, Quad, corner_views, find_card, mirror_patches
 from .heldout import Confidence, estimate, region_flat
 from .layout import (
     DISCOVERY,
@@ -93,6 +94,10 @@ class Calibration:
     # (detect.mirror_patches), over the same rank and suit boxes; None for a deck indexed in two corners
     mirror_rank_templates: Vectors | None = None
     mirror_suit_templates: Vectors | None = None
+    # each suit's ink (absorbance chromaticity, 4 x 3, suits in deck order) and its spread (4), learnt from the
+    # pass (:mod:`.inkcolour`); None in files from before, or when the pass showed too little ink
+    suit_colours: Vectors | None = None
+    colour_spread: Vectors | None = None
 
     @property
     def corners(self) -> int:
@@ -151,6 +156,8 @@ class Calibration:
                     suit_templates=self.suit_templates,
                     mirror_rank_templates=_or_empty(self.mirror_rank_templates),
                     mirror_suit_templates=_or_empty(self.mirror_suit_templates),
+                    suit_colours=_or_empty(self.suit_colours),
+                    colour_spread=_or_empty(self.colour_spread),
                     aspect=np.array(self.aspect, np.float64),
                     card_height=np.array(self.card_height, np.float64),
                 )
@@ -248,6 +255,18 @@ class Calibration:
                     raise CalibrationError(
                         "calibration file {path}: field 'meta.confidence' is incomplete", path=path
                     ) from None
+            colours, spread = None, None
+            if "suit_colours" in data.files and data["suit_colours"].size:
+                colours = np.asarray(data["suit_colours"], np.float32)
+                spread = np.asarray(data["colour_spread"], np.float32) if "colour_spread" in data.files else None
+                if colours.shape != (4, 3) or spread is None or spread.shape != (4,):
+                    raise CalibrationError(
+                        "calibration file {path}: field {key!r} has shape {shape}, expected {want}",
+                        path=path,
+                        key="suit_colours",
+                        shape=colours.shape,
+                        want=(4, 3),
+                    )
             corner, corner_region = None, None
             if "corner" in data.files and data["corner"].size and "corner_region" in data.files:
                 corner = np.asarray(data["corner"], np.uint8)
@@ -268,6 +287,8 @@ class Calibration:
                 confidence,
                 mirror_rank,
                 mirror_suit,
+                colours,
+                spread,
             )
 
 
@@ -323,6 +344,7 @@ class _View:
     quads: list[Quad]
     reference: Vectors  # full-region unit vector of its first frame, to compare views
     mirrors: list[npt.NDArray[np.float32]] = field(default_factory=list)  # the other two corners, mirrored
+    colours: list[npt.NDArray[np.uint8]] = field(default_factory=list)  # the first two corners in colour
 
     def similar(self, flat: npt.NDArray[np.float32], g: Geometry) -> float:
         return float((part_windows(flat, g, 0, g.region_h) @ self.reference).max())
@@ -353,7 +375,7 @@ def collect_views(
         if quad is None or quad.partial:
             close()
             continue
-        tl, br = corner_patches(frame.image, quad, g)
+        (tl, tl_colour), (br, br_colour) = corner_views(frame.image, quad, g)
         flats = [flatten_light(tl), flatten_light(br)]
         mirrors = [flatten_light(p) for p in mirror_patches(frame.image, quad, g)]
         if current is not None and not still:
@@ -367,6 +389,7 @@ def collect_views(
             side = 2 * g.search + 1
             current = _View(frame.number, frame.number, [], [], ref[g.search * side + g.search])
         current.flats.extend(flats)
+        current.colours.extend((tl_colour, br_colour))
         current.mirrors.extend(mirrors)
         current.quads.append(quad)
         current.last_frame = frame.number
@@ -465,6 +488,7 @@ def calibrate(
     aspect = float(np.median([q.aspect for q in quads]))
     card_height = float(np.median([q.height for q in quads])) / max(1, frame_h)
     confidence = _held_out(views, d, g, layout, region, rank_box, suit_box, aspect, card_height)
+    learnt = inkcolour.learn([_suit_inks(views[13 * k : 13 * k + 13], region, d.search) for k in range(4)])
     return Calibration(
         g,
         layout,
@@ -481,7 +505,24 @@ def calibrate(
         confidence=confidence,
         mirror_rank_templates=mirror_rank,
         mirror_suit_templates=mirror_suit,
+        suit_colours=learnt[0] if learnt else None,
+        colour_spread=learnt[1] if learnt else None,
     )
+
+
+def _suit_inks(views: list[_View], region: Box, search: int) -> list[npt.NDArray[np.float32]]:
+    """The ink colours seen in the reading region of one suit's views, frame by frame."""
+    out = []
+    for v in views:
+        for flat, colour in zip(v.flats, v.colours, strict=False):
+            rows, cols = (
+                slice(region.y, region.y + region.h + 2 * search),
+                slice(region.x, region.x + region.w + 2 * search),
+            )
+            seen = inkcolour.chromaticity(colour[rows, cols], flat[rows, cols])
+            if seen is not None:
+                out.append(seen)
+    return out
 
 
 def _held_out(
@@ -524,6 +565,7 @@ def _merge_repeats(
         if min(float(rank[i] @ rank[j]), float(suit[i] @ suit[j])) > DUPLICATE_SIMILARITY:
             views[j].flats.extend(views[i].flats)
             views[j].mirrors.extend(views[i].mirrors)
+            views[j].colours.extend(views[i].colours)
             views[j].quads.extend(views[i].quads)
             views[j].last_frame = views[i].last_frame
             rank[j] = _template(views[j], g, top)

@@ -184,6 +184,13 @@ def corner_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]
     return _patch(frame, c, g), _patch(frame, np.roll(c, -2, axis=0), g)
 
 
+def corner_views(frame: Image, quad: Quad, g: Geometry) -> tuple[tuple[Image, Image], tuple[Image, Image]]:
+    """The two index regions of :func:`corner_patches`, each as (grey patch, colour patch of the same size):
+    the colour tells the suits of a deck printed in more than one ink apart (:mod:`.inkcolour`)."""
+    c = quad.corners
+    return _warp(frame, c, g), _warp(frame, np.roll(c, -2, axis=0), g)
+
+
 def mirror_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]:
     """The other two corners' regions, each seen mirrored left to right: the top-right corner, then the
     bottom-left turned half a turn. A deck printing its index in all four corners puts the second pair as the
@@ -194,6 +201,11 @@ def mirror_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]
 
 
 def _patch(frame: Image, corners: Points, g: Geometry) -> Image:
+    return _warp(frame, corners, g, colour=False)[0]
+
+
+def _warp(frame: Image, corners: Points, g: Geometry, colour: bool = True) -> tuple[Image, Image]:
+    """The region's grey patch and, with ``colour``, its colour patch (else the grey one again)."""
     ss = 2  # supersampling
     pw = (g.region_w + 2 * g.search) * ss
     ph = (g.region_h + 2 * g.search) * ss
@@ -205,4 +217,7 @@ def _patch(frame: Image, corners: Points, g: Geometry) -> Image:
     m = cv2.getPerspectiveTransform(corners, dst)
     warped = cv2.warpPerspective(frame, m, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     grey = warped.min(axis=2) if warped.ndim == 3 else warped  # ink of any hue is dark in its darkest channel
-    return np.asarray(cv2.resize(grey, (pw // ss, ph // ss), interpolation=cv2.INTER_AREA), np.uint8)
+    small = np.asarray(cv2.resize(grey, (pw // ss, ph // ss), interpolation=cv2.INTER_AREA), np.uint8)
+    if not colour or warped.ndim != 3:
+        return small, small
+    return small, np.asarray(cv2.resize(warped, (pw // ss, ph // ss), interpolation=cv2.INTER_AREA), np.uint8)

@@ -20,6 +20,7 @@ margin, capped at 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -29,12 +30,13 @@ import numpy.typing as npt
 
 from dealer.core.cards import Card
 
+from . import inkcolour
 from .blas import single_thread_blas
 from .calibration import Calibration, box_windows
-from .detect import Image, Quad, corner_patches, find_card, mirror_patches
+from .detect import Image, Quad, corner_views, find_card, mirror_patches
 from .match import Vectors, flatten_light
 
-Evidence = npt.NDArray[np.float32]  # (2, 52): each corner's combined score per card
+Evidence = npt.NDArray[np.float32]  # (corners, 52): each corner's combined score per card; NaN: corner not read
 
 
 class Seen(Enum):
@@ -78,6 +80,29 @@ def ink_share(image: Image, quad: Quad) -> float:
     return float(np.mean(grey < 0.6 * paper)) if paper > 0 else 1.0
 
 
+def read_rows(evidence: Evidence) -> Evidence:
+    """The rows of the corners that were read (a corner not read is a row of NaN)."""
+    out: Evidence = evidence[~np.isnan(evidence).any(axis=1)]
+    return out
+
+
+def card_scores(evidence: Evidence) -> Evidence:
+    """Each card's score over the corners read."""
+    out: Evidence = read_rows(evidence).mean(axis=0)
+    return out
+
+
+def pool(evidences: Sequence[Evidence]) -> Evidence:
+    """Several frames' evidence as one: each corner's scores averaged over the frames that read that corner (NaN
+    where none did)."""
+    stack = np.stack(evidences)
+    read = ~np.isnan(stack[:, :, :1])
+    total = np.where(read, stack, 0.0).sum(axis=0)
+    count = read.sum(axis=0)
+    out: Evidence = np.where(count > 0, total / np.maximum(count, 1), np.nan).astype(np.float32)
+    return out
+
+
 def rank_similarity(rank_templates: Vectors) -> Vectors:
     """Rank-part similarity of every pair of cards (52 x 52) when each rank is scored by its best-matching suit's
     template: 1 within a rank, else the mean similarity of the two ranks' templates over all suit pairs."""
@@ -98,6 +123,10 @@ class Recogniser:
         rank_sim = rank_similarity(self._ranks)
         suit_sim = self._suits @ self._suits.T
         self._distance = np.maximum(1.0 - (rank_sim + suit_sim) / 2, 1e-3).astype(np.float32)
+        colours, spread = calibration.suit_colours, calibration.colour_spread
+        self._inks: tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]] | None = None
+        if colours is not None and spread is not None and inkcolour.distinct(colours, spread).any():
+            self._inks = colours, inkcolour.distinct(colours, spread)
         lo = max(0.05, calibration.card_height * MIN_SCALE)
         self._min_height = lo
         self._aspect = (calibration.aspect - 0.07, calibration.aspect + 0.07)
@@ -118,15 +147,35 @@ class Recogniser:
 
     def evidence(self, image: Image, quad: Quad) -> Evidence:
         """Each corner's score per card: the mean of its rank-part and suit-part correlations. Two corners, or
-        all four for a deck that calibration found indexed in four (the other two read mirrored)."""
+        all four for a deck that calibration found indexed in four (the other two read mirrored).
+
+        The other two corners are read only when the first two are unsure: when they do not both pick one card,
+        or the card they pick has less than the single corner's margin (:meth:`sure`). Their rows are then NaN.
+        Reading four corners costs twice two; most frames of a card in view are read surely from two (#31).
+
+        In a deck whose suits differ in ink (calibration learnt it), the first two corners' scores of the cards
+        of a suit whose ink is clearly not the one seen are lowered (:mod:`.inkcolour`)."""
         g = self.cal.geometry
-        out = np.empty((self.cal.corners, 52), np.float32)
-        for k, patch in enumerate(corner_patches(image, quad, g)):
-            out[k] = self.corner_scores(flatten_light(patch))
-        if self._mirror is not None:
+        out = np.full((self.cal.corners, 52), np.nan, np.float32)
+        for k, (patch, colour) in enumerate(corner_views(image, quad, g)):
+            flat = flatten_light(patch)
+            out[k] = self.corner_scores(flat)
+            if self._inks is not None:
+                penalty = inkcolour.penalties(inkcolour.chromaticity(colour, flat), *self._inks)
+                if penalty is not None:
+                    out[k] -= penalty
+        if self._mirror is not None and not self.sure(out[:2]):
             for k, patch in enumerate(mirror_patches(image, quad, g)):
                 out[2 + k] = self.corner_scores(flatten_light(patch), self._mirror)
         return out
+
+    def sure(self, evidence: Evidence) -> bool:
+        """Every corner read picks the same card and, together, by at least the single corner's margin."""
+        picks = {int(row.argmax()) for row in evidence}
+        if len(picks) != 1:
+            return False
+        reading = self.decide(evidence, None)
+        return reading.seen is Seen.CARD and reading.confidence >= self.cal.thresholds.margin
 
     def corner_scores(self, flat: Vectors, templates: tuple[Vectors, Vectors] | None = None) -> Vectors:
         """One corner's score per card from its light-flattened index region (with the search margin), against
@@ -140,8 +189,8 @@ class Recogniser:
         return out
 
     def decide(self, evidence: Evidence, quad: Quad | None) -> Reading:
-        """The reading that per-corner ``evidence`` (one frame's, or several frames' mean) supports."""
-        per_corner = evidence
+        """The reading that per-corner ``evidence`` (one frame's, or several frames' pooled) supports."""
+        per_corner = read_rows(evidence)
         clear = per_corner.max(axis=1) >= self.cal.thresholds.face
         if clear.any() and not clear.all():
             per_corner = per_corner[clear]  # a corner washed out (a glare, shadow) is like no face: it says nothing

@@ -41,7 +41,7 @@ from dealer.core.cards import Card
 from dealer.core.events import CardSeen, DeviceFault, FaultKind
 
 from .detect import Quad
-from .recognise import BACK_INK, Evidence, Reading, Seen
+from .recognise import BACK_INK, Evidence, Reading, Seen, card_scores, pool
 
 Event = CardSeen | DeviceFault
 BACK_FAULT = "a card back, or a card of another deck, lay where a face was expected"
@@ -119,6 +119,8 @@ class CardTracker:
         """Take one frame's reading; return the events it completes (usually none)."""
         out: list[Event] = []
         quad = reading.quad
+        cut_before = self._cut_quad if self._last_quad is None else None  # last frame: an outline cut short only
+        cut_frames = self._cut_run
         self._see_cut(quad, timestamp, frame, out)
         if quad is not None and quad.partial and self._edge_flicker(quad):
             return out
@@ -137,6 +139,12 @@ class CardTracker:
         else:
             self._still_run = 1
             self._still_start = (timestamp, frame, reading.confidence)
+            if not self.s.still and cut_before is not None and _still(cut_before, quad, EDGE_SLACK):
+                # the card came to rest against the edge outlined a pixel short, whole from this frame on: that
+                # frame was it lying still too (telling nothing of its face); else a card held three frames, the
+                # first cut short, gave no event at all (#31: ♥4 at the left edge)
+                self._still_run = 1 + cut_frames
+                self._still_start = (self._cut_start[0], self._cut_start[1], reading.confidence)
             self._window.clear()
             self._object.clear()
             self._backs = 0
@@ -199,21 +207,42 @@ class CardTracker:
         support nearly as well (the deal's own constraint breaks a near tie); else ``card`` again."""
         if int(card) not in self._dealt or self.judge is None or not self._object:
             return card
-        evidence = np.mean(self._object, axis=0).astype(np.float32)
+        evidence = pool(self._object)
         masked = evidence.copy()
         masked[:, sorted(self._dealt)] = -1.0
         verdict = self.judge(masked, None)
         if verdict.seen is Seen.CARD and verdict.card is not None:
-            scores = evidence.mean(axis=0)
+            scores = card_scores(evidence)
             if float(scores[int(card)] - scores[int(verdict.card)]) < SAME_CARD_GAP:
                 return verdict.card
         return card
 
+    def _undealt(self, evidence: Evidence, quad: Quad) -> Reading | None:
+        """An object the still frames leave unsure between cards, some of them dealt already in this deal: the
+        undealt card they read with the dealt ones left out, when none of those scores better than it by more
+        than ``SAME_CARD_GAP`` (each card occurs once in a deal, #31: ♠7 dealt, an object unsure between ♠7 and
+        ♣7 is ♣7). Not where the reported card lies and (nearly) most like it: that is the card dimmed."""
+        assert self.judge is not None
+        if not self._dealt:
+            return None
+        scores = card_scores(evidence)
+        at_reported = self._emitted is not None and self._emitted_quad is not None and _still(self._emitted_quad, quad)
+        if at_reported and float(scores.max() - scores[self._emitted]) < SAME_CARD_GAP:
+            return None
+        masked = evidence.copy()
+        masked[:, sorted(self._dealt)] = -1.0
+        verdict = self.judge(masked, quad)
+        if verdict.seen is not Seen.CARD or verdict.card is None:
+            return None
+        return verdict if float(scores.max() - scores[int(verdict.card)]) < SAME_CARD_GAP else None
+
     def _judge_window(self, quad: Quad, out: list[Event]) -> None:
         """Judge the still frames' mean evidence: a card, the reported card again, or a new unreadable object."""
         assert self.judge is not None
-        evidence = np.mean([e for _, _, e in self._window], axis=0).astype(np.float32)
+        evidence = pool([e for _, _, e in self._window])
         verdict = self.judge(evidence, quad)
+        if verdict.seen is not Seen.CARD:
+            verdict = self._undealt(evidence, quad) or verdict
         stamp, frame = self._window[0][0], self._window[0][1]
         if verdict.seen is Seen.CARD and verdict.card is not None:
             if int(verdict.card) == self._emitted:
@@ -232,7 +261,7 @@ class CardTracker:
                 return  # already waiting to be reported
             self._flush_pending(out)  # another unread object took its place with no empty frame
         if self._emitted is not None and self._emitted_quad is not None and _still(self._emitted_quad, quad):
-            scores = evidence.mean(axis=0)
+            scores = card_scores(evidence)
             if float(scores.max() - scores[self._emitted]) < SAME_CARD_GAP:
                 return  # where the reported card lay and (nearly) most like it: that card dimmed, not a new one
         self._set_pending((stamp, frame, 0.0, quad), out)
