@@ -295,7 +295,7 @@ def test_the_annex_cites_its_protocol_by_number(bank: SqliteBank, reg: Regulatio
     # commitment's canonical JSON, computed here)
     digest = sha256(canonical_json(bank.entry(bank.get_draw(LABEL).commit_index).data["commitment"])).hexdigest()
     assert has(text, digest) and has(pdf_text(protocol.path), digest)
-    assert has(text, "SHA-256 обязательства") and has(text, "1234561/6543216")
+    assert has(text, "SHA-256 обязательства") and has(text, "Публичное значение V") and has(text, "1234561/6543216")
     signatures_have_company(annex.path)
 
 

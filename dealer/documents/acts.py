@@ -505,7 +505,7 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
             (m("draw.session"), label),
             # what ties these deals to the protocol: the commitment they were drawn under and the value V drawn with
             (m("draw.commitment_hash"), commitment_hash(bank.entry(rec.commit_index).data["commitment"])),
-            (m("draw.pv_value"), rec.public_value or m("draw.pv_pending")),
+            (m("audience.value"), rec.public_value or m("draw.pv_pending")),  # «Публичное значение V», not «Значение»
             (m("draw.n"), m.plural("count.deals", len(rows))),
         ),
     )
