@@ -196,16 +196,14 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
     """The drawn deals in pick order as boards 1..n (Law 2), in a file only its owner can read (it is secret)."""
     import os
 
-    from dealer.core import board_dealer, board_vulnerability
+    from dealer.app.draws import drawn_boards
+    from dealer.export.boards import records_of
     from dealer.formats import by_path, load_all
-    from dealer.formats.base import BoardRecord, ExportMeta
+    from dealer.formats.base import ExportMeta
 
     load_all()
     fmt = by_path(str(output))
-    boards = [
-        BoardRecord(item.deal.deal, board=n, dealer=board_dealer(n), vulnerability=board_vulnerability(n))
-        for n, item in enumerate(drawn, start=1)
-    ]
+    boards = records_of(drawn_boards(drawn))
     data = fmt.write(boards, ExportMeta(event=label))
     fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:
