@@ -6,6 +6,7 @@ records. The web's director console calls them; ``dealer.draw.director.Director`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from dealer.bank.draws import DrawState
@@ -56,6 +57,23 @@ class ValueAsked(Protocol):
     def repeats(self) -> bool: ...
     @property
     def separator(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A ``ValueAsked`` for callers without a request model of their own (the command line's options)."""
+
+    witnesses: Sequence[str] | None = None
+    rolls: int = 8
+    faces: int = 6
+    named: str | None = None
+    numbers: int = 0
+    min: int = 1
+    max: int = 0
+    width: int | None = None
+    as_drawn: bool = False
+    repeats: bool = False
+    separator: str = "-"
 
 
 def value_spec(asked: ValueAsked, language: str) -> PublicValueSpec:

@@ -80,18 +80,19 @@ def prepare_cmd(
     register: Path | None = RegisterOption,
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
+    from dealer.app.draws import Asked, value_spec
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_description, dice_spec, named_spec
     from dealer.regulation import load_regulation
+
+    from .i18n import language
 
     if bool(witness) == (named is not None):
         raise fail(t("give the dice witnesses (--witness, repeated) or --named, one of the two"))
-    if named is not None:
-        spec = named_spec(
-            named, numbers, minimum, maximum, width, "as drawn" if as_drawn else "ascending", not repeats, separator
-        )
-    else:
-        spec = dice_spec(witness, rolls, faces, error(dice_description(witness, rolls, faces)))
+    asked = Asked(
+        witness, rolls=rolls, faces=faces, named=named, numbers=numbers, min=minimum, max=maximum, width=width,
+        as_drawn=as_drawn, repeats=repeats, separator=separator,
+    )  # fmt: skip
+    spec = value_spec(asked, language())
     reg = load_regulation(regulation)
     from dealer.bank.register import PlayedRegister
 
