@@ -1,6 +1,7 @@
 """The director's steps of a draw that are rules, not I/O: the drawn deals numbered as a session's boards (Law 2),
 the public value read by the kind the commitment announced (dice or a named value), and the reveal gate of hand
-records. The web's director console calls them; ``dealer.draw.director.Director`` does the bank's part.
+records. The web's director console and the command line call them; ``dealer.draw.director.Director`` does the
+bank's part.
 """
 
 from __future__ import annotations
