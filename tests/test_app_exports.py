@@ -199,3 +199,24 @@ def test_the_public_value_is_the_witnesses_dice_when_witnesses_are_named_else_a_
     assert (named.kind, named.description, named.count, named.minimum, named.maximum) == (
         "named", "the evening lottery", 10, 1, 80,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("order", "bits"),
+    [
+        ((), "24.5"),  # 5 distinct of 1..80 ascending: C(80, 5) = 24,040,016 outcomes, log2 = 24.52
+        (("--as-drawn",), "31.4"),  # in the order drawn: 80·79·78·77·76 = 2,884,801,920, log2 = 31.43
+    ],
+)
+def test_the_cli_s_draw_prepare_reads_a_named_value_as_the_director_s_console_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], order: tuple[str, ...], bits: str
+) -> None:
+    """``dealer draw prepare --named`` builds its public value through ``value_spec``: the options reach it (the
+    order changes the count of outcomes), and a value below 32 bits is refused before the bank is opened."""
+    from dealer.cli.app import run as run_cli
+
+    argv = ["--lang", "en", "draw", "prepare", "S1", "--named", "the evening lottery", "--numbers", "5", "--max", "80"]
+    code = run_cli([*argv, *order, "--bank", str(tmp_path / "none.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 1 and f"error: the public value carries {bits} bits" in err, err
+    assert not (tmp_path / "none.sqlite").exists()

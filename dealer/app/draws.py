@@ -1,11 +1,13 @@
 """The director's steps of a draw that are rules, not I/O: the drawn deals numbered as a session's boards (Law 2),
 the public value read by the kind the commitment announced (dice or a named value), and the reveal gate of hand
-records. The web's director console calls them; ``dealer.draw.director.Director`` does the bank's part.
+records. The web's director console and the command line call them; ``dealer.draw.director.Director`` does the
+bank's part.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from dealer.bank.draws import DrawState
@@ -56,6 +58,23 @@ class ValueAsked(Protocol):
     def repeats(self) -> bool: ...
     @property
     def separator(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A ``ValueAsked`` for callers without a request model of their own (the command line's options)."""
+
+    witnesses: Sequence[str] | None = None
+    rolls: int = 8
+    faces: int = 6
+    named: str | None = None
+    numbers: int = 0
+    min: int = 1
+    max: int = 0
+    width: int | None = None
+    as_drawn: bool = False
+    repeats: bool = False
+    separator: str = "-"
 
 
 def value_spec(asked: ValueAsked, language: str) -> PublicValueSpec:

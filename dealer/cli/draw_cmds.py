@@ -80,18 +80,19 @@ def prepare_cmd(
     register: Path | None = RegisterOption,
 ) -> None:
     """Commit to a draw (n from the regulation's schedule) and print the commitment to publish (JSON)."""
+    from dealer.app.draws import Asked, value_spec
     from dealer.draw.director import Director
-    from dealer.draw.protocol import dice_description, dice_spec, named_spec
     from dealer.regulation import load_regulation
+
+    from .i18n import language
 
     if bool(witness) == (named is not None):
         raise fail(t("give the dice witnesses (--witness, repeated) or --named, one of the two"))
-    if named is not None:
-        spec = named_spec(
-            named, numbers, minimum, maximum, width, "as drawn" if as_drawn else "ascending", not repeats, separator
-        )
-    else:
-        spec = dice_spec(witness, rolls, faces, error(dice_description(witness, rolls, faces)))
+    asked = Asked(
+        witness, rolls=rolls, faces=faces, named=named, numbers=numbers, min=minimum, max=maximum, width=width,
+        as_drawn=as_drawn, repeats=repeats, separator=separator,
+    )  # fmt: skip
+    spec = value_spec(asked, language())
     reg = load_regulation(regulation)
     from dealer.bank.register import PlayedRegister
 
@@ -196,16 +197,14 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
     """The drawn deals in pick order as boards 1..n (Law 2), in a file only its owner can read (it is secret)."""
     import os
 
-    from dealer.core import board_dealer, board_vulnerability
+    from dealer.app.draws import drawn_boards
+    from dealer.export.boards import records_of
     from dealer.formats import by_path, load_all
-    from dealer.formats.base import BoardRecord, ExportMeta
+    from dealer.formats.base import ExportMeta
 
     load_all()
     fmt = by_path(str(output))
-    boards = [
-        BoardRecord(item.deal.deal, board=n, dealer=board_dealer(n), vulnerability=board_vulnerability(n))
-        for n, item in enumerate(drawn, start=1)
-    ]
+    boards = records_of(drawn_boards(drawn))
     data = fmt.write(boards, ExportMeta(event=label))
     fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as fh:

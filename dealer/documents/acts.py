@@ -28,6 +28,7 @@ from dealer.core.diagram import RANK_DISPLAY, SUIT_DISPLAY, seat_hand_line
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 from dealer.draw.protocol import commitment_hash
+from dealer.export.boards import number_deals
 from dealer.i18n import Messages, check_language, format_dates
 from dealer.integrity.ledger import Entry, EntryKind, entry_hash
 from dealer.regulation import Regulation
@@ -481,13 +482,13 @@ def draw_annex(bank: LedgerReader, ctx: Context, label: str, drawn: Sequence[Sto
         raise not_revealed(label, rec.state)
     seats = m.list("seat.letters")
     rows = []
-    for board, stored in enumerate(drawn, start=1):
-        hands = [seat_hand_line(stored.deal, seat, ctx.lang) for seat in Seat]
+    for board, stored in zip(number_deals([s.deal for s in drawn]), drawn, strict=True):
+        hands = [seat_hand_line(board.deal, seat, ctx.lang) for seat in Seat]
         rows.append(
             (
-                str(board),
-                seats[int(board_dealer(board))],
-                _vul(board_vulnerability(board), m),
+                str(board.number),
+                seats[int(board.dealer)],
+                _vul(board.vulnerability, m),
                 str(stored.deal_id),
                 "\n".join(hands),
             )

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from hashlib import sha256
@@ -13,10 +12,11 @@ from dealer.bank.repository import BankRepository
 from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 from dealer.export.at_rest import AtRest
+from dealer.export.journal import journal_document
 from dealer.regulation import Regulation
 
 from . import acts
-from .acts import AuditVerdict, Context, DocumentError
+from .acts import AuditVerdict, Context
 from .issue import Issued, issue
 
 
@@ -74,12 +74,7 @@ def read_journal(path: Path | None, at_rest: AtRest | None = None) -> JsonObject
     """A board-making journal, opened with the chief judge's key when the service sealed it (``at_rest``)."""
     if path is None or not path.is_file():
         return None
-    try:
-        raw = path.read_bytes() if at_rest is None else at_rest.read(path)
-        data: JsonObject = json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DocumentError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
-    return data
+    return journal_document(path, at_rest)
 
 
 def issue_boards_act(

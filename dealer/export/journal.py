@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from dealer.core.errors import DealerError, Phrase
+from dealer.core.json_types import JsonObject
 from dealer.fsutil import write_atomic
 
 from .at_rest import AtRest
@@ -59,14 +60,26 @@ def _text(path: Path, at_rest: AtRest | None) -> str:
     return raw.decode("utf-8")
 
 
+def journal_document(path: Path, at_rest: AtRest | None = None) -> JsonObject:
+    """The journal's JSON object as stored, opened with the chief judge's key when the service sealed it
+    (``at_rest``); a JournalError when the file cannot be read or is no JSON object (the key missing is the
+    keyring's own error)."""
+    try:
+        doc = json.loads(_text(path, at_rest))
+        if not isinstance(doc, dict):
+            raise TypeError("not a JSON object")
+    except (OSError, ValueError, TypeError) as exc:
+        raise JournalError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc
+    return doc
+
+
 def finished_copies(path: Path, at_rest: AtRest | None = None) -> list[tuple[int, int]] | None:
     """The (board, copy) pairs a journal records as finished, in order; None when there is no readable journal
     (for showing an interrupted run's progress: it does not check which boards the journal belongs to), or when it
     is sealed and the key is not here."""
     try:
-        doc = json.loads(_text(path, at_rest))
-        return sorted((int(b), int(c)) for b, c in doc["done"])
-    except (OSError, ValueError, KeyError, TypeError, DealerError):
+        return sorted((int(b), int(c)) for b, c in journal_document(path, at_rest)["done"])
+    except (ValueError, KeyError, TypeError, DealerError):
         return None
 
 
@@ -83,10 +96,8 @@ class Journal:
         digest = boards_digest(boards)
         if not path.exists():
             return cls(path, digest, at_rest=at_rest)
+        doc = journal_document(path, at_rest)
         try:
-            doc = json.loads(_text(path, at_rest))
-            if not isinstance(doc, dict):
-                raise TypeError("not a JSON object")
             if doc.get("version") != VERSION:
                 raise JournalError(
                     "{path}: journal version {get!r}, expected {VERSION}",
@@ -97,7 +108,7 @@ class Journal:
             done = {(int(b), int(c)) for b, c in doc["done"]}
             fouls = [FoulCopy(**f) for f in doc.get("fouls", [])]
             their = str(doc["boards_digest"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, JournalError):
                 raise
             raise JournalError("{path}: not a readable board-making journal ({exc})", path=path, exc=exc) from exc

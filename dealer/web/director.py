@@ -66,13 +66,8 @@ P = ParamSpec("P")
 
 
 def install_director_routes(app: FastAPI, service: Service) -> None:
-    from dealer.draw.director import Director
-
     bank = service.bank.bank
-    from dealer.bank.register import PlayedRegister
-
-    # the competition's played deals (Law 15): checked at every prepare, filled at every reveal
-    director = Director(bank, PlayedRegister(service.config.var_dir / "played.sqlite"))
+    director = service.director  # the export routes' too (one cache of the sealed trees)
     run = service.bank.call
     custody: CustodySession = service.custody
     # the role first (401/403 before anything else), then the key: only the signed-in browser's requests use it

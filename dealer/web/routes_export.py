@@ -120,8 +120,7 @@ def make_router(service: Service) -> APIRouter:
     from dealer.draw.director import Director
 
     router = APIRouter()
-    bank = service.bank.bank
-    director = Director(bank)
+    director = service.director  # the director's console's too (one cache of the sealed trees)
     jobs = service.jobs
     export_root = service.config.var_dir / "export"
 

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,7 @@ from .station import Station, StationError
 
 if TYPE_CHECKING:
     from dealer.bank.store import Seal
+    from dealer.draw.director import Director
 
 
 log = logging.getLogger("dealer.service")
@@ -115,6 +117,16 @@ class Service:
         self.bank_copy: BankCopyState | None = None  # the second copy's state (None: no [bank] copy)
         self.shown_values: dict[str, str] = {}  # label -> V as the hall was shown it (memory: not in var/)
         self.custody = CustodySession()  # the chief judge's key: when it was last used (it locks when idle)
+
+    @cached_property
+    def director(self) -> Director:
+        """The service's one draw director: the director's console and the export routes share it, so each seal's
+        tree is read and checked once; the competition's played deals (Law 15), checked at every prepare and
+        filled at every reveal, in var/played.sqlite."""
+        from dealer.bank.register import PlayedRegister
+        from dealer.draw.director import Director
+
+        return Director(self.bank.bank, PlayedRegister(self.config.var_dir / "played.sqlite"))
 
     def begin_shutdown(self) -> None:
         """Called from a signal handler: end the audience streams so the server can stop at once."""
