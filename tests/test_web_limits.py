@@ -498,3 +498,19 @@ def test_the_judge_console_hears_bad_commands_in_its_language(server: Running) -
         "a command must be a JSON object: not a JSON text",
         "a command must be a JSON object",
     ]
+
+
+def test_refusals_of_documents_and_languages_are_in_the_pages_language(server: Running) -> None:
+    """The consoles' own refusals (not only pydantic's) come through the catalogue: an unknown document kind, a
+    document that is not there, a language the service does not have."""
+    ru = {"X-Dealer-Lang": "ru"}
+    r = post(server, "/api/director/documents/nonsense", "{}", **ru)
+    assert r.status_code == 404
+    assert r.json()["detail"].startswith("нет документа вида 'nonsense' (есть: ")
+    judge = bearer(server, "/api/judge/")
+    r = httpx.get(server.base + "/api/judge/documents/nope.pdf", headers={**judge, **ru}, timeout=30)
+    assert (r.status_code, r.json()["detail"]) == (404, "нет документа 'nope.pdf' для роли «технический судья»")
+    r = httpx.get(server.base + "/api/judge/documents/nope.pdf", headers={**judge, "X-Dealer-Lang": "en"}, timeout=30)
+    assert (r.status_code, r.json()["detail"]) == (404, "no document 'nope.pdf' for the judge")
+    r = httpx.get(server.base + "/i18n/xx.json", headers=ru, timeout=30)
+    assert (r.status_code, r.json()["detail"]) == (404, "нет языка 'xx' (есть: en, ru)")

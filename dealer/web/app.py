@@ -17,9 +17,10 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from dealer.app.hub import PublicHub, parse_last_event_id
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.i18n import format_number
 
+from .auth import ROLES as ROLE_NAMES
 from .auth import check_role, cookie_name, role_check
 from .config import LANGUAGES, Limits
 from .custody import CUSTODY_COOKIE, key_access
@@ -159,7 +160,12 @@ def create_app(service: Service) -> FastAPI:
     @app.get("/i18n/{lang}.json", response_class=JSONResponse)
     async def i18n(lang: LangParam) -> JSONResponse:
         if lang not in LANGUAGES:
-            raise HTTPException(404, f"no language {lang!r} (available: {', '.join(LANGUAGES)})")
+            raise HTTPException(
+                404,
+                error_detail(
+                    Phrase("no language {lang!r} (available: {available})", lang=lang, available=", ".join(LANGUAGES))
+                ),
+            )
         return JSONResponse(catalogue(lang))
 
     # -- role pages -----------------------------------------------------------------------------------------
@@ -169,7 +175,9 @@ def create_app(service: Service) -> FastAPI:
             if token is not None:
                 secret, _, custody = token.partition(".")  # SECRET, or SECRET.CUSTODY as a script holds it
                 if not service.secrets.check(role, secret):
-                    raise HTTPException(403, f"wrong secret for the {role} role")
+                    raise HTTPException(
+                        403, error_detail(Phrase("wrong secret for the {role} role", role=ROLE_NAMES.get(role, role)))
+                    )
                 # the token leaves the address bar; a language asked for in the same link stays (a link with
                 # «&lang=en» opened the page in the service's language)
                 asked = request.query_params.get("lang")

@@ -15,12 +15,12 @@ from typing import ParamSpec, TypeVar
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 
-from .auth import role_check
+from .auth import ROLES, role_check
 from .custody import key_access, refusal
-from .i18n import translate
+from .i18n import error_detail, translate
 from .models import (
     CheckRecorded,
     DirectorDocument,
@@ -75,6 +75,12 @@ def make_router(service: Service) -> APIRouter:
     from dealer.export.names import board_journal
 
     router = APIRouter()
+
+    def no_station(name: str) -> str:
+        return error_detail(
+            Phrase("station: no station {name!r} ({stations})", name=name, stations=", ".join(service.stations))
+        )
+
     folder = service.config.var_dir / "documents"
     run = service.bank.call
     numbering = threading.Lock()
@@ -131,7 +137,9 @@ def make_router(service: Service) -> APIRouter:
             or not path.is_file()
             or (kinds is not None and kind not in kinds)
         ):
-            raise HTTPException(404, f"no document {name!r} for the {role}")
+            raise HTTPException(
+                404, error_detail(Phrase("no document {name!r} for the {role}", name=name, role=ROLES.get(role, role)))
+            )
         return FileResponse(path, media_type="application/pdf", filename=name, headers={"Cache-Control": "no-store"})
 
     # -- the technical judge ------------------------------------------------------------------------------------
@@ -139,7 +147,7 @@ def make_router(service: Service) -> APIRouter:
     async def record_check(body: RecordCheck) -> CheckRecorded:
         station = service.stations.get(body.station)
         if station is None:
-            raise HTTPException(400, f"station: no station {body.station!r} ({', '.join(service.stations)})")
+            raise HTTPException(400, no_station(body.station))
         state = station.state()
         try:
             payload = equipment_check(
@@ -189,15 +197,29 @@ def make_router(service: Service) -> APIRouter:
     @router.post("/api/director/documents/{kind}", response_model=IssuedDocument, dependencies=director_write)
     async def director_document(kind: str, body: DirectorDocument | None = None) -> IssuedDocument:
         if kind not in DIRECTOR_KINDS:
-            raise HTTPException(404, f"no document kind {kind!r} (available: {', '.join(DIRECTOR_KINDS)})")
+            raise HTTPException(
+                404,
+                error_detail(
+                    Phrase(
+                        "no document kind {kind!r} (available: {available})",
+                        kind=kind,
+                        available=", ".join(DIRECTOR_KINDS),
+                    )
+                ),
+            )
         body = body or DirectorDocument()
         lang, reg, b, witnesses = lang_of(body), service.regulation, bank(), list(body.witnesses)
         issued: Issued
         closed = service.closed
         if kind in ("bank", "draw", "draw-annex") and closed is not None:
-            raise HTTPException(400, f"variant 1 (closed dealing) has no bank and no draw: no {kind} document")
+            raise HTTPException(
+                400,
+                error_detail(
+                    Phrase("variant 1 (closed dealing) has no bank and no draw: no {kind} document", kind=kind)
+                ),
+            )
         if kind == "closed" and closed is None:
-            raise HTTPException(400, "the closed dealing act is for variant 1 only")
+            raise HTTPException(400, error_detail(Phrase("the closed dealing act is for variant 1 only")))
         if kind == "closed":
             assert closed is not None
             issued = await issuing(
@@ -217,11 +239,14 @@ def make_router(service: Service) -> APIRouter:
             try:
                 day = date.fromisoformat(body.date or date.today().isoformat())
             except ValueError as exc:
-                raise HTTPException(422, f"date = {body.date!r}: expected a real date YYYY-MM-DD") from exc
+                text = Phrase("date = {date!r}: expected a real date YYYY-MM-DD", date=body.date)
+                raise HTTPException(422, error_detail(text)) from exc
             issued = await issuing(issue_day, b, folder, day, lang)
         else:
             if body.label is None:
-                raise HTTPException(422, f"label: the {kind} document needs the session label")
+                raise HTTPException(
+                    422, error_detail(Phrase("label: the {kind} document needs the session label", kind=kind))
+                )
             label = body.label
             if kind == "draw":
                 issued = await issuing(issuers.issue_draw_protocol, b, reg, lang, folder, label, witnesses)
@@ -239,7 +264,7 @@ def make_router(service: Service) -> APIRouter:
     async def override_check(body: EquipmentOverride) -> OverrideRecorded:
         """Leave for «Старт» without today's "before" check: the chief judge's decision, in the ledger."""
         if body.station not in service.stations:
-            raise HTTPException(400, f"station: no station {body.station!r} ({', '.join(service.stations)})")
+            raise HTTPException(400, no_station(body.station))
         try:
             payload = equipment_override(body.station, body.reason)
         except DealerError as exc:

@@ -27,7 +27,7 @@ from dealer.app.closed import CLOSED_LABEL
 from dealer.app.draws import RevealGate, drawn_boards, renumbered
 from dealer.app.exports import BoardProgress, make_boards, record_export
 from dealer.app.jobs import Job, JobBusy, JobState
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Phrase
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
 from dealer.export.journal import FoulCopy, finished_copies
@@ -146,7 +146,7 @@ def make_router(service: Service) -> APIRouter:
         if label == CLOSED_LABEL and service.closed is not None:  # variant 1: the boards the stations dealt
             made = service.closed.session_boards()
             if not made:
-                raise HTTPException(400, "no board has been dealt yet (variant 1)")
+                raise HTTPException(400, error_detail(Phrase("no board has been dealt yet (variant 1)")))
             return renumbered(made, first=first, copies=copies)
         try:
             drawn = await service.bank.call(d.drawn_deals, label)
@@ -204,7 +204,7 @@ def make_router(service: Service) -> APIRouter:
         folder = out_dir(label)
         path = folder / name
         if name != Path(name).name or name.startswith(".") or not path.is_file():
-            raise HTTPException(404, "no such file for this session")
+            raise HTTPException(404, error_detail(Phrase("no such file for this session")))
         try:
             data = await asyncio.to_thread(at_rest(d, label).read, path)
         except DealerError as exc:
@@ -262,7 +262,10 @@ def make_router(service: Service) -> APIRouter:
         body = body or MakeBoards()
         running = jobs.running("boards", label)
         if running is not None:
-            raise HTTPException(409, f"boards of {label!r} are being made ({running.progress.current})")
+            text = Phrase(
+                "boards of {label!r} are being made ({current})", label=label, current=running.progress.current
+            )
+            raise HTTPException(409, error_detail(text))
         boards = await boards_of(d, label, body.first, body.copies or service.regulation.copies)
         progress = BoardProgress(boards=len(boards), total_copies=sum(b.copies for b in boards))
         try:
@@ -338,7 +341,10 @@ def make_router(service: Service) -> APIRouter:
         await job.wait()
         if job.state is not JobState.DONE:
             status = 400 if isinstance(job.exception, DealerError) else 500
-            raise HTTPException(status, f"hand records of {label!r}: {job.error}")
+            reason = error_detail(job.exception) if job.exception is not None else str(job.error)
+            raise HTTPException(
+                status, error_detail(Phrase("hand records of {label!r}: {reason}", label=label, reason=reason))
+            )
         return FilesWritten(label=label, boards=len(records), files=[p.name for p in written])
 
     return router
