@@ -195,7 +195,8 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
     if "share_percent" in draw and "deals" in draw:
         raise RegulationError("give either draw.share_percent or draw.deals, not both", source)
     lo_s, hi_s = SHARE_RANGE
-    if "deals" in draw:
+    drawn = variant is not DealingVariant.CLOSED  # variant 1 forms no bank and draws nothing: no share to check
+    if "deals" in draw and drawn:
         deals = _int(draw["deals"], "draw.deals", 1, BANK_TARGET_RANGE[1], source)
         if not target_given:
             raise RegulationError("draw.deals needs bank.target to check its share of the bank", source)
@@ -251,7 +252,7 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
         share_bp = int(exact)
         deals = boards
         total = sessions * deals + spare
-        if target_given:
+        if target_given and drawn:
             allowed = target * share_bp // 10000
             if allowed < total:
                 raise RegulationError(

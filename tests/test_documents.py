@@ -704,9 +704,7 @@ def test_the_closed_act_holds_its_facts_on_pages_signed_with_content(tmp_path: P
     from dealer.documents.issuers import issue_closed_act
 
     reg = parse_regulation(
-        REGULATION.replace("variant = 2\nopen_cards = 32", "variant = 1")
-        .replace("boards = 4", f"boards = {boards}")
-        .replace("target = 80", "target = 500")  # the regulation checks a bank's share even for variant 1
+        REGULATION.replace("variant = 2\nopen_cards = 32", "variant = 1").replace("boards = 4", f"boards = {boards}")
     )
     bank = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
     rng = random.Random(boards)

@@ -176,3 +176,14 @@ def test_a_rehearsal_can_draw_its_session_from_its_small_bank(tmp_path: Path) ->
         director.seal()
         bundle = full_draw(director, "rehearsal", reg, spec=DICE)
         assert len(bundle["drawn"]) == 1 and all(c.ok for c in verify_bundle(bundle))
+
+
+def test_variant_1_checks_no_bank_share() -> None:
+    """Variant 1 forms no bank and draws nothing (Law 6): a bank target or a draw size in its file is not checked
+    against its boards — the same numbers refused for variant 2 load for variant 1."""
+    closed = {"dealing": {"variant": 1}}
+    for extra in ({"bank": {"target": 80}}, {"bank": {"target": 80}, "draw": {"deals": 30}}):
+        with pytest.raises(RegulationError):
+            regulation_from_dict(reg(session={"boards": 24}, **extra))
+        loaded = regulation_from_dict({**closed, "session": {"boards": 24}, **extra})
+        assert loaded.variant is DealingVariant.CLOSED and loaded.boards_per_session == 24
