@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from . import kit
 from .console import Console
-from .i18n import error, t
+from .i18n import error, language, t
 from .root import app
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ def machine_deal(
     import asyncio
 
     from dealer.core import Deal, Seat
+    from dealer.core.diagram import seat_hand_line
     from dealer.core.errors import DealerError
     from dealer.core.events import DealEnded, DeviceFault, Disconnected
 
@@ -122,9 +123,9 @@ def machine_deal(
                         return failures
                     if isinstance(ev, DealEnded) and ev.deal_id == deal_id:
                         assert ev.record is not None
-                        kit.echo(
-                            t("deal {deal_id}: {pbn}", deal_id=deal_id, pbn=Deal.from_bytes(ev.record).to_pbn(Seat.N))
-                        )
+                        dealt = Deal.from_bytes(ev.record)  # the four hands in the command line's language
+                        hands = "  |  ".join(seat_hand_line(dealt, seat, language()) for seat in Seat)
+                        kit.echo(t("deal {deal_id}: {hands}", deal_id=deal_id, hands=hands))
                         break
                     if isinstance(ev, DeviceFault) and ev.deal_id is not None and ev.deal_id != deal_id:
                         failures += 1  # about a deal printed before: the device reported more after its end
