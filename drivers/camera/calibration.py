@@ -32,7 +32,7 @@ from dealer.core.errors import DealerError, Phrase
 
 from . import inkcolour
 from .blas import single_thread_blas
-from .detect import Geometry, Quad, corner_views, find_card, mirror_patches
+from .detect import Geometry, Quad, corner_views, find_card, mirror_patches, shrink
 from .heldout import Confidence, estimate, region_flat
 from .layout import (
     DISCOVERY,
@@ -389,7 +389,7 @@ def collect_views(
             side = 2 * g.search + 1
             current = _View(frame.number, frame.number, [], [], ref[g.search * side + g.search])
         current.flats.extend(flats)
-        current.colours.extend((tl_colour, br_colour))
+        current.colours.extend((shrink(tl_colour, tl), shrink(br_colour, br)))
         current.mirrors.extend(mirrors)
         current.quads.append(quad)
         current.last_frame = frame.number

@@ -185,8 +185,9 @@ def corner_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]
 
 
 def corner_views(frame: Image, quad: Quad, g: Geometry) -> tuple[tuple[Image, Image], tuple[Image, Image]]:
-    """The two index regions of :func:`corner_patches`, each as (grey patch, colour patch of the same size):
-    the colour tells the suits of a deck printed in more than one ink apart (:mod:`.inkcolour`)."""
+    """The two index regions of :func:`corner_patches`, each as (grey patch, colour view at twice its size, to
+    :func:`shrink` when used): the colour tells the suits of a deck printed in more than one ink apart
+    (:mod:`.inkcolour`)."""
     c = quad.corners
     return _warp(frame, c, g), _warp(frame, np.roll(c, -2, axis=0), g)
 
@@ -201,11 +202,11 @@ def mirror_patches(frame: Image, quad: Quad, g: Geometry) -> tuple[Image, Image]
 
 
 def _patch(frame: Image, corners: Points, g: Geometry) -> Image:
-    return _warp(frame, corners, g, colour=False)[0]
+    return _warp(frame, corners, g)[0]
 
 
-def _warp(frame: Image, corners: Points, g: Geometry, colour: bool = True) -> tuple[Image, Image]:
-    """The region's grey patch and, with ``colour``, its colour patch (else the grey one again)."""
+def _warp(frame: Image, corners: Points, g: Geometry) -> tuple[Image, Image]:
+    """The region's grey patch, and the frame warped onto it at twice its size (colour, as the frame is)."""
     ss = 2  # supersampling
     pw = (g.region_w + 2 * g.search) * ss
     ph = (g.region_h + 2 * g.search) * ss
@@ -218,6 +219,12 @@ def _warp(frame: Image, corners: Points, g: Geometry, colour: bool = True) -> tu
     warped = cv2.warpPerspective(frame, m, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     grey = warped.min(axis=2) if warped.ndim == 3 else warped  # ink of any hue is dark in its darkest channel
     small = np.asarray(cv2.resize(grey, (pw // ss, ph // ss), interpolation=cv2.INTER_AREA), np.uint8)
-    if not colour or warped.ndim != 3:
-        return small, small
-    return small, np.asarray(cv2.resize(warped, (pw // ss, ph // ss), interpolation=cv2.INTER_AREA), np.uint8)
+    return small, np.asarray(warped, np.uint8)
+
+
+def shrink(colour: Image, grey: Image) -> Image:
+    """A colour view of :func:`corner_views` brought to its grey patch's size (only when its colour is used)."""
+    if colour.ndim != 3:
+        colour = np.repeat(colour[..., None], 3, axis=2)
+    h, w = grey.shape[:2]
+    return np.asarray(cv2.resize(colour, (w, h), interpolation=cv2.INTER_AREA), np.uint8)

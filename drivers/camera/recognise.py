@@ -33,7 +33,7 @@ from dealer.core.cards import Card
 from . import inkcolour
 from .blas import single_thread_blas
 from .calibration import Calibration, box_windows
-from .detect import Image, Quad, corner_views, find_card, mirror_patches
+from .detect import Image, Quad, corner_views, find_card, mirror_patches, shrink
 from .match import Vectors, flatten_light
 
 Evidence = npt.NDArray[np.float32]  # (corners, 52): each corner's combined score per card; NaN: corner not read
@@ -153,15 +153,18 @@ class Recogniser:
         or the card they pick has less than the single corner's margin (:meth:`sure`). Their rows are then NaN.
         Reading four corners costs twice two; most frames of a card in view are read surely from two (#31).
 
-        In a deck whose suits differ in ink (calibration learnt it), the first two corners' scores of the cards
-        of a suit whose ink is clearly not the one seen are lowered (:mod:`.inkcolour`)."""
+        In a deck whose suits differ in ink (calibration learnt it), when the first two corners are unsure by
+        shape, their scores of the cards of a suit whose ink is clearly not the one seen are lowered
+        (:mod:`.inkcolour`)."""
         g = self.cal.geometry
         out = np.full((self.cal.corners, 52), np.nan, np.float32)
-        for k, (patch, colour) in enumerate(corner_views(image, quad, g)):
-            flat = flatten_light(patch)
+        views = corner_views(image, quad, g)
+        flats = [flatten_light(patch) for patch, _ in views]
+        for k, flat in enumerate(flats):
             out[k] = self.corner_scores(flat)
-            if self._inks is not None:
-                penalty = inkcolour.penalties(inkcolour.chromaticity(colour, flat), *self._inks)
+        if self._inks is not None and not self.sure(out[:2]):
+            for k, ((patch, colour), flat) in enumerate(zip(views, flats, strict=True)):
+                penalty = inkcolour.penalties(inkcolour.chromaticity(shrink(colour, patch), flat), *self._inks)
                 if penalty is not None:
                     out[k] -= penalty
         if self._mirror is not None and not self.sure(out[:2]):
