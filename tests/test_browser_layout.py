@@ -133,6 +133,9 @@ def test_every_screen_of_a_drawn_day_fits(browser: Any, drawn_day: Running, lang
         found = measure(browser, server, path, lang, size, ready)
         assert found["lang"] == lang, (path.split("?")[0], found["lang"])  # the link's language, kept past sign-in
         assert not re.search(r"(Попытка|Attempt) 0\b", found["text"]), path  # the formed bank's stations: no attempt 0
+        if path == "/":  # a revealed draw is headed as revealed, not as a commitment just published
+            said = {"ru": ("Жеребьёвка раскрыта", "опубликовано"), "en": ("Draw revealed", "published")}[lang]
+            assert said[0] in found["text"] and said[1] not in found["text"], found["text"]
         if lang == "en":  # no Russian left on an English page but the day's own names (its session, its witnesses)
             cyrillic = set(re.findall(r"[А-Яа-яЁё]+", found["text"])) - DATA_WORDS
             assert cyrillic == set(), (path.split("?")[0], sorted(cyrillic))

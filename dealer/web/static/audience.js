@@ -87,7 +87,9 @@
         return box;
       };
       c.dataset.state = m.state || "";
-      c.replaceChildren(el("h2", "", I18N.t("audience.commitment")),
+      // the headline says where the draw is: published, then revealed after play (or void)
+      const headline = {revealed: "audience.commitment_revealed", void: "audience.commitment_void"}[m.state];
+      c.replaceChildren(el("h2", "", I18N.t(headline || "audience.commitment")),
         fact("audience.commitment_label", m.label), fact("audience.commitment_deals", m.deals));
       const vformat = m.public_value_spec ? I18N.valueFormat(m.public_value_spec) : m.format;
       if (vformat) c.appendChild(fact("audience.value_format", vformat, "vformat"));
