@@ -86,6 +86,8 @@ def test_the_director_console_fits_a_phone(browser: Any, tmp_path: Path) -> None
         page = browser.new_page(viewport={"width": 390, "height": 844})
         page.goto(f"{server.base}/director?token={server.director}")
         page.wait_for_function("document.getElementById('d-head').textContent.length > 20")  # the ledger head in
+        size, head = server.service.bank.bank.anchor()  # SIZE:HASH, as the hall shows it and bank verify takes it
+        assert page.text_content("#d-head") == f"{size}:{head}"
         scroll, width, wide = page.evaluate(WIDEST)
         assert scroll <= width and wide == [], (scroll, width, wide)
         page.close()

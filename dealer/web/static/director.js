@@ -203,7 +203,8 @@
     document.getElementById("d-deals").textContent = s.deals + (s.target ? " / " + s.target : "");
     document.getElementById("d-eligible").textContent = s.eligible ?? "—";
     document.getElementById("d-ledger").textContent = s.ledger_size ?? "—";
-    document.getElementById("d-head").textContent = s.ledger_head;
+    // SIZE:HASH, as the hall shows it and `dealer bank verify --head` takes it
+    document.getElementById("d-head").textContent = s.ledger_head ? (s.ledger_size ? s.ledger_size + ":" : "") + s.ledger_head : "—";
     const plan = s.plan;
     if (plan) document.getElementById("plan").textContent = t("director.plan", plan);
     const seals = document.getElementById("seals");
