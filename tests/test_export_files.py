@@ -121,12 +121,38 @@ def test_cli_convert_chain_and_errors(tmp_path: Path) -> None:
 def test_cli_export_files_and_handrecords(tmp_path: Path) -> None:
     boards = number_deals(_deals(3, seed=4))
     (tmp_path / "drawn.json").write_bytes(by_name("json").write([b.record() for b in boards]))
-    run = _cli("export", "files", "drawn.json", "-o", "out", "--first", "25", "--copies", "2", cwd=tmp_path)
+    run = _cli(
+        "export",
+        "files",
+        "drawn.json",
+        "-o",
+        "out",
+        "--first",
+        "25",
+        "--copies",
+        "2",
+        "--name",
+        "session",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["session.dlm", "session.dup", "session.pbn"]
     dup = (tmp_path / "out" / "session.dup").read_bytes()
     assert dup[146:156] == b"YN25 2 27 "
-    run = _cli("export", "handrecords", "drawn.json", "-o", "hr", "--formats", "html,pbn", "--lang", "ru", cwd=tmp_path)
+    run = _cli(
+        "export",
+        "handrecords",
+        "drawn.json",
+        "-o",
+        "hr",
+        "--formats",
+        "html,pbn",
+        "--lang",
+        "ru",
+        "--name",
+        "handrecords",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     html = (tmp_path / "hr" / "handrecords.html").read_text()
     assert all(f"Сдача {n}" in html for n in (1, 2, 3))

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from .i18n import language, printable, word
 
 F = TypeVar("F", bound=Callable[..., object])
+# Any: the marker stands as the default of a parameter of any declared type (as typer's ``...`` did)
 REQUIRED: Any = ...  # ``Option(...)``/``Argument(...)``: no default, the value must be given
 HELP_NAMES = ("-h", "--help")
 
@@ -67,6 +68,7 @@ class Param:
         envvar: str | None = None,
         min: float | None = None,
         max: float | None = None,
+        # Any: a callback takes the option's value, whatever type the command declared
         callback: Callable[[Any], object] | None = None,
         is_eager: bool = False,
         metavar: str | None = None,
@@ -132,11 +134,13 @@ class Param:
         return "'" + (max(self.decls, key=len) if self.is_option else self.metavar()) + "'"
 
 
+# Any: settings are Param's keyword fields; the result stands as a default of any declared parameter type
 def Option(default: object = None, *decls: str, **settings: Any) -> Any:
     """An option of a command, as its parameter's default (``Any``: the parameter is annotated with its type)."""
     return Param(True, default, decls, **settings)
 
 
+# Any: as Option's
 def Argument(default: object = None, **settings: Any) -> Any:
     """A positional argument of a command, as its parameter's default (see ``Option``)."""
     return Param(False, default, (), **settings)
