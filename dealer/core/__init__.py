@@ -7,7 +7,6 @@ its help) goes without them and the dataclasses machinery they are built on.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from .errors import (
@@ -19,6 +18,7 @@ from .errors import (
     DuplicateCardError,
     HandSizeError,
 )
+from .lazy import lazy_names
 
 if TYPE_CHECKING:
     from .boards import Board, Vulnerability, board_dealer, board_vulnerability
@@ -33,16 +33,7 @@ _MODULES = {
     "numbering": ("DEAL_COUNT", "deal_from_rank", "deal_rank"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
-
-
-def __getattr__(name: str) -> object:
-    """A name of cards, deals, numbering or boards, its module imported on first use."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)  # a name of cards, deals, numbering or boards, imported on first use
 
 
 __all__ = [

@@ -8,8 +8,9 @@ status``) can be imported without the others.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from dealer.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .bundle import Check, verify_bundle
@@ -27,12 +28,4 @@ _HOME = {
     "dice_spec": "protocol",
     "named_spec": "protocol",
 }
-
-
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOME)
