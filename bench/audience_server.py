@@ -34,10 +34,10 @@ def main() -> None:
 
     import uvicorn
 
+    from dealer.app.config import config_from_dict
     from dealer.cli.serve_cmds import bind
     from dealer.regulation import DealingVariant, Regulation, regulation_from_dict
     from dealer.web.app import create_app
-    from dealer.web.config import config_from_dict
     from dealer.web.devices import open_station_device
     from dealer.web.service import Service
 

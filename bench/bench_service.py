@@ -184,10 +184,10 @@ def _fanout_sockets(clients: int, cards: int, rate: float) -> dict[str, float]:
 
 
 async def _pipeline(deals: int, clients: int, wire: bool = True) -> dict[str, float]:
+    from dealer.app.config import StationConfig
     from dealer.regulation import DealingVariant, Regulation
     from dealer.web.banks import open_bank
     from dealer.web.bankworker import BankWorker
-    from dealer.web.config import StationConfig
     from dealer.web.devices import open_station_device
     from dealer.web.operator import OperatorBus
     from dealer.web.station import Station

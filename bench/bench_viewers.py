@@ -42,10 +42,10 @@ def _serve(config_path: str, batch: int = ACCEPT_BATCH) -> None:
     runs until killed."""
     import uvicorn
 
+    from dealer.app.config import load_config
     from dealer.cli.serve_cmds import bind
     from dealer.web.accept import paced
     from dealer.web.app import create_app
-    from dealer.web.config import load_config
     from dealer.web.service import Service
 
     cfg = load_config(config_path)

@@ -15,9 +15,9 @@ from typing import Any
 import uvicorn
 from custody_support import TEST_KEYRING, write_custody
 
+from dealer.app.config import ServiceConfig, config_from_dict
 from dealer.regulation import Regulation, regulation_from_dict
 from dealer.web.app import create_app
-from dealer.web.config import ServiceConfig, config_from_dict
 from dealer.web.service import Service
 
 

@@ -112,7 +112,7 @@ def test_a_copy_that_cannot_be_written_is_told_with_each_commit_and_shown_to_the
 
 
 def test_a_postgresql_bank_takes_no_copy_file() -> None:
-    from dealer.web.config import ConfigError, config_from_dict
+    from dealer.app.config import ConfigError, config_from_dict
 
     with pytest.raises(ConfigError, match="synchronous standby"):
         config_from_dict({"bank": {"url": "postgresql://dealer@host/bank", "copy": "/media/usb/copy.sqlite"}}, "t")

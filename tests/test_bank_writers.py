@@ -295,7 +295,7 @@ def test_a_300000_deal_import_while_a_station_deals_loses_no_deal(tmp_path: Path
 
 
 def test_the_service_config_sets_the_bank_wait_and_the_seal_interval() -> None:
-    from dealer.web.config import ConfigError, config_from_dict
+    from dealer.app.config import ConfigError, config_from_dict
 
     cfg = config_from_dict({"bank": {"busy_timeout": 0.5, "seal_every_deals": 10, "seal_every_minutes": 2}}, "t")
     assert (cfg.bank_busy_timeout, cfg.seal_every_deals, cfg.seal_every_minutes) == (0.5, 10, 2.0)

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dealer.app.config import config_from_dict
 from dealer.i18n import PLAIN_PATTERNS, LanguageError, Messages, format_number, plural_category, resolve_language
-from dealer.web.config import config_from_dict
 from dealer.web.i18n import translate
 
 ROOT = Path(__file__).resolve().parents[1]

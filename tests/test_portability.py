@@ -173,7 +173,7 @@ def test_serve_deals_without_posix_modules_from_a_cyrillic_event_folder(tmp_path
 def test_windows_port_names_and_the_simulator_without_a_pty(tmp_path: Path) -> None:
     """``COM3``-style ports are device ids and station urls as typed on Windows; without a pty the simulator sits
     on loopback TCP; a station named in Cyrillic gets an ASCII serial for the protocol."""
-    from dealer.web.config import config_from_dict
+    from dealer.app.config import config_from_dict
     from drivers.kinds.simulator import medium_of, sim_serial
     from drivers.registry import parse_device_id
 

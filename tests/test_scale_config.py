@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from dealer.app.config import ConfigError, config_from_dict
 from dealer.bank.pg_store import normalise_url, redact
-from dealer.web.config import ConfigError, config_from_dict
 
 
 def test_bank_url_and_relay_are_read() -> None:

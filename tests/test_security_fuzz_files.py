@@ -17,6 +17,7 @@ from bank_support import random_deal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dealer.app.config import parse_config
 from dealer.bank.store import SqliteBank
 from dealer.bank_import.importer import import_files
 from dealer.core import Deal
@@ -24,7 +25,6 @@ from dealer.core.errors import DealerError
 from dealer.formats import formats, load_all
 from dealer.formats.base import BoardRecord, ExportMeta
 from dealer.regulation import parse_regulation
-from dealer.web.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
 load_all()

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from _web_server import press_start, regulation, running_service, service_config
 
+from dealer.app.config import ConfigError, config_from_dict
 from dealer.bank.store import SqliteBank
-from dealer.web.config import ConfigError, config_from_dict
 
 
 def test_start_waits_for_the_before_check(tmp_path: Path) -> None:

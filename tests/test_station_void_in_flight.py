@@ -23,6 +23,7 @@ import pytest
 from _web_server import regulation
 from bank_support import random_deal
 
+from dealer.app.config import StationConfig
 from dealer.app.hub import PublicHub
 from dealer.app.ledger_writes import LedgerWrite
 from dealer.bank.api import CommittedDeal, DealSource
@@ -30,7 +31,6 @@ from dealer.bank.errors import BankUnavailableError
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
 from dealer.web.bankworker import BankWorker
-from dealer.web.config import StationConfig
 from dealer.web.operator import OperatorBus
 from dealer.web.station import Station, StationError
 

@@ -16,8 +16,8 @@ import pytest
 import websockets
 from _web_server import Running, regulation, running_service, service_config
 
+from dealer.app.config import Limits
 from dealer.web.auth import origin_of
-from dealer.web.config import Limits
 from dealer.web.limits import json_depth
 
 LIMITS = Limits()

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from . import kit
 
 if TYPE_CHECKING:
+    from dealer.app.config import ServiceConfig
     from dealer.regulation import Regulation
-    from dealer.web.config import ServiceConfig
 
 ENV = "DEALER_EVENT"
 EventOption = kit.Option(
@@ -85,8 +85,8 @@ def event_folder(event: Path | None) -> Path:
 
 def find_event(event: Path | None = None, regulation: Path | None = None, config: Path | None = None) -> Event:
     """The event of ``event`` (see the module's text); an unreadable file is an error naming it."""
+    from dealer.app.config import load_config, load_config_embedded
     from dealer.regulation import load_regulation
-    from dealer.web.config import load_config, load_config_embedded
 
     folder = event_folder(event)
     if event is not None and not folder.is_dir():

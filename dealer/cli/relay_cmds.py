@@ -27,10 +27,10 @@ def relay(
     """Serve the audience page and the public stream to remote viewers (no secret; public routes only)."""
     import uvicorn
 
+    from dealer.app.config import LANGUAGES
     from dealer.app.public_wire import check_event
     from dealer.relay.app import create_relay_app
     from dealer.web.accept import listen
-    from dealer.web.config import LANGUAGES
 
     if language not in LANGUAGES:
         raise kit.BadParameter(t("{value!r}: expected ru or en", value=language), param_hint="--language")
@@ -58,8 +58,8 @@ def relay(
             port=port,
         )
     )
+    from dealer.app.config import Limits
     from dealer.relay.app import MAX_VIEWERS
-    from dealer.web.config import Limits
     from dealer.web.guard import ConnectionGuard, server_options
 
     # a relay often sits behind a reverse proxy (one address for all): no per-address cap, but a total below the

@@ -127,9 +127,9 @@ def _on_terminal() -> bool:
 def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None:
     import uvicorn
 
+    from dealer.app.config import ServiceConfig
     from dealer.regulation import DealingVariant, Regulation
     from dealer.web.app import create_app
-    from dealer.web.config import ServiceConfig
     from dealer.web.service import Service
 
     assert isinstance(cfg, ServiceConfig) and isinstance(reg, Regulation)

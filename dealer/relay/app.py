@@ -16,10 +16,10 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from dealer.app.config import LANGUAGES
 from dealer.app.hub import PublicHub
 from dealer.app.relay_signing import Verifier
 from dealer.core.json_types import JsonObject
-from dealer.web.config import LANGUAGES
 from dealer.web.i18n import catalogue, translate
 from dealer.web.public_stream import PublicFrontApp, PublicStreams
 

@@ -16,13 +16,13 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
+from dealer.app.config import LANGUAGES, Limits
 from dealer.app.hub import PublicHub, parse_last_event_id
 from dealer.core.errors import DealerError, Phrase
 from dealer.i18n import format_number
 
 from .auth import ROLES as ROLE_NAMES
 from .auth import check_role, cookie_name, role_check
-from .config import LANGUAGES, Limits
 from .custody import CUSTODY_COOKIE, key_access
 from .guard import ConnectionGuard, ConsoleAddresses
 from .i18n import LanguageMiddleware, catalogue, error_detail, translate

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from dealer.app.config import StationConfig
 from drivers import DealingDevice, open_device, parse_device_id
 from drivers.discovery import candidates
-
-from .config import StationConfig
 
 
 def open_station_device(config: StationConfig) -> DealingDevice:

@@ -33,7 +33,7 @@ import h11
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .config import Limits
+from dealer.app.config import Limits
 
 log = logging.getLogger("dealer.connections")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .config import LANGUAGES
+from dealer.app.config import LANGUAGES
 
 
 @cache

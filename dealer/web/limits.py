@@ -20,10 +20,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send  # the ASGI spec's plain dicts, as Starlette types them
 
+from dealer.app.config import Limits
 from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
-from .config import Limits
 from .i18n import error_detail
 
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]

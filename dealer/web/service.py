@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dealer.app.closed import ClosedBoards
+from dealer.app.config import ServiceConfig
 from dealer.app.hub import PublicHub
 from dealer.app.jobs import JobRunner
 from dealer.app.nats_publisher import RelayPublisher
@@ -23,7 +24,6 @@ from dealer.core.json_types import JsonObject
 from dealer.regulation import DealingVariant, Regulation, load_regulation
 
 from .bankworker import BankWorker
-from .config import ServiceConfig
 from .custody import CustodySession
 from .devices import available_devices, open_station_device, station_on
 from .models import (

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from dealer.app.closed import ClosedBoards
+from dealer.app.config import StationConfig
 from dealer.app.hub import PublicHub
 from dealer.app.ledger_writes import (
     BANK_REFUSED,
@@ -67,7 +68,6 @@ from dealer.session import (
 from drivers.device import DealingDevice
 
 from .bankworker import BankWorker
-from .config import StationConfig
 from .models import (
     OperatorBoard,
     OperatorCard,
