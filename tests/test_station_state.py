@@ -100,7 +100,7 @@ def test_a_station_starts_idle() -> None:
 
 def test_the_web_station_cannot_assign_its_status() -> None:
     """The runner reads the machine's status; only an event moves it (no bare string is assigned)."""
-    from dealer.web.station import Station
+    from dealer.app.station import Station
 
     prop = Station.__dict__["status"]
     assert isinstance(prop, property) and prop.fset is None

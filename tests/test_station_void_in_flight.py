@@ -23,16 +23,16 @@ import pytest
 from _web_server import regulation
 from bank_support import random_deal
 
+from dealer.app.bankworker import BankWorker
 from dealer.app.config import StationConfig
 from dealer.app.hub import PublicHub
 from dealer.app.ledger_writes import LedgerWrite
+from dealer.app.operator import OperatorBus
+from dealer.app.station import Station, StationError
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankUnavailableError
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
-from dealer.web.bankworker import BankWorker
-from dealer.web.operator import OperatorBus
-from dealer.web.station import Station, StationError
 
 
 @dataclass

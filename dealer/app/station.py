@@ -39,6 +39,15 @@ from dealer.app.ledger_writes import (
     WriteSlot,
     retry_pause,
 )
+from dealer.app.operator_messages import (
+    OperatorBoard,
+    OperatorCard,
+    OperatorCardShown,
+    OperatorCommitted,
+    OperatorFault,
+    StationView,
+    StationViewShown,
+)
 from dealer.app.public import bank_message, board_message, from_projection, station_message
 from dealer.app.station_state import StationEvent, StationMachine, StationStatus, Transition
 from dealer.app.station_steps import Do, Next, after_board, after_commit, after_drain, after_void, before_next_deal
@@ -68,15 +77,6 @@ from dealer.session import (
 from drivers.device import DealingDevice
 
 from .bankworker import BankWorker
-from .models import (
-    OperatorBoard,
-    OperatorCard,
-    OperatorCardShown,
-    OperatorCommitted,
-    OperatorFault,
-    StationView,
-    StationViewShown,
-)
 from .operator import OperatorBus
 
 log = logging.getLogger("dealer.station")
