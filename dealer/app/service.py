@@ -161,9 +161,8 @@ class Service:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
         for station in self.stations.values():
-            station.running = False
             with contextlib.suppress(Exception):
-                await station.disconnect()
+                await station.disconnect()  # the station deals no more
             await station.flush(SHUTDOWN_FLUSH_S)  # a deal waiting for the bank gets a last chance
         self.bank.close()
         if self.relay_publisher is not None:
