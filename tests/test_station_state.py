@@ -1,7 +1,7 @@
 """The station's status machine (``dealer.app.station_state``) as a table: every (status, event) pair.
 
 No asyncio, no sockets, no sleeps: the machine is pure, its time is passed in. The expected table is written out
-here by hand from what ``dealer/web/station.py`` does (which status each call sets, under which condition, and in
+here by hand from what ``dealer/app/station_core.py`` does (which status each call sets, under which condition, and in
 which statuses a call can come, given the station's lock and its awaits), in plain strings — not computed from the
 module's own table.
 """
