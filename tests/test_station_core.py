@@ -325,3 +325,29 @@ def test_a_transition_is_stamped_with_the_time_passed_in(now: float) -> None:
     core.handle(Connect(now))
     core.handle(Move(StationEvent.CONNECT, now))
     assert core.machine.since == now and core.status == "connecting"
+
+
+def test_a_deal_finished_after_the_pause_waits_for_the_bank_and_the_station_stays_paused() -> None:
+    core = a_core()
+    assert [summary(c) for c in core.handle(Pause(1.0))] == [("publish", "station", "paused"), ("state",)]
+    source = DealSource("station", station="A", variant=2, shown_cards=32, dealing_order=bytes(range(52)))
+    item = LedgerWrite("commit", 3, 2.0, deal=random_deal(random.Random(9)), source=source)
+    core.committing = 1
+    banked = CommittedDeal(deal_id=4, commitment="cd" * 32, ledger_index=9, ledger_head="ef" * 32)
+    bench = Bench(core, item, banked)
+    assert bench.apply(WriteTurn(item, 2.0)) == [("commit", "3")]
+    told = bench.apply(WriteUnavailable(item, "busy", 40.0))
+    assert told[2:] == [("publish", "station", "bank_waiting"), ("state",), ("state",), ("retry_at", "40.1")]
+    assert core.paused_under_wait  # the judge's pause, covered by bank_waiting
+    assert bench.apply(Tick(40.1)) == [("commit", "3")]
+    assert bench.apply(WriteSucceeded(item, banked, 40.2)) == [("unmark",), ("countcommit",)]
+    assert bench.apply(CommitCounted(item, banked, None, 4, 40.3)) == [
+        ("publish", "deal_committed", ""),
+        ("publish", "bank", ""),
+        ("tell", "committed", ""),
+        ("state",),
+        ("tell", "fault", "guide.bank_back"),
+        ("publish", "station", "paused"),  # bank_waiting -> paused (BANK_BACK_PAUSED): still the judge's pause
+        ("state",),
+    ]
+    assert not core.paused_under_wait and core.status == "paused" and core.last_bank_deal == 4
