@@ -112,6 +112,7 @@ from .operator import OperatorBus
 from .operator_messages import StationView
 
 log = logging.getLogger("dealer.station")
+_AT_ONCE = (Publish, Tell, SendState, Log, Unmark)  # the commands done without waiting (most of a deal's)
 
 
 class StationError(Exception):
@@ -217,7 +218,7 @@ class Station:
         are carried out before the next of these). Returns a judge's answer, or the device's to an injection."""
         answer: Answer | bool | None = None
         for cmd in commands:
-            if isinstance(cmd, Publish | Tell | SendState | Log | Unmark):
+            if isinstance(cmd, _AT_ONCE):
                 self._now_command(cmd)
             elif isinstance(cmd, Refuse):
                 raise StationError(cmd.text)
