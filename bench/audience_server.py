@@ -35,11 +35,11 @@ def main() -> None:
     import uvicorn
 
     from dealer.app.config import config_from_dict
+    from dealer.app.devices import open_station_device
+    from dealer.app.service import Service
     from dealer.cli.serve_cmds import bind
     from dealer.regulation import DealingVariant, Regulation, regulation_from_dict
     from dealer.web.app import create_app
-    from dealer.web.devices import open_station_device
-    from dealer.web.service import Service
 
     tmp = Path(tempfile.mkdtemp(prefix="dealer-bench-"))
     data: dict[str, Any] = {"var_dir": str(tmp), "bank": {"path": str(tmp / "bank.sqlite")}}

@@ -184,13 +184,13 @@ def _fanout_sockets(clients: int, cards: int, rate: float) -> dict[str, float]:
 
 
 async def _pipeline(deals: int, clients: int, wire: bool = True) -> dict[str, float]:
+    from dealer.app.banks import open_bank
+    from dealer.app.bankworker import BankWorker
     from dealer.app.config import StationConfig
+    from dealer.app.devices import open_station_device
+    from dealer.app.operator import OperatorBus
+    from dealer.app.station import Station
     from dealer.regulation import DealingVariant, Regulation
-    from dealer.web.banks import open_bank
-    from dealer.web.bankworker import BankWorker
-    from dealer.web.devices import open_station_device
-    from dealer.web.operator import OperatorBus
-    from dealer.web.station import Station
     from drivers import open_device
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,10 +43,10 @@ def _serve(config_path: str, batch: int = ACCEPT_BATCH) -> None:
     import uvicorn
 
     from dealer.app.config import load_config
+    from dealer.app.service import Service
     from dealer.cli.serve_cmds import bind
     from dealer.web.accept import paced
     from dealer.web.app import create_app
-    from dealer.web.service import Service
 
     cfg = load_config(config_path)
     service = Service(cfg)

@@ -16,9 +16,9 @@ import uvicorn
 from custody_support import TEST_KEYRING, write_custody
 
 from dealer.app.config import ServiceConfig, config_from_dict
+from dealer.app.service import Service
 from dealer.regulation import Regulation, regulation_from_dict
 from dealer.web.app import create_app
-from dealer.web.service import Service
 
 
 def free_port() -> int:

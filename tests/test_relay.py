@@ -256,8 +256,8 @@ def test_relay_refuses_every_route_that_is_not_public_and_holds_no_secret(tmp_pa
     from _web_server import regulation as reg
     from fastapi.routing import APIRoute, APIWebSocketRoute
 
+    from dealer.app.service import Service
     from dealer.web.app import create_app
-    from dealer.web.service import Service
 
     hall = create_app(Service(service_config(tmp_path / "hall"), reg(), autostart=False))
     paths: list[tuple[str, str]] = []

@@ -1,7 +1,7 @@
 """The station's status machine (``dealer.app.station_state``) as a table: every (status, event) pair.
 
 No asyncio, no sockets, no sleeps: the machine is pure, its time is passed in. The expected table is written out
-here by hand from what ``dealer/web/station.py`` does (which status each call sets, under which condition, and in
+here by hand from what ``dealer/app/station_core.py`` does (which status each call sets, under which condition, and in
 which statuses a call can come, given the station's lock and its awaits), in plain strings — not computed from the
 module's own table.
 """
@@ -100,7 +100,7 @@ def test_a_station_starts_idle() -> None:
 
 def test_the_web_station_cannot_assign_its_status() -> None:
     """The runner reads the machine's status; only an event moves it (no bare string is assigned)."""
-    from dealer.web.station import Station
+    from dealer.app.station import Station
 
     prop = Station.__dict__["status"]
     assert isinstance(prop, property) and prop.fset is None

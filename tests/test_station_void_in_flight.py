@@ -23,16 +23,16 @@ import pytest
 from _web_server import regulation
 from bank_support import random_deal
 
+from dealer.app.bankworker import BankWorker
 from dealer.app.config import StationConfig
 from dealer.app.hub import PublicHub
 from dealer.app.ledger_writes import LedgerWrite
+from dealer.app.operator import OperatorBus
+from dealer.app.station import Station, StationError
 from dealer.bank.api import CommittedDeal, DealSource
 from dealer.bank.errors import BankUnavailableError
 from dealer.bank.store import SqliteBank
 from dealer.core import Deal
-from dealer.web.bankworker import BankWorker
-from dealer.web.operator import OperatorBus
-from dealer.web.station import Station, StationError
 
 
 @dataclass
@@ -78,7 +78,7 @@ async def _scenario(path: Path, second_succeeds: bool) -> tuple[Station, list[di
     hub.sinks.append(published.append)
     station = Station(StationConfig(name="A"), regulation(2, 32, target=6), worker, hub, OperatorBus())
     source = DealSource("station", station="A", variant=2, shown_cards=32, dealing_order=bytes(range(52)))
-    station._committing += 1  # as _complete does for an accepted deal
+    station.core.committing += 1  # as the core does for an accepted deal (a commit on its way)
     await station._write(LedgerWrite("commit", 1, 0.0, deal=random_deal(random.Random(5)), source=source))
     assert [w.kind for w in station.pending] == ["commit"]  # the first try failed: queued, retried by the drainer
     await asyncio.to_thread(held.entered.wait, 60)  # the retry is in the bank's thread now

@@ -14,11 +14,11 @@ from _web_server import regulation, running_service, service_config
 from test_web_stream import Capture, judge
 
 from dealer.app.config import ConfigError, StationConfig, config_from_dict
+from dealer.app.devices import open_station_device
 from dealer.bank.store import SqliteBank
 from dealer.core import Card, Seat
 from dealer.core.cards import ALL_CARDS
 from dealer.core.events import CardSeen, DealEnded, DealStarted, DeviceEvent, DeviceFault, Disconnected, FaultKind
-from dealer.web.devices import open_station_device
 from drivers import DeviceOptions
 from drivers.kinds.camera import CameraDevice, CameraDeviceError, calibrate_virtual, shuffled_deal, virtual_template
 

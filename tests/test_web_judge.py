@@ -240,7 +240,7 @@ def test_disconnect_or_reset_during_a_deal_asks_first_and_voids_as_the_operators
 
 def test_no_phantom_serial_ports_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
     """A motherboard UART with nothing behind it (/dev/ttyS0: description "n/a", no USB ids) is no device."""
-    from dealer.web.devices import available_devices
+    from dealer.app.devices import available_devices
     from drivers import discovery
 
     rows = [

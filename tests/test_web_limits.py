@@ -391,9 +391,9 @@ def test_consoles_answer_while_a_crowd_exceeds_the_public_cap(tmp_path: Any) -> 
 
     import uvicorn
 
+    from dealer.app.service import Service
     from dealer.cli.serve_cmds import bind
     from dealer.web.app import create_app
-    from dealer.web.service import Service
 
     cfg = service_config(tmp_path, limits={"max_public_connections": 20})
     service = Service(cfg, regulation(), autostart=False)

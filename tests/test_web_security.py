@@ -15,7 +15,7 @@ import websockets
 from _web_server import Running, regulation, running_service, service_config
 
 from dealer.app.config import ConfigError, config_from_dict, load_config
-from dealer.web.secrets import RoleSecrets, load_or_create_secret
+from dealer.app.secrets import RoleSecrets, load_or_create_secret
 
 JUDGE_GET = ["/judge", "/api/judge/state", "/api/judge/devices"]
 JUDGE_POST = ["/api/judge/stations/A/start", "/api/judge/stations/A/stop", "/api/judge/stations/A/show"]

@@ -2,8 +2,9 @@
 
 In the manner of h11's ``_state.py``: the table maps ``(status, event)`` to the next status, and an event the table
 has no entry for in the current status raises ``InvalidTransition`` naming both — a status is never assigned
-directly. The machine does no I/O and reads no clock: the time of a transition is passed in by the runner
-(``dealer.web.station.Station``), which does the device, the bank and the announcements.
+directly. The machine does no I/O and reads no clock: the time of a transition is passed in by the station's core
+(``dealer.app.station_core.StationCore``), whose runner ``dealer.app.station.Station`` does the device, the bank
+and the announcements.
 
 The statuses are today's strings (``StrEnum``), so what the judge's console, the audience pages and the API show is
 unchanged. Thirteen events have one outcome (``SINGLE``): each names the statuses it may arrive in — every status

@@ -3,8 +3,9 @@
 Events in, commands out: each function takes what the runner knows at the end of a step (the status, whether a
 deal is in progress, whether the judge's Start is on, the bank's progress) and answers with one ``Next`` — tell
 the judge (``SEND_STATE``), ask the device for the next deal (``NEXT_DEAL``), or move the status by an event of
-``station_state`` (``EVENT``) — and whether the station stops dealing. ``dealer.web.station.Station`` carries it
-out (the device, the bank's thread, the announcements). Pure: no I/O, no clock.
+``station_state`` (``EVENT``) — and whether the station stops dealing. ``dealer.app.station_core.StationCore``
+turns it into commands its runner carries out (the device, the bank's thread, the announcements). Pure: no I/O,
+no clock.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from .station_state import StationEvent, StationStatus
 class Do(StrEnum):
     NOTHING = "nothing"
     SEND_STATE = "send_state"  # the status stays: the judge's console gets the station's state
-    NEXT_DEAL = "next_deal"  # ask the device for the next deal (``Station._next``)
-    REQUEST_DEAL = "request_deal"  # ``_next`` itself: the device is asked now
+    NEXT_DEAL = "next_deal"  # ask the device for the next deal (``StationCore._next_deal``)
+    REQUEST_DEAL = "request_deal"  # the next deal itself: the device is asked now
     EVENT = "event"  # the status moves by ``event`` (announced, the judge told)
 
 

@@ -128,15 +128,15 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     import uvicorn
 
     from dealer.app.config import ServiceConfig
+    from dealer.app.service import Service
     from dealer.regulation import DealingVariant, Regulation
     from dealer.web.app import create_app
-    from dealer.web.service import Service
 
     assert isinstance(cfg, ServiceConfig) and isinstance(reg, Regulation)
     import logging
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from dealer.web.custody import keep_memory_private
+    from dealer.app.custody import keep_memory_private
 
     keep_memory_private()  # the chief judge's key, once unlocked, is not readable by the account's other processes
     service = Service(cfg, reg)

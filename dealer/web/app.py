@@ -18,6 +18,19 @@ from pydantic import ValidationError
 
 from dealer.app.config import LANGUAGES, Limits
 from dealer.app.hub import PublicHub, parse_last_event_id
+from dealer.app.operator_messages import (
+    CommandError,
+    CommandOk,
+    DeviceEntry,
+    Devices,
+    JudgeAction,
+    JudgeState,
+    OperatorMessage,
+    StationAction,
+    StationView,
+)
+from dealer.app.service import Service
+from dealer.app.station import StationError
 from dealer.core.errors import DealerError, Phrase
 from dealer.i18n import format_number
 
@@ -28,25 +41,14 @@ from .guard import ConnectionGuard, ConsoleAddresses
 from .i18n import LanguageMiddleware, catalogue, error_detail, translate
 from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
 from .models import (
-    CommandError,
-    CommandOk,
-    DeviceEntry,
-    Devices,
     ErrorDetail,
-    JudgeAction,
     JudgeCommand,
-    JudgeState,
     LangParam,
-    OperatorMessage,
     PublicSnapshot,
-    StationAction,
     StationParam,
-    StationView,
 )
 from .public_stream import PublicFrontApp, PublicStreams
 from .routes_export import make_router as make_export_router
-from .service import Service
-from .station import StationError
 
 ROLES = ("judge", "director")
 

@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, WebSocket
 
+from dealer.app.secrets import RoleSecrets
 from dealer.core.errors import Phrase
 
 from .i18n import error_detail
-from .secrets import RoleSecrets
 
 ROLES = {"judge": Phrase("judge"), "director": Phrase("director")}  # the roles as the messages name them
 

@@ -18,7 +18,9 @@ from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
 from dealer.app.closed import CLOSED_LABEL
+from dealer.app.custody import CustodySession, CustodyState
 from dealer.app.draws import drawn_boards, enter_value, normalise_value, value_spec
+from dealer.app.service import Service
 from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import json_text
@@ -35,7 +37,7 @@ from dealer.export.names import session_slug
 from dealer.integrity.ledger import canonical_json
 
 from .auth import role_check
-from .custody import CUSTODY_COOKIE, CustodySession, CustodyState, key_access, presented_custody, private_channel
+from .custody import CUSTODY_COOKIE, key_access, presented_custody, private_channel
 from .i18n import error_detail
 from .models import (
     CustodyPassphrase,
@@ -57,7 +59,6 @@ from .models import (
     Voided,
 )
 from .routes_export import attachment
-from .service import Service
 
 log = logging.getLogger("dealer.web")
 

@@ -15,6 +15,7 @@ from typing import ParamSpec, TypeVar
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
+from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
 
@@ -32,7 +33,6 @@ from .models import (
     OverrideRecorded,
     RecordCheck,
 )
-from .service import Service
 
 T = TypeVar("T")
 P = ParamSpec("P")

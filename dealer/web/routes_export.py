@@ -27,6 +27,12 @@ from dealer.app.closed import CLOSED_LABEL
 from dealer.app.draws import RevealGate, drawn_boards, renumbered
 from dealer.app.exports import BoardProgress, make_boards, record_export
 from dealer.app.jobs import Job, JobBusy, JobState
+from dealer.app.operator_messages import (
+    BoardsView,
+    Foul,
+    FoulShown,
+)
+from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
@@ -42,17 +48,13 @@ from .i18n import error_detail, translate
 from .models import (
     BoardCards,
     BoardCardsShown,
-    BoardsView,
     FileParam,
     FilesWritten,
-    Foul,
-    FoulShown,
     HandRecords,
     LabelParam,
     MakeBoards,
     WriteFiles,
 )
-from .service import Service
 
 log = logging.getLogger("dealer.export")
 

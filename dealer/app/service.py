@@ -17,16 +17,7 @@ from dealer.app.config import ServiceConfig
 from dealer.app.hub import PublicHub
 from dealer.app.jobs import JobRunner
 from dealer.app.nats_publisher import RelayPublisher
-from dealer.app.public import bank_message, commitment_message
-from dealer.app.streams import PublicStreams
-from dealer.bank.repository import BankRepository
-from dealer.core.json_types import JsonObject
-from dealer.regulation import DealingVariant, Regulation, load_regulation
-
-from .bankworker import BankWorker
-from .custody import CustodySession
-from .devices import available_devices, open_station_device, station_on
-from .models import (
+from dealer.app.operator_messages import (
     BankCopyState,
     BankFigures,
     DeviceEntry,
@@ -38,6 +29,15 @@ from .models import (
     StationAction,
     StationView,
 )
+from dealer.app.public import bank_message, commitment_message
+from dealer.app.streams import PublicStreams
+from dealer.bank.repository import BankRepository
+from dealer.core.json_types import JsonObject
+from dealer.regulation import DealingVariant, Regulation, load_regulation
+
+from .bankworker import BankWorker
+from .custody import CustodySession
+from .devices import available_devices, open_station_device, station_on
 from .operator import OperatorBus
 from .secrets import RoleSecrets, load_or_create_secret
 from .station import Station, StationError
@@ -161,9 +161,8 @@ class Service:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
         for station in self.stations.values():
-            station.running = False
             with contextlib.suppress(Exception):
-                await station.disconnect()
+                await station.disconnect()  # the station deals no more
             await station.flush(SHUTDOWN_FLUSH_S)  # a deal waiting for the bank gets a last chance
         self.bank.close()
         if self.relay_publisher is not None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from .models import OperatorMessage
+from dealer.app.operator_messages import (
+    OperatorMessage,
+)
 
 
 class OperatorBus:
