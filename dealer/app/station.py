@@ -112,6 +112,19 @@ from .operator import OperatorBus
 from .operator_messages import StationView
 
 log = logging.getLogger("dealer.station")
+
+
+_WALL_AT_START = time.time()
+_MONOTONIC_AT_START = time.monotonic()
+
+
+def _clock() -> float:
+    """The time every event is stamped with: the wall clock as it read when the service started, moved on by the
+    monotonic clock since. A ledger entry's time reads as wall time, and a retry due in 2 s stays 2 s away when
+    the laptop's clock is set back or forward meanwhile (a wall-clock jump would stall the waiting writes)."""
+    return _WALL_AT_START + (time.monotonic() - _MONOTONIC_AT_START)
+
+
 _AT_ONCE = (Publish, Tell, SendState, Log, Unmark)  # the commands done without waiting (most of a deal's)
 
 
@@ -138,7 +151,7 @@ class Station:
         self.hub = hub
         self.operator = operator
         self.closed = closed  # variant 1: deals become boards, never bank deals
-        self.core = StationCore(config, regulation, closed=closed is not None, since=time.time())
+        self.core = StationCore(config, regulation, closed=closed is not None, since=_clock())
         self.link: DealingDevice | None = None
         self._opening: DealingDevice | None = None  # the device the judge's connect opens (``OpenDevice``)
         self._reader: asyncio.Task[None] | None = None
@@ -225,16 +238,16 @@ class Station:
             elif isinstance(cmd, Answer):
                 answer = cmd
             elif isinstance(cmd, Continue):
-                await self._feed(restamp(cmd.event, time.time()))
+                await self._feed(restamp(cmd.event, _clock()))
             elif isinstance(cmd, Write):
-                await self._feed(WriteTurn(cmd.item, time.time()))
+                await self._feed(WriteTurn(cmd.item, _clock()))
             elif isinstance(cmd, CommitDeal | RecordVoid):
                 await self._attempt(cmd.item)
             elif isinstance(cmd, CountCommit):
                 await self._count(cmd.item, cmd.committed)
             elif isinstance(cmd, ReadProgress):
                 made, target = await self._progress()
-                await self._feed(ProgressRead(cmd.then, made, target, time.time()))
+                await self._feed(ProgressRead(cmd.then, made, target, _clock()))
             elif isinstance(cmd, RequestDeal):
                 await self._request_deal(cmd.raise_refusal)
             elif isinstance(cmd, MarkDealing):
@@ -293,7 +306,7 @@ class Station:
             self.marker.unlink(missing_ok=True)
             return None
         detail: JsonObject = {"detail": "the service stopped during this deal", "previous_attempt": mark.get("attempt")}
-        await self._feed(Interrupted(detail, time.time()))
+        await self._feed(Interrupted(detail, _clock()))
         return detail
 
     def _committed_since(self, since: int) -> bool:
@@ -310,7 +323,7 @@ class Station:
 
     def link_failed(self) -> None:
         """The service could not open the station's device (autostart): disconnected, announced."""
-        for cmd in self.core.handle(LinkFailed(time.time())):
+        for cmd in self.core.handle(LinkFailed(_clock())):
             if isinstance(cmd, Publish):
                 self.hub.publish(cmd.message)
 
@@ -318,7 +331,7 @@ class Station:
     async def connect(self, link: DealingDevice) -> None:
         async with self._lock:
             self._opening = link
-            await self._feed(Connect(time.time()))
+            await self._feed(Connect(_clock()))
 
     async def _open(self, generation: int) -> None:
         link = self._opening
@@ -326,16 +339,16 @@ class Station:
         await link.open()
         self.link = link
         self._reader = asyncio.create_task(self._read(link, generation), name=f"station-{self.name}")
-        await self._feed(LinkUp(time.time()))
+        await self._feed(LinkUp(_clock()))
 
     async def disconnect(self) -> None:
         async with self._lock:
-            await self._feed(Disconnect(time.time()))
+            await self._feed(Disconnect(_clock()))
 
     async def reset(self) -> None:
         """The judge's Reset: the deal in progress (if any) is voided as the operator's, the station is ready."""
         async with self._lock:
-            await self._feed(Reset(time.time()))
+            await self._feed(Reset(_clock()))
 
     async def _abort(self, tolerant: bool) -> None:
         if self.link is None:
@@ -351,7 +364,7 @@ class Station:
     async def _close_link(self) -> None:
         link, reader = self.link, self._reader
         self.link, self._reader = None, None
-        await self._feed(LinkDown(time.time()))
+        await self._feed(LinkDown(_clock()))
         if link is not None:
             await link.close()
         if reader is not None:
@@ -359,7 +372,7 @@ class Station:
                 await asyncio.wait_for(reader, 2.0)
             except (TimeoutError, asyncio.CancelledError):
                 reader.cancel()
-        await self._feed(LinkClosed(time.time()))
+        await self._feed(LinkClosed(_clock()))
 
     async def _read(self, link: DealingDevice, generation: int) -> None:
         failed = False
@@ -368,13 +381,13 @@ class Station:
                 event = await link.next_event()
                 if event is None:
                     break
-                await self._feed(DeviceStep(event, time.time()))
+                await self._feed(DeviceStep(event, _clock()))
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("station %s: device reader failed", self.name)
             failed = True
-        await self._feed(DeviceEnded(generation, failed, time.time()))
+        await self._feed(DeviceEnded(generation, failed, _clock()))
 
     async def _request_deal(self, raise_refusal: bool) -> None:
         link = self.link
@@ -383,35 +396,35 @@ class Station:
         try:  # a machine deals; a manual station (can_deal False) arms its reader for the operator's next deal
             await link.request_deal()
         except Exception as exc:  # the device is reconnecting, refuses, does not answer: the judge decides
-            refused = self.core.handle(DealRefused(str(exc), raise_refusal, time.time()))
+            refused = self.core.handle(DealRefused(str(exc), raise_refusal, _clock()))
             try:
                 await self._run(refused)
             except StationError as error:
                 raise error from exc
             return
-        await self._feed(DealRequested(time.time()))
+        await self._feed(DealRequested(_clock()))
 
     # -- formation control -----------------------------------------------------------------------------------
     async def start(self) -> None:
-        await self._feed(Start(time.time()))
+        await self._feed(Start(_clock()))
 
     async def pause(self) -> None:
-        await self._feed(Pause(time.time()))
+        await self._feed(Pause(_clock()))
 
     async def resume(self) -> None:
         await self.start()
 
     async def stop(self) -> None:
-        await self._feed(Stop(time.time()))
+        await self._feed(Stop(_clock()))
 
     async def redeal(self) -> None:
-        await self._feed(Redeal(time.time()))
+        await self._feed(Redeal(_clock()))
 
     async def inject_fault(self, kind: FaultKind) -> bool:
-        return bool(await self._feed(InjectFault(kind, time.time())))
+        return bool(await self._feed(InjectFault(kind, _clock())))
 
     async def set_show_cards(self, show: bool, who: str) -> None:
-        await self._feed(ShowCards(show, who, time.time()))
+        await self._feed(ShowCards(show, who, _clock()))
 
     async def _progress(self) -> tuple[int, int]:
         """(made, target): boards of the session for a closed station, deals in the bank otherwise."""
@@ -422,7 +435,7 @@ class Station:
     # -- ledger writes -----------------------------------------------------------------------------------------
     async def _write(self, item: LedgerWrite) -> None:
         """Write now, or queue behind earlier writes the bank has not taken yet (order kept)."""
-        await self._feed(WriteTurn(item, time.time()))
+        await self._feed(WriteTurn(item, _clock()))
 
     async def _attempt(self, item: LedgerWrite) -> None:
         """One attempt in the bank's thread; its outcome goes to the core (the judge's void waits for it)."""
@@ -433,17 +446,17 @@ class Station:
             if item.kind == "commit":
                 assert item.deal is not None and item.source is not None
                 committed = await self.bank.call(bank.commit_deal, item.deal, item.source)
-                event = WriteSucceeded(item, committed, time.time())
+                event = WriteSucceeded(item, committed, _clock())
             else:
                 await self.bank.call(bank.void_deal, item.reason, self.name, item.detail)
-                event = WriteSucceeded(item, None, time.time())
+                event = WriteSucceeded(item, None, _clock())
         except BankUnavailableError as exc:
-            event = WriteUnavailable(item, str(exc), time.time())
+            event = WriteUnavailable(item, str(exc), _clock())
         except BankError as exc:  # refused for good (a duplicate of a banked deal): void it, say why
-            event = WriteRefused(item, str(exc), time.time())
+            event = WriteRefused(item, str(exc), _clock())
         except Exception as exc:  # an unexpected failure of the file (I/O): keep the deal, retry
             log.exception("station %s: ledger write failed", self.name)
-            event = WriteUnavailable(item, f"{type(exc).__name__}: {exc}", time.time())
+            event = WriteUnavailable(item, f"{type(exc).__name__}: {exc}", _clock())
         commands = self.core.handle(event)
         landed.set()
         await self._run(commands)
@@ -452,7 +465,7 @@ class Station:
         size = committed.ledger_index + 1
         copied = await self.copy_ledger(size) if self.copy_ledger is not None else None  # before anyone is told
         formed = await self.bank.call(self.bank.bank.deal_count)
-        await self._feed(CommitCounted(item, committed, copied, formed, time.time()))
+        await self._feed(CommitCounted(item, committed, copied, formed, _clock()))
 
     def _tick_soon(self) -> None:
         """A waiting write is due (now or later): the drainer re-reads when, or starts."""
@@ -464,18 +477,18 @@ class Station:
         """Tick the waiting writes until the bank has taken them all (the core says when each is due)."""
         while self.core.pending:
             self._wake.clear()
-            due, now = self.core.retry_due, time.time()
+            due, now = self.core.retry_due, _clock()
             if due is not None and due > now:
                 with contextlib.suppress(TimeoutError):  # a judge's "retry" or "void_pending" wakes it early
                     await asyncio.wait_for(self._wake.wait(), due - now)
-            await self._feed(Tick(time.time()))
+            await self._feed(Tick(_clock()))
 
     async def flush(self, timeout: float) -> bool:
         """At shutdown: give the waiting writes up to ``timeout`` seconds; False if some are still waiting."""
         drainer = self._drainer
         if not self.pending or drainer is None:
             return True
-        await self._feed(RetryPending(time.time()))  # the head is due now
+        await self._feed(RetryPending(_clock()))  # the head is due now
         drainer = self._drainer or drainer
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(drainer), timeout)
@@ -487,7 +500,7 @@ class Station:
 
     async def retry_pending(self) -> None:
         """The judge: try the waiting ledger writes now."""
-        await self._feed(RetryPending(time.time()))
+        await self._feed(RetryPending(_clock()))
 
     async def void_pending(self, who: str) -> int:
         """The judge: give up the deals waiting for the bank; each is voided with a ledger entry (queued too).
@@ -496,7 +509,7 @@ class Station:
         it answers (and the state it sends) is what the ledger will hold — the deal banked (not counted), or
         voided (``StationCore``'s ``VoidPending``)."""
         while True:
-            commands = self.core.handle(VoidPending(who, time.time()))
+            commands = self.core.handle(VoidPending(who, _clock()))
             if not any(isinstance(c, AwaitLanding) for c in commands):
                 break
             await self._landed.wait()  # bounded by the bank's own wait (busy_timeout)
@@ -512,9 +525,9 @@ class Station:
             board = await asyncio.to_thread(self.closed.add, cmd.deal, self.name)
             await self.bank.call(self.bank.bank.record_event, CLOSED_BOARD_ENTRY, board.ledger_payload())
         except Exception as exc:  # the session's boards are all made, or the disk refused: say so, deal no more
-            await self._feed(BoardNotRecorded(cmd.attempt, str(exc), self.closed.complete, time.time()))
+            await self._feed(BoardNotRecorded(cmd.attempt, str(exc), self.closed.complete, _clock()))
             return
-        recorded = BoardRecorded(cmd.attempt, board.number, self.closed.total, self.closed.complete, time.time())
+        recorded = BoardRecorded(cmd.attempt, board.number, self.closed.total, self.closed.complete, _clock())
         await self._feed(recorded)
 
     # -- the judge's view ----------------------------------------------------------------------------------
