@@ -402,3 +402,40 @@ def test_a_batchs_deals_are_found_by_their_cards(engine: str, tmp_path: Path) ->
             assert verify_bank(bank).ok
         finally:
             bank.close()
+
+
+def test_a_format_2_bank_on_a_postgresql_schema_2_migrates_and_verifies_as_it_did(tmp_path: Path) -> None:
+    """A PostgreSQL database laid by the code before format 3 (its schema_version, migrations 1 and 2) holding the
+    format-2 fixture's rows: today's code migrates it to schema 3, and it verifies with the head it had; it then
+    takes a format-3 import, keeping its first entries' bytes."""
+    import psycopg
+    from bank_engines import pg_database
+
+    from dealer.bank.pg_schema import LATEST, MIGRATIONS
+
+    _v2_bank(tmp_path / "v2.sqlite")
+    old = sqlite3.connect(tmp_path / "v2.sqlite")
+    with pg_database() as url:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied TEXT)")
+            for version, sql in MIGRATIONS[:2]:
+                conn.execute(sql)
+                conn.execute("INSERT INTO schema_version VALUES (%s, 'then')", (version,))
+            for table in ("meta", "ledger", "deals", "draws"):
+                rows = old.execute(f"SELECT * FROM {table}").fetchall()
+                marks = ", ".join(["%s"] * len(rows[0]))
+                conn.cursor().executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+        bank = unlocked(open_bank_at(url, tmp_path / "keys", create=False))
+        try:
+            assert bank.schema_version() == LATEST == 3 and bank.meta()["schema"] == "2"  # type: ignore[attr-defined]
+            report = verify_bank(bank)
+            assert report.ok and (report.entries, report.deals) == (81, 60) and bank.anchor() == ANCHOR_V2
+            before = list(bank.entries())
+            imported = import_files(bank, _files(tmp_path / "in", _deals(20, 12), 10))
+            assert imported.imported == 20 and bank.meta()["schema"] == "3"
+            assert list(bank.entries(0, 81)) == before
+            report = verify_bank(bank)
+            assert report.ok and (report.entries, report.deals) == (81 + 20 + 1, 80), report.problem
+        finally:
+            bank.close()
+    old.close()
