@@ -252,7 +252,11 @@ def test_deeply_nested_entry_and_non_database_files_are_findings(tmp_path: Path)
 def test_the_cli_reports_a_damaged_file_without_a_traceback(tmp_path: Path) -> None:
     clean = _bank_file(tmp_path)
     data = bytearray(clean)
-    data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)
+    with sqlite3.connect(_write(tmp_path / "clean.sqlite", clean)) as db:  # a page of ledger rows, at its end:
+        (end,) = db.execute(  # where SQLite keeps the rows' content (it fills a page from its end)
+            "SELECT pgoffset + pgsize FROM dbstat WHERE name = 'ledger' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1"
+        ).fetchone()
+    data[end - 64 : end] = bytes(64)
     _write(tmp_path / "bad.sqlite", bytes(data))
     _write(tmp_path / "junk.sqlite", b"SQLite format 3\x00" + bytes(100) + b"[/]")
     for name in ("bad.sqlite", "junk.sqlite"):

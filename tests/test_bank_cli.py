@@ -114,7 +114,9 @@ def test_director_session_from_the_command_line(tmp_path: Path) -> None:
     assert r.returncode == 0 and "ok: " in r.stdout and "1 draw verified" in r.stdout
 
     db = sqlite3.connect(tmp_path / "var" / "bank.sqlite")
-    db.execute("UPDATE deals SET salt = zeroblob(16) WHERE deal_id = 42")
+    (blob,) = db.execute("SELECT packed FROM batches WHERE first_deal = 1 AND deals = 300").fetchone()
+    at = 2 + 13 * 300 + 16 * 41  # deal 42's salt in the packed batch: a 2-byte count, 300 deals, 41 salts before
+    db.execute("UPDATE batches SET packed = ? WHERE first_deal = 1", (blob[:at] + bytes(16) + blob[at + 16 :],))
     db.commit()
     db.close()
     r = dealer(tmp_path, "bank", "verify")

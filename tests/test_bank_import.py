@@ -224,7 +224,7 @@ def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(eng
         srcs = [bulk.source_text(k % 2, k + 1, 10 * k + 3) for k in range(len(deals))]
         two = b.import_canonical([d.to_bytes() for d in deals], srcs, {"files": files})
         assert (one.imported, one.duplicates, one.batch_index) == (two.imported, two.duplicates, two.batch_index)
-        assert a.meta()["schema"] == "1" and b.meta()["schema"] == "2"  # the first compact deal marks the format
+        assert a.meta()["schema"] == "1" and b.meta()["schema"] == "3"  # the first batch marks the format
 
         def raw(bank: Bank, sql: str) -> list[list[Any]]:
             with bank.engine.read() as db:
@@ -232,7 +232,11 @@ def test_the_bulk_import_writes_the_compact_form_of_what_import_deals_writes(eng
             return [[bytes(v) if isinstance(v, memoryview) else v for v in row] for row in rows]
 
         deal_sql = "SELECT deal_id, ledger_index, canonical, salt, commitment, source, created FROM deals"
-        full, small = raw(a, deal_sql + " WHERE deal_id > 1 ORDER BY deal_id"), raw(b, deal_sql + " WHERE deal_id > 1")
+        full = raw(a, deal_sql + " WHERE deal_id > 1 ORDER BY deal_id")
+        assert raw(b, deal_sql + " WHERE deal_id > 1") == []  # the batch's deals are in its row of batches
+        # Any: as raw()'s rows, a row's values of several types
+        small: list[list[Any]] = [[r.deal_id, r.ledger_index, r.canonical, r.salt, r.commitment, r.source, r.created]
+                                  for r in b.deal_rows() if r.deal_id > 1]  # fmt: skip
         assert [r[:3] for r in full] == [r[:3] for r in small] and len(small) == len(deals) - 1
         assert all(r[4] == hashlib.sha256(r[3] + r[2]).digest() and r[6] == ts for r in full)
         assert [(r[4], r[5], r[6]) for r in small] == [(b"", f"{k % 2},{k + 1},{10 * k + 3}", "") for k in
@@ -336,7 +340,9 @@ def test_a_batch_made_beforehand_is_committed_as_made_with_its_work_inside(
         other.close()
     assert [deal_id for _, deal_id in outcome.imported] == list(range(1, len(deals) + 1))
     with bank.engine.read() as db:
-        stored = db.execute("SELECT salt FROM deals ORDER BY deal_id").fetchall()
-    assert [bytes(s) for (s,) in stored] == prepared.salts
+        (blob,) = db.execute("SELECT packed FROM batches").fetchone()
+    n = len(deals)  # the packed row by hand: a byte of count (n < 128), n deals of 13 bytes, then n salts of 16
+    assert bytes(blob)[0] == n and bytes(blob)[1 : 1 + 13 * n] == b"".join(deals)
+    assert [bytes(blob)[1 + 13 * n + 16 * k : 1 + 13 * n + 16 * (k + 1)] for k in range(n)] == prepared.salts
     assert [bytes.fromhex(e.commitment) for e in bank.deal_entries()] == prepared.coms
     assert verify_bank(bank).ok

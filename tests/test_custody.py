@@ -276,8 +276,8 @@ def test_bank_import_leaves_out_the_deals_the_register_holds_as_played(tmp_path:
     assert report["imported"] == 9 and report["duplicates"] == 0, report
     assert len(report["problems"]) == 3, report
     assert all("already played in the competition (bank X, draw 'Round 1'" in json.dumps(p) for p in report["problems"])
-    with sqlite3.connect(tmp_path / "var" / "bank.sqlite") as db:
-        held = {bytes(row[0]) for row in db.execute("SELECT canonical FROM deals")}
+    with SqliteBank(tmp_path / "var" / "bank.sqlite", read_only=True) as bank:
+        held = {row.canonical for row in bank.deal_rows()}
     assert held == {d.to_bytes() for k, d in enumerate(deals, start=1) if k not in played_boards}
     # the people's summary, into another bank: the same three named, by board
     r = dealer(tmp_path, "bank", "import", "event.pbn", "--bank", "var/other.sqlite")

@@ -3,10 +3,9 @@
 ``Bank.import_deals`` takes ``ImportItem`` objects and asks the bank about each deal on its own, and writes
 each deal's ledger entry in full; an import of thousands of files calls this instead, with the deals as canonical
 13-byte forms and their sources as ``"F,B,L"`` texts (``source_text``), and writes them in the compact form
-(``compact``): a deal row each (cards, salt, source text), no ledger row; the batch's ``import`` entry closes the
-run, chained onto the hash of the last deal's entry, computed here as every reader rebuilds it. The rows go
-in as the engine writes many at once (``Engine.insert_columns``: one ``executemany`` on SQLite, one binary
-``COPY`` on PostgreSQL).
+(``compact``): the batch's deals in one row of ``batches`` (bank format 3: cards, salts and sources packed,
+``packed``), no ledger row for them; the batch's ``import`` entry closes the run, chained onto the hash of the
+last deal's entry, computed here as every reader rebuilds it.
 """
 
 from __future__ import annotations
@@ -23,22 +22,11 @@ from dealer.integrity.ledger import Entry, EntryKind
 
 from . import compact
 from .compact import ENTRY_HEAD, entry_tail
-from .deals import DealState, ImportOutcome
-from .engine import Columns, Engine
+from .deals import ImportOutcome
+from .engine import Engine
 from .ledger_table import LedgerTable, ledger_row
 
 SALT_SIZE = 16  # bytes of a deal's commitment salt, as the bank's own commits use
-
-
-# The columns an import writes: those bound a row, then the constants (a new deal's state). A new deal's dealing
-# order and session are left to their default, NULL; its commitment and time are empty (``compact``: recomputed
-# when read).
-DEALS = Columns(
-    "deals",
-    ("deal_id", "ledger_index", "canonical", "salt", "commitment", "source", "created"),
-    (("state", str(DealState.IN_BANK)),),
-    ("int8", "int8", "bytea", "bytea", "bytea", "text", "text", "text"),
-)
 
 
 def source_text(file_index: int, board: int | None, line: int | None) -> str:
@@ -106,8 +94,9 @@ def import_canonical(
     outcome = ImportOutcome()
     with engine.tx() as db:
         last, prev = ledger.head(db)
-        held = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0]
-        known = {} if held == only_ours_upto else engine.existing_ids(db, deals)
+        own = db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0]
+        held = max(int(own), ledger.batches.last_deal(db))
+        known = {} if held == only_ours_upto else {**ledger.batches.ids_of(db, deals), **engine.existing_ids(db, deals)}
         first_id = next_id = held + 1
         ts = clock()  # one transaction: every deal of the batch is committed at the same moment
         ts_json = json.dumps(ts)
@@ -138,13 +127,8 @@ def import_canonical(
                 work()
 
         if count:
-            blank_coms, blank_created = [compact.EMPTY_COMMITMENT] * count, [compact.EMPTY_CREATED] * count
-            engine.insert_columns(
-                db, DEALS, (ids, indices, canonicals, salts, blank_coms, srcs, blank_created), meanwhile
-            )
-            db.execute("UPDATE meta SET value=? WHERE key='schema' AND value='1'", (str(compact.FORMAT),))
-        else:
-            meanwhile()
+            ledger.batches.insert(db, batch_index, first_id, canonicals, salts, [compact.parse_source(s) for s in srcs])
+        meanwhile()
         summary = {
             **batch,
             "imported": count,

@@ -1,6 +1,8 @@
 """The compact form of an imported deal: its ledger entry is not stored, it is rebuilt from the deal's row. Pure.
 
-A bank writes each deal of a bulk import (``bulk.import_canonical``) in this form (bank format 2). The batch's
+A bank wrote each deal of a bulk import (``bulk.import_canonical``) in this form as a row of ``deals`` (bank format
+2); from format 3 the batch's rows are packed into one row of ``batches`` (``batches``, ``packed``) and read back
+as these rows, and a deals row of this form is what a batch's deal gets when it leaves the bank. The batch's
 deals take the ledger indices just before the ``import`` entry that closes the batch, and their deal ids run
 ``first_deal … last_deal`` of that entry; the ``ledger`` table holds no row for them: a run of missing indices
 closed by an ``import`` entry is such a batch. Each deal's ledger entry is exactly

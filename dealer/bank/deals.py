@@ -2,6 +2,9 @@
 
 A deal is committed together with its ledger entry: ``DealsTable.commit`` and ``DealsTable.import_items``
 build both rows in the caller's transaction. Deal ids run 1, 2, 3, … without gaps (``verify_bank`` checks it).
+
+In a bank of format 3 most deals are in ``batches`` (a row per imported batch); every reader here sees them as
+rows of this table (a batch's deal in the bank), and a deal that leaves the bank gets its row here (``mark_drawn``).
 """
 
 from __future__ import annotations
@@ -154,10 +157,12 @@ class DealsTable:
 
     def __init__(self, ledger: LedgerTable) -> None:
         self.ledger = ledger
+        self.batches = ledger.batches
 
     # -- writing (inside a transaction) -------------------------------------------------------------------
     def last_id(self, db: Connection) -> int:
-        return int(db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0])
+        own = int(db.execute("SELECT COALESCE(MAX(deal_id), 0) FROM deals").fetchone()[0])
+        return max(own, self.batches.last_deal(db))
 
     def commit(self, db: Connection, deal: Deal, source: DealSource, ts: str) -> CommittedDeal:
         canonical = deal.to_bytes()
@@ -218,12 +223,33 @@ class DealsTable:
         return outcome
 
     def mark_drawn(self, db: Connection, label: str, drawn: Sequence[int]) -> int:
-        """Deals ``drawn`` leave the bank for session ``label``; returns how many were still in the bank."""
+        """Deals ``drawn`` leave the bank for session ``label``; returns how many were still in the bank. A batch's
+        deal (format 3) gets its own row here, drawn."""
         cur = db.executemany(
             "UPDATE deals SET state=?, session=? WHERE deal_id=? AND state=?",
             [(DealState.DRAWN, label, i, DealState.IN_BANK) for i in drawn],
         )
-        return int(cur.rowcount)
+        changed = int(cur.rowcount)
+        if not self.batches.present(db) or not drawn:
+            return changed
+        ids = sorted(set(drawn))
+        have = self._own_ids(db, ids)
+        wanted = [i for i in ids if i not in have]
+        if wanted:
+            rows = self.batches.pick(db, wanted)
+            moved = [(*r[:8], DealState.DRAWN.value, label) for r in rows]
+            db.executemany(self.INSERT, moved)
+            changed += len(moved)
+        return changed
+
+    def _own_ids(self, db: Connection, ids: Sequence[int]) -> set[int]:
+        """Those of ``ids`` with a row of their own in this table."""
+        have: set[int] = set()
+        for k in range(0, len(ids), BATCH):
+            part = ids[k : k + BATCH]
+            marks = ",".join("?" * len(part))
+            have.update(int(r[0]) for r in db.execute(f"SELECT deal_id FROM deals WHERE deal_id IN ({marks})", part))
+        return have
 
     def mark_played(self, db: Connection, label: str) -> None:
         db.execute("UPDATE deals SET state=? WHERE session=? AND state=?", (DealState.PLAYED, label, DealState.DRAWN))
@@ -231,7 +257,9 @@ class DealsTable:
     # -- reading ------------------------------------------------------------------------------------------
     def id_of(self, db: Connection, canonical: bytes) -> int | None:
         row = db.execute("SELECT deal_id FROM deals WHERE canonical=?", (canonical,)).fetchone()
-        return None if row is None else int(row[0])
+        if row is not None:
+            return int(row[0])
+        return self.batches.ids_of(db, [canonical]).get(canonical)
 
     def committed(self, db: Connection, canonical: bytes) -> CommittedDeal | None:
         """The deal committed with these cards, as its commit answered (None: the bank does not hold it)."""
@@ -245,10 +273,22 @@ class DealsTable:
         return CommittedDeal(int(row[0]), bytes(row[1]).hex(), int(row[2]), bytes(row[3]).hex())
 
     def count(self, db: Connection) -> int:
-        return int(db.execute("SELECT COUNT(*) FROM deals").fetchone()[0])
+        return int(db.execute("SELECT COUNT(*) FROM deals").fetchone()[0]) + self._in_batches_only(db)
+
+    def _in_batches_only(self, db: Connection) -> int:
+        """How many deals are in batches without a row here (those still in the bank)."""
+        if not self.batches.present(db):
+            return 0
+        own = db.execute(
+            "SELECT COUNT(*) FROM deals d WHERE EXISTS (SELECT 1 FROM batches b "
+            "WHERE d.deal_id >= b.first_deal AND d.deal_id < b.first_deal + b.deals)"
+        ).fetchone()[0]
+        return self.batches.total(db) - int(own)
 
     def get(self, db: Connection, deal_id: int) -> StoredDeal:
         row = db.execute(select_sql("deals", "deal_id=?"), (deal_id,)).fetchone()
+        if row is None:
+            row = next(iter(self.batches.rows(db, deal_id, deal_id + 1)), None)
         if row is None:
             raise BankError("deal {deal_id} is not in the bank", deal_id=deal_id)
         return self.stored(db, [row])[0]
@@ -260,6 +300,9 @@ class DealsTable:
             batch = ids[k : k + BATCH]
             marks = ",".join("?" * len(batch))
             rows = db.execute(select_sql("deals", f"deal_id IN ({marks})"), batch).fetchall()
+            if self.batches.present(db) and batch:
+                have, wanted = {int(r[0]) for r in rows}, set(batch)
+                rows.extend(self.batches.pick(db, sorted(wanted - have)))
             for deal in self.stored(db, sorted(rows, key=lambda r: int(r[0]))):
                 found[deal.deal_id] = deal
         return found
@@ -289,12 +332,19 @@ class DealsTable:
     def page(self, db: Connection, after: int) -> list[DealRow]:
         """Up to ``PAGE`` rows with ids above ``after``, as stored (``verify_bank`` checks them raw)."""
         rows = db.execute(select_sql("deals", "deal_id > ?", "ORDER BY deal_id LIMIT ?"), (after, PAGE)).fetchall()
-        return [DealRow(*r) for r in rows]
+        if not self.batches.present(db):
+            return [DealRow(*r) for r in rows]
+        # the batches' deals among them: a row here says where a deal stands (it left the bank), else its batch's
+        high = after + PAGE + 1 if len(rows) < PAGE else int(rows[-1][0]) + 1
+        merged = {r[0]: DealRow(*r) for r in self.batches.rows(db, after + 1, high)}
+        merged.update((int(r[0]), DealRow(*r)) for r in rows if int(r[0]) < high)
+        return [merged[i] for i in sorted(merged)][:PAGE]
 
     def state_counts(self, db: Connection) -> dict[str, int]:
         counts = dict.fromkeys(DealState, 0)
         for state, n in db.execute("SELECT state, COUNT(*) FROM deals GROUP BY state").fetchall():
             counts[DealState(state)] = int(n)
+        counts[DealState.IN_BANK] += self._in_batches_only(db)
         return {str(state): n for state, n in counts.items()}
 
     def out_of_bank(self, db: Connection, last_deal: int) -> list[int]:

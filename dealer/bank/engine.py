@@ -9,23 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from .schema import Connection
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Columns:
-    """How a bulk write names a table's columns (``bulk``): those bound per row, then constants."""
-
-    table: str
-    bound: tuple[str, ...]
-    constants: tuple[tuple[str, str], ...]  # (column, value)
-    pg_types: tuple[str, ...]  # PostgreSQL type of each column (bound, then constants), for a binary COPY
 
 
 class Engine(Protocol):
@@ -53,17 +42,6 @@ class Engine(Protocol):
 
     def existing_ids(self, db: Connection, deals: Sequence[bytes]) -> dict[bytes, int]:
         """The bank's ids of those of ``deals`` (canonical forms) it already holds."""
-        ...
-
-    def insert_columns(
-        self,
-        db: Connection,
-        spec: Columns,
-        columns: Sequence[Sequence[object]],
-        meanwhile: Callable[[], None] | None = None,
-    ) -> None:
-        """Rows given as columns (``spec.bound``, in order), in as few round trips as the engine allows;
-        ``meanwhile()`` once they are sent, before the engine has written them."""
         ...
 
     def copy_to(self, path: Path, key_dir: Path) -> tuple[int, str]:

@@ -5,7 +5,8 @@ transaction (so several processes chain onto one head), outside it reads under t
 
 The entries of compact deals (``compact``: a bulk import's deals, bank format 2) have no row here: a run of
 missing indices is closed by the batch's ``import`` entry, and every reader below rebuilds those entries, bytes
-and hashes, from the deals' rows, so that to its callers the ledger is whole.
+and hashes, from the deals' rows (format 2) or the batch's row in ``batches`` (format 3, ``batches``), so that to
+its callers the ledger is whole.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from hashlib import sha256
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from dealer.core.json_types import JsonObject
 from dealer.integrity.ledger import GENESIS_PREV, DealEntry, Entry, EntryKind
 from dealer.integrity.merkle import leaf_hash
 
 from . import compact
+from .batches import BatchesTable, check_span
 from .errors import BankError
 from .schema import Connection, insert_sql
 
@@ -45,6 +47,7 @@ class LedgerTable:
     INSERT = insert_sql("ledger")
 
     def __init__(self) -> None:
+        self.batches = BatchesTable()  # format 3: the imported batches, whose deals' entries are rebuilt here
         self._leaves: list[bytes] = []  # Merkle leaf hashes of entries 0, 1, …: entries never change once written
         self._run: tuple[LedgerRow, list[LedgerRow]] | None = None  # the last compact run rebuilt, by its closing row
 
@@ -118,11 +121,18 @@ class LedgerTable:
                 closing=closing.idx,
                 count=count,
             )
-        rows = db.execute(
-            "SELECT deal_id, ledger_index, canonical, salt, source FROM deals "
-            "WHERE deal_id >= ? AND deal_id < ? ORDER BY deal_id",
-            (first_deal, first_deal + count),
-        ).fetchall()
+        # Any: as the database rows below, (deal_id, ledger_index, canonical, salt, source)
+        rows: Sequence[Sequence[Any]]
+        stored = self.batches.closing(db, closing.idx)
+        if stored is not None:  # format 3: the batch's own row (a drawn deal's row in ``deals`` is checked by verify)
+            check_span(stored, first_deal, entry.data.get("imported"))
+            rows = [(r[0], r[1], r[2], r[3], r[5]) for r in map(stored.row, range(count))]
+        else:
+            rows = db.execute(
+                "SELECT deal_id, ledger_index, canonical, salt, source FROM deals "
+                "WHERE deal_id >= ? AND deal_id < ? ORDER BY deal_id",
+                (first_deal, first_deal + count),
+            ).fetchall()
         if len(rows) != count:
             raise BankError(
                 "ledger entries {first} to {last} are missing: deals of their batch in the deals table: {have}, "
@@ -176,7 +186,8 @@ class LedgerTable:
     def latest_of_kind(self, db: Connection, kind: str) -> Entry | None:
         if kind == EntryKind.DEAL:
             row = db.execute("SELECT MAX(ledger_index) FROM deals").fetchone()
-            return None if row is None or row[0] is None else self.entry(db, int(row[0]))
+            last = max(-1 if row is None or row[0] is None else int(row[0]), self.batches.last_index(db))
+            return None if last < 0 else self.entry(db, last)
         row = db.execute("SELECT body FROM ledger WHERE kind=? ORDER BY idx DESC LIMIT 1", (kind,)).fetchone()
         return None if row is None else Entry.decode(bytes(row[0]))
 

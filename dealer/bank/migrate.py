@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .batches import FORMAT
 from .errors import BankError
 from .repository import BankRepository
 from .schema import SCHEMA, insert_sql
 
-TABLES = ("meta", "ledger", "deals", "draws")
+TABLES = ("meta", "ledger", "deals", "draws", "batches")
 PAGE = 5000
 
 
@@ -74,7 +75,8 @@ def migrate_bank(
     try:
         target.execute(start)
         try:
-            for table in TABLES:
+            packs = source.meta().get("schema") == str(FORMAT)  # an older bank has no batches (nor, maybe, their table)
+            for table in TABLES if packs else TABLES[:-1]:
                 n = 0
                 for batch in source.stored_rows(table, PAGE):
                     target.executemany(insert_sql(table), batch)

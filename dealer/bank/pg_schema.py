@@ -56,6 +56,26 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
         """,
     ),
+    (
+        3,
+        """
+        -- bank format 3: an imported batch's deals packed in one row (dealer.bank.batches); the packed value is
+        -- random bytes mostly (cards, salts): stored out of line without trying to compress it
+        CREATE TABLE batches (
+            idx BIGINT PRIMARY KEY,
+            first_deal BIGINT NOT NULL,
+            deals BIGINT NOT NULL,
+            packed BYTEA NOT NULL
+        );
+        ALTER TABLE batches ALTER COLUMN packed SET STORAGE EXTERNAL;
+        -- a ledger entry (an import's list of files) kept in its row, compressed, unless it fills a page, and its
+        -- kind and 32-byte hash always in the row (else a long entry pushes its hash out first): a small bank's
+        -- few entries then take no TOAST pages
+        ALTER TABLE ledger ALTER COLUMN body SET STORAGE MAIN;
+        ALTER TABLE ledger ALTER COLUMN kind SET STORAGE PLAIN;
+        ALTER TABLE ledger ALTER COLUMN hash SET STORAGE PLAIN;
+        """,
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]

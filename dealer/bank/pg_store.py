@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from itertools import repeat
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,7 +27,6 @@ import psycopg
 from psycopg.rows import TupleRow
 
 from .composed import Bank, utc_now
-from .engine import Columns
 from .errors import BankError, BankUnavailableError
 from .pg_schema import LATEST, MIGRATIONS
 from .schema import Connection
@@ -199,7 +197,9 @@ class PgEngine:
         with self._lock:
             db.execute("SELECT pg_advisory_lock(?)", (MIGRATE_LOCK,))
             try:
-                db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied TEXT)")
+                # a row per migration, written under MIGRATE_LOCK: no index, and no TOAST table (a time, not text);
+                # databases laid before bank format 3 keep theirs (version INTEGER PRIMARY KEY, applied TEXT)
+                db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied TIMESTAMPTZ)")
                 have = int(_scalar(db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")))
                 if have > LATEST:
                     raise BankError(
@@ -307,34 +307,6 @@ class PgEngine:
             ):
                 found[bytes(canonical)] = int(deal_id)
         return found
-
-    def insert_columns(
-        self,
-        db: Connection,
-        spec: Columns,
-        columns: Sequence[Sequence[object]],
-        meanwhile: Callable[[], None] | None = None,
-    ) -> None:
-        """One binary ``COPY … FROM STDIN`` (binary went in in two thirds of the time of text, which spells every
-        byte in hex for the server to read back), each column's type named; ``meanwhile()`` before the end of
-        the ``COPY``, which waits for the server to have written the rows."""
-        from psycopg.types.string import BytesBinaryDumper
-
-        names = spec.bound + tuple(name for name, _ in spec.constants)
-        rows = zip(*columns, *(repeat(value) for _, value in spec.constants), strict=False)  # constants repeat
-        try:
-            with self.db.connection().cursor() as cur:
-                # the bytea columns through psycopg's C dumper: the one ``set_types`` finds for the type by default
-                # is dbapi20's for its ``Binary`` wrapper, two Python calls a value (100,400 values of 20,080 deals)
-                cur.adapters.register_dumper(None, BytesBinaryDumper)
-                with cur.copy(f"COPY {spec.table} ({', '.join(names)}) FROM STDIN (FORMAT BINARY)") as copy:
-                    copy.set_types(list(spec.pg_types))
-                    for row in rows:
-                        copy.write_row(row)
-                    if meanwhile is not None:
-                        meanwhile()
-        except psycopg.OperationalError as exc:
-            raise BankUnavailable("the bank's connection was lost in a transaction: {exc}", exc=exc) from exc
 
     def copy_to(self, path: Path, key_dir: Path) -> tuple[int, str]:
         raise BankError(

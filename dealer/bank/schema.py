@@ -41,6 +41,12 @@ CREATE TABLE IF NOT EXISTS draws (
     public_value TEXT,
     drawn TEXT
 );
+CREATE TABLE IF NOT EXISTS batches (
+    idx INTEGER PRIMARY KEY,
+    first_deal INTEGER NOT NULL,
+    deals INTEGER NOT NULL,
+    packed BLOB NOT NULL
+);
 """
 
 SCHEMA_OBJECTS = frozenset(re.findall(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA))
@@ -61,8 +67,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "session",
     ),
     "draws": ("label", "state", "commit_index", "secret", "public_value", "drawn"),
+    "batches": ("idx", "first_deal", "deals", "packed"),  # bank format 3 (``batches``)
 }
-ORDER = {"meta": "key", "ledger": "idx", "deals": "deal_id", "draws": "commit_index"}
+ORDER = {"meta": "key", "ledger": "idx", "deals": "deal_id", "draws": "commit_index", "batches": "idx"}
 
 
 def column_list(table: str) -> str:

@@ -32,6 +32,7 @@ from dealer.integrity.ledger import GENESIS_PREV, SEAL_FORMAT, Entry, EntryKind,
 from dealer.integrity.merkle import leaf_hash, merkle_root
 
 from . import compact
+from .batches import FORMAT
 from .deals import DealRow, DealState
 from .draws import DrawRow
 from .errors import BankError
@@ -51,7 +52,7 @@ __all__ = [
     "verify_file",
 ]
 
-FORMATS = ("1", str(compact.FORMAT))  # bank formats (``meta.schema``): 2 may hold compact deals
+FORMATS = ("1", str(compact.FORMAT), str(FORMAT))  # bank formats (``meta.schema``): 2 compact deals, 3 batches
 DRAW_KINDS = (
     EntryKind.DRAW_COMMIT,
     EntryKind.DRAW_PUBLISHED,
