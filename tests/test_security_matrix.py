@@ -33,8 +33,8 @@ from test_web_stream import Capture, wait_for
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
 from dealer.draw.director import Director
+from dealer.serving.guard import server_options
 from dealer.web.app import create_app
-from dealer.web.guard import server_options
 from dealer.web.service import Service
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException, Request, WebSocket
 
 from dealer.core.errors import Phrase
+from dealer.serving.i18n import error_detail
 
-from .i18n import error_detail
 from .secrets import RoleSecrets
 
 ROLES = {"judge": Phrase("judge"), "director": Phrase("director")}  # the roles as the messages name them

@@ -24,9 +24,9 @@ from fastapi import HTTPException, Request, WebSocket
 from dealer.core.errors import DealerError
 from dealer.custody import CustodyLockedError
 from dealer.custody.withheld import withhold_key
+from dealer.serving.i18n import error_detail
 
 from .auth import bearer
-from .i18n import error_detail
 
 log = logging.getLogger("dealer.web")
 
