@@ -8,7 +8,7 @@ viewers against the default cap (``limits.max_public_connections`` = 1,000: the 
 with the cap raised above their number (what the cap prevents). Rows give p50/p95/max latency and how many
 viewers were served or refused.
 
-The service listens as ``dealer serve`` does (``dealer.web.accept``: a few new connections per event-loop turn);
+The service listens as ``dealer serve`` does (``dealer.serving.accept``: a few new connections per event-loop turn);
 the last scenario takes asyncio's own accept (the whole backlog at once) as the anchor.
 
 Run alone: ``python -m bench --only viewers`` (``--quick``: 400 idle + 100 active).
@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from dealer.web.accept import ACCEPT_BATCH
+from dealer.serving.accept import ACCEPT_BATCH
 
 JUDGE = "j" * 32
 DIRECTOR = "d" * 32
@@ -45,7 +45,7 @@ def _serve(config_path: str, batch: int = ACCEPT_BATCH) -> None:
     from dealer.app.config import load_config
     from dealer.app.service import Service
     from dealer.cli.serve_cmds import bind
-    from dealer.web.accept import paced
+    from dealer.serving.accept import paced
     from dealer.web.app import create_app
 
     cfg = load_config(config_path)

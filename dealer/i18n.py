@@ -11,16 +11,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import string
 from collections.abc import Mapping
-from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING, TypeGuard
 
 from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 
-if TYPE_CHECKING:  # Babel loads on the first plural, date or number: the command line's start goes without it
+if TYPE_CHECKING:  # Babel loads on the first plural, date or number (datetime and string on first use too): the
+    # command line's start goes without them
+    from datetime import date, datetime
+
     from babel import Locale
 
 LANGUAGES = ("ru", "en")
@@ -147,6 +148,8 @@ def _plain_number(value: float, lang: str, fewest: int, most: int) -> str:
 
 
 def parse_timestamp(text: str) -> datetime | None:
+    from datetime import datetime
+
     try:
         return datetime.fromisoformat(text)
     except (TypeError, ValueError):
@@ -213,6 +216,8 @@ def plural_count(template: str, params: Mapping[str, object]) -> int | float | N
         value = params["n"]
         assert isinstance(value, int | float)
         return value
+    import string
+
     for _, field, _, _ in string.Formatter().parse(template):
         value = params.get((field or "").split(".")[0].split("[")[0])
         if isinstance(value, int | float) and not isinstance(value, bool):

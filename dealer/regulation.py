@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
-from decimal import Decimal
 from enum import IntEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .core.errors import DealerError, Phrase
+
+if TYPE_CHECKING:  # the TOML reader, dates and decimals load when a regulation is read: the command line's help
+    # (``dealer serve --help`` names the rehearsal's target) goes without them
+    from datetime import date
 
 OPEN_CARDS_RANGE = (28, 40)
 SHARE_RANGE = (1.0, 10.0)
@@ -160,6 +162,9 @@ def _table(data: Mapping[str, object], key: str, source: str) -> dict[str, objec
 
 
 def regulation_from_dict(data: Mapping[str, object], source: str = "regulation") -> Regulation:
+    from datetime import date, datetime
+    from decimal import Decimal
+
     _check_keys(data, source)
     dealing, draw, session, bank, schedule, officials = (
         _table(data, key, source) for key in ("dealing", "draw", "session", "bank", "schedule", "officials")
@@ -322,6 +327,8 @@ def regulation_from_dict(data: Mapping[str, object], source: str = "regulation")
 
 
 def parse_regulation(text: str, source: str = "regulation") -> Regulation:
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -20,7 +20,7 @@ import pytest
 from _browser import launch_chromium, needs_chromium
 from _web_server import Running, regulation, running_service, service_config
 
-from dealer.web.i18n import translate
+from dealer.serving.i18n import translate
 
 ROOT = Path(__file__).resolve().parents[1]
 UPDATE = os.environ.get("DEALER_UPDATE_SCREENSHOTS") == "1"

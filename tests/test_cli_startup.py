@@ -133,6 +133,25 @@ def test_help_and_usage_errors_are_russian(tmp_path: Path) -> None:
     assert r.returncode == 0 and "Параметры" in r.stdout and "Команды" in r.stdout, r.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "unused"),
+    [
+        (["serve", "--help"], ("tomllib", "decimal", "datetime")),  # it names the rehearsal's target, reads no TOML
+        (["formats"], ("csv",)),  # the formats are listed, no file is read
+        (["board", "1"], ("datetime", "string")),  # the messages' dates and format fields load when one is written
+        (["deal", "rank", PBN], ("datetime", "string")),
+    ],
+)
+def test_commands_leave_out_the_standard_modules_they_do_not_use(
+    args: list[str], unused: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Each module a command's start loads costs every run of it (``bench_cli``: within 3x ``python -c pass``):
+    those loaded only for one path (reading a regulation, a CSV file, a date) load on that path."""
+    loaded, r = _loaded(args, tmp_path, unused)
+    assert r.returncode == 0, r.stderr
+    assert loaded == [], f"dealer {' '.join(args)} imported {loaded}"
+
+
 def test_bank_path_default_is_the_stores() -> None:
     """``dealer.cli.options`` names the default bank without importing the store: the two must agree."""
     from dealer.bank.store import DEFAULT_BANK_PATH
@@ -141,8 +160,10 @@ def test_bank_path_default_is_the_stores() -> None:
     assert CLI_DEFAULT == DEFAULT_BANK_PATH
 
 
-# the draw's operations, protocol and bundle, and the regulation reader: the public status needs none of them
-DRAWING = ("dealer.draw.director", "dealer.draw.protocol", "dealer.draw.bundle", "dealer.regulation", "tomllib")
+# the draw's operations, protocol and bundle, and the regulation reader: the public status needs none of them; nor
+# the bank interface's protocols (its types: the status runs on the engine's bank)
+DRAWING: tuple[str, ...] = ("dealer.draw.director", "dealer.draw.protocol", "dealer.draw.bundle", "dealer.regulation")
+DRAWING += ("tomllib", "dealer.bank.protocols", "dealer.bank.repository")
 
 
 def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -> None:

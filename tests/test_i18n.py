@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from dealer.app.config import config_from_dict
 from dealer.i18n import PLAIN_PATTERNS, LanguageError, Messages, format_number, plural_category, resolve_language
-from dealer.web.i18n import translate
+from dealer.serving.i18n import translate
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUES = {

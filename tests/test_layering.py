@@ -2,10 +2,11 @@
 the whole order and no ignored import, and ``app-is-framework-free`` —, the layers name every package, and no
 cycle runs between packages across the three roots (``dealer``, ``drivers``, ``firmware_protocol``).
 
-The order, highest first: ``dealer.__main__``, the CLI, the relay, the web service, the application layer
-(``dealer.app``), the documents, then draws, audits and hand records, then the bank and the exports, then the pure
-packages (custody, formats, i18n, session, drivers), then fsutil and the regulation, then ``dealer.core`` and
-``firmware_protocol``. Packages of one layer do not import each other.
+The order, highest first: ``dealer.__main__``, the CLI, the relay beside the web service, the HTTP plumbing both
+serve through (``dealer.serving``), the application layer (``dealer.app``), the documents, then draws, audits and
+hand records, then the bank and the exports, then the pure packages (custody, formats, i18n, session, drivers), then
+fsutil and the regulation, then ``dealer.core`` and ``firmware_protocol``. Packages of one layer do not import each
+other.
 """
 
 from __future__ import annotations
@@ -82,9 +83,40 @@ def test_the_layers_state_the_issue_s_order() -> None:
     assert level["dealer.bank"] > level["drivers"] and level["dealer.bank"] > level["dealer.formats"]
     assert level["dealer.draw"] > level["dealer.bank"] > level["dealer.integrity"]
     assert level["dealer.bank_import"] > level["dealer.bank"]
-    below_app = set(level) - {"dealer.app", "dealer.web", "dealer.cli", "dealer.relay", "dealer.__main__"}
-    assert all(level[name] < level["dealer.app"] for name in below_app)
-    assert level["dealer.app"] < level["dealer.web"] < level["dealer.relay"] < level["dealer.cli"]
+    above_app = {"dealer.serving", "dealer.web", "dealer.cli", "dealer.relay", "dealer.__main__"}
+    assert all(level[name] < level["dealer.app"] for name in set(level) - above_app - {"dealer.app"})
+    assert level["dealer.app"] < level["dealer.serving"] < level["dealer.web"] == level["dealer.relay"]
+    assert level["dealer.relay"] < level["dealer.cli"]
+
+
+RELAY_PAGE = """
+import json
+import sys
+from pathlib import Path
+import dealer
+from starlette.testclient import TestClient
+from dealer.relay.app import create_relay_app
+
+client = TestClient(create_relay_app("nats://127.0.0.1:1", "event"))  # no lifespan: the feed is not started
+page, words, script = client.get("/?lang=en"), client.get("/i18n/ru.json"), client.get("/static/i18n.js")
+print(page.status_code, words.status_code, script.status_code, "<title" in page.text and "Open dealing" in page.text)
+print(words.json() == json.loads((Path(dealer.__file__).parent / "web" / "i18n" / "ru.json").read_bytes()))
+print(sorted(name for name in sys.modules if name == "dealer.web" or name.startswith("dealer.web.")))
+"""
+
+
+def test_the_relay_serves_the_audience_page_without_loading_the_web_service() -> None:
+    """The relay and the web are siblings (#29): the contract forbids imports between them, and this checks what
+    it cannot see — the relay reads the pages' files (template, scripts, catalogues) as package data of ``dealer``,
+    so serving them loads no module of ``dealer.web`` (``resources.files("dealer.web")`` would import it)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", RELAY_PAGE], capture_output=True, text=True, check=True, cwd=ROOT)
+    statuses, same_catalogue, loaded = out.stdout.splitlines()
+    assert statuses == "200 200 200 True"  # the page in English, its Russian catalogue, a script
+    assert same_catalogue == "True"
+    assert loaded == "[]"
 
 
 def test_no_cycle_between_packages_across_roots(graph: grimp.ImportGraph) -> None:
@@ -109,6 +141,8 @@ def test_the_rules_catch_what_they_forbid(graph: grimp.ImportGraph) -> None:
     assert graph.find_shortest_chain(importer="dealer.web", imported="dealer.cli", as_packages=True) is None
     assert graph.find_shortest_chain(importer="dealer.web.app", imported="dealer.app.station_state") is not None
     assert graph.direct_import_exists(importer="dealer.relay.feed", imported="dealer.app.hub")
+    assert graph.direct_import_exists(importer="dealer.relay.app", imported="dealer.serving.public_stream")
+    assert graph.find_shortest_chain(importer="dealer.relay", imported="dealer.web", as_packages=True) is None
     assert graph.direct_import_exists(importer="dealer.app.closed", imported="dealer.documents.acts")
     assert graph.direct_import_exists(importer="dealer.session.session", imported="dealer.regulation")
 

@@ -50,7 +50,7 @@ LISTED: dict[tuple[str, str, str], str] = {
     ("dealer/app/closed.py", "ClosedBoards.add", "mode 0o600"): OWNER_ONLY,
     ("dealer/app/custody.py", "keep_memory_private", "ctypes.CDLL"): "prctl only on Linux (sys.platform check)",
     ("drivers/camera/blas.py", "single_thread_blas", "ctypes.CDLL"): "numpy's OpenBLAS as .so or .dll; none: skipped",
-    ("dealer/web/guard.py", "raise_file_limit", "import resource"): "no resource module: a fixed socket figure",
+    ("dealer/serving/guard.py", "raise_file_limit", "import resource"): "no resource module: a fixed socket figure",
     ("dealer/app/relay_signing.py", "load_or_create_key", "mode 0o600"): OWNER_ONLY,
     ("dealer/app/secrets.py", "load_or_create_secret", "mode 0o600"): OWNER_ONLY,
     ("dealer/app/secrets.py", "load_or_create_secret", "mode 0o700"): OWNER_ONLY,

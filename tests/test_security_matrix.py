@@ -34,8 +34,8 @@ from dealer.app.service import Service
 from dealer.bank.store import SqliteBank
 from dealer.core import Card
 from dealer.draw.director import Director
+from dealer.serving.guard import server_options
 from dealer.web.app import create_app
-from dealer.web.guard import server_options
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"

@@ -17,8 +17,8 @@ import websockets
 from _web_server import Running, regulation, running_service, service_config
 
 from dealer.app.config import Limits
+from dealer.serving.limits import json_depth
 from dealer.web.auth import origin_of
-from dealer.web.limits import json_depth
 
 LIMITS = Limits()
 DRAW_POSTS = [
@@ -350,7 +350,7 @@ def test_public_streams_are_capped_with_503(tmp_path: Any) -> None:
 
 
 def test_paced_accepts_take_a_few_connections_per_loop_turn_with_nodelay() -> None:
-    from dealer.web.accept import listen
+    from dealer.serving.accept import listen
 
     sock = listen("127.0.0.1", 0, batch=3)
     sock.setblocking(False)

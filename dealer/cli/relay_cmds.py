@@ -30,7 +30,7 @@ def relay(
     from dealer.app.config import LANGUAGES
     from dealer.app.public_wire import check_event
     from dealer.relay.app import create_relay_app
-    from dealer.web.accept import listen
+    from dealer.serving.accept import listen
 
     if language not in LANGUAGES:
         raise kit.BadParameter(t("{value!r}: expected ru or en", value=language), param_hint="--language")
@@ -60,7 +60,7 @@ def relay(
     )
     from dealer.app.config import Limits
     from dealer.relay.app import MAX_VIEWERS
-    from dealer.web.guard import ConnectionGuard, server_options
+    from dealer.serving.guard import ConnectionGuard, server_options
 
     # a relay often sits behind a reverse proxy (one address for all): no per-address cap, but a total below the
     # file limit and a deadline for every request (a slow client is closed, guard.py)

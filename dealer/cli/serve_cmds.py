@@ -39,7 +39,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     sock.set_inheritable(True)
-    from dealer.web.accept import paced
+    from dealer.serving.accept import paced
 
     return paced(sock)  # a crowd of viewers connecting is taken a few per loop turn: the consoles keep answering
 
@@ -209,8 +209,8 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
             service.begin_shutdown()
             super().handle_exit(sig, frame)
 
-    from dealer.web.accept import PacedSocket
-    from dealer.web.guard import server_options
+    from dealer.serving.accept import PacedSocket
+    from dealer.serving.guard import server_options
 
     if isinstance(sock, PacedSocket):  # caps per address and in all, a reserve for the consoles (guard.py)
         sock.guard = web.state.guard

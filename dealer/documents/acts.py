@@ -821,7 +821,8 @@ def may_start(bank: LedgerReader, station: str, day: date) -> bool:
 def no_check_before(station: str) -> DocumentError:
     return DocumentError(
         "station {station}: no 'before' equipment check in order is recorded today; the technical judge records it "
-        "(the console's section 'Equipment check', stage 'before'), or the chief judge records an override with a reason",
+        "(the console's section 'Equipment check', stage 'before'), or the chief judge records an override with a "
+        "reason",
         station=station,
     )
 

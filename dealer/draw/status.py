@@ -7,10 +7,13 @@ starts without the draw's protocol, the regulation reader and the bundle code; `
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from dealer.bank.repository import BankRepository, DrawRecord, DrawState, Seal
+from dealer.bank.draws import DrawState
 from dealer.core.json_types import JsonObject
+
+if TYPE_CHECKING:  # the interface's protocols are types here: the status goes without building them
+    from dealer.bank.repository import BankRepository, DrawRecord, Seal
 
 
 class SealView(TypedDict):

@@ -9,7 +9,6 @@ column (Law 2 then).
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterator, Sequence
 
@@ -61,6 +60,8 @@ def _parse_holding(text: str, suit: int, seat: int, seats: bytearray, column: in
 
 def _rows(reader: Iterator[list[str]], source: str) -> Iterator[list[str]]:
     """The reader's rows; a broken quote or an over-long field is a FormatError naming its line."""
+    import csv  # here and in read/write: ``dealer formats`` lists the formats without the CSV module
+
     line_num = getattr(reader, "line_num", 0)
     while True:
         try:
@@ -93,6 +94,8 @@ class CsvFormat:
     can_write = True
 
     def write(self, boards: Sequence[BoardRecord], meta: ExportMeta = ExportMeta()) -> bytes:
+        import csv
+
         buf = io.StringIO()
         writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
         for nb in numbered(boards):
@@ -100,6 +103,8 @@ class CsvFormat:
         return buf.getvalue().encode("utf-8")
 
     def read(self, data: bytes, source: str = "<input>") -> ReadResult:
+        import csv
+
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:

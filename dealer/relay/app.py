@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import resources
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -20,17 +19,14 @@ from dealer.app.config import LANGUAGES
 from dealer.app.hub import PublicHub
 from dealer.app.relay_signing import Verifier
 from dealer.core.json_types import JsonObject
-from dealer.web.i18n import catalogue, translate
-from dealer.web.public_stream import PublicFrontApp, PublicStreams
+from dealer.serving.i18n import catalogue, translate
+from dealer.serving.pages import page_files
+from dealer.serving.public_stream import PublicFrontApp, PublicStreams
 
 from .feed import RelayFeed
 
 MAX_VIEWERS = 50_000  # one relay's viewers at once; more get 503 with Retry-After (another relay takes them)
 PUBLIC_PATHS = ("/", "/static", "/i18n/{lang}.json", "/api/public/snapshot", "/api/public/events", "/api/public/health")
-
-
-def _web_dir(name: str) -> str:
-    return str(resources.files("dealer.web").joinpath(name))
 
 
 def create_relay_app(
@@ -60,8 +56,8 @@ def create_relay_app(
     app.state.hub = hub
     app.state.feed = feed
     app.public_streams = PublicStreams({"/api/public/events": hub}, max_viewers)  # the lean path, as the hall's
-    app.mount("/static", StaticFiles(directory=_web_dir("static")), name="static")
-    templates = Jinja2Templates(directory=_web_dir("templates"))
+    app.mount("/static", StaticFiles(directory=str(page_files("static"))), name="static")
+    templates = Jinja2Templates(directory=str(page_files("templates")))
 
     @app.get("/", response_class=HTMLResponse)
     async def audience(request: Request) -> HTMLResponse:

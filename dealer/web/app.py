@@ -7,7 +7,6 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from importlib import resources
 
 from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -33,13 +32,15 @@ from dealer.app.service import Service
 from dealer.app.station import StationError
 from dealer.core.errors import DealerError, Phrase
 from dealer.i18n import format_number
+from dealer.serving.guard import ConnectionGuard, ConsoleAddresses
+from dealer.serving.i18n import LanguageMiddleware, catalogue, error_detail, translate
+from dealer.serving.limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
+from dealer.serving.pages import page_files
+from dealer.serving.public_stream import PublicFrontApp, PublicStreams
 
 from .auth import ROLES as ROLE_NAMES
 from .auth import check_role, cookie_name, role_check
 from .custody import CUSTODY_COOKIE, key_access
-from .guard import ConnectionGuard, ConsoleAddresses
-from .i18n import LanguageMiddleware, catalogue, error_detail, translate
-from .limits import LimitsMiddleware, error_text, parse_json_text, validation_errors
 from .models import (
     ErrorDetail,
     JudgeCommand,
@@ -47,14 +48,9 @@ from .models import (
     PublicSnapshot,
     StationParam,
 )
-from .public_stream import PublicFrontApp, PublicStreams
 from .routes_export import make_router as make_export_router
 
 ROLES = ("judge", "director")
-
-
-def _package_dir(name: str) -> str:
-    return str(resources.files("dealer.web").joinpath(name))
 
 
 def create_app(service: Service) -> FastAPI:
@@ -80,8 +76,8 @@ def create_app(service: Service) -> FastAPI:
     app.state.guard = ConnectionGuard(service.config.limits)  # dealer serve hands it to its listening socket
     app.add_middleware(ConsoleAddresses, guard=app.state.guard)
     app.add_exception_handler(RequestValidationError, validation_errors)
-    app.mount("/static", StaticFiles(directory=_package_dir("static")), name="static")
-    templates = Jinja2Templates(directory=_package_dir("templates"))
+    app.mount("/static", StaticFiles(directory=str(page_files("static"))), name="static")
+    templates = Jinja2Templates(directory=str(page_files("templates")))
 
     def lang_of(request: Request) -> str:
         asked = request.query_params.get("lang") or request.cookies.get("dealer_lang")

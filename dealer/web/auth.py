@@ -11,8 +11,7 @@ from fastapi import HTTPException, Request, WebSocket
 
 from dealer.app.secrets import RoleSecrets
 from dealer.core.errors import Phrase
-
-from .i18n import error_detail
+from dealer.serving.i18n import error_detail
 
 ROLES = {"judge": Phrase("judge"), "director": Phrase("director")}  # the roles as the messages name them
 

@@ -17,9 +17,9 @@ from dealer.app.custody import CustodySession
 from dealer.core.errors import DealerError
 from dealer.custody import CustodyLockedError
 from dealer.custody.withheld import withhold_key
+from dealer.serving.i18n import error_detail
 
 from .auth import bearer
-from .i18n import error_detail
 
 CUSTODY_COOKIE = "dealer_custody"
 

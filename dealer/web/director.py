@@ -35,10 +35,10 @@ from dealer.custody import (
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
 from dealer.export.names import session_slug
 from dealer.integrity.ledger import canonical_json
+from dealer.serving.i18n import error_detail
 
 from .auth import role_check
 from .custody import CUSTODY_COOKIE, key_access, presented_custody, private_channel
-from .i18n import error_detail
 from .models import (
     CustodyPassphrase,
     CustodyView,

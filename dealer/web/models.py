@@ -30,7 +30,7 @@ MAX_COPIES = 50
 
 class FieldValueError(DealerError, ValueError):
     """A field's value a validator refuses: pydantic reports it as a value_error, and the 422 answer says it in the
-    request's language through the core catalogue (dealer.web.limits)."""
+    request's language through the core catalogue (dealer.serving.limits)."""
 
 
 def _printable(value: str) -> str:

@@ -18,10 +18,10 @@ from fastapi.responses import FileResponse
 from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
+from dealer.serving.i18n import error_detail, translate
 
 from .auth import ROLES, role_check
 from .custody import key_access, refusal
-from .i18n import error_detail, translate
 from .models import (
     CheckRecorded,
     DirectorDocument,

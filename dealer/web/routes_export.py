@@ -41,10 +41,10 @@ from dealer.export.machine import Progress, Stage
 from dealer.export.names import board_journal, competition_meta, session_folder, session_slug
 from dealer.formats import ExportMeta
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
+from dealer.serving.i18n import error_detail, translate
 
 from .auth import role_check
 from .custody import key_access, refusal
-from .i18n import error_detail, translate
 from .models import (
     BoardCards,
     BoardCardsShown,

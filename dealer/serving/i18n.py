@@ -1,4 +1,5 @@
-"""Message catalogues (``dealer/web/i18n/<lang>.json``): every string a page shows comes from here.
+"""Message catalogues (``dealer/web/i18n/<lang>.json``, the pages'): every string a page shows comes from here,
+and the language of the request being answered (``LanguageMiddleware``), which error answers are written in.
 
 An entry is a text (with ``{name}`` parameters), a list, or plural forms ``{"one": …, "few": …, "many": …,
 "other": …}`` picked by CLDR rules (Babel here, ``Intl.PluralRules`` in the pages).
@@ -10,19 +11,20 @@ import contextlib
 import json
 from contextvars import ContextVar
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from dealer.app.config import LANGUAGES
 
+from .pages import page_files
+
 
 @cache
 def catalogue(lang: str) -> dict[str, Any]:  # Any: json.loads; entries are texts or plural-form tables
     if lang not in LANGUAGES:
         raise KeyError(f"no catalogue for language {lang!r}")
-    text = resources.files("dealer.web").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
+    text = page_files("i18n").joinpath(f"{lang}.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)  # Any: json.loads of the catalogue
     return data
 
