@@ -100,29 +100,30 @@ def _ours_parse(datas: list[bytes]) -> tuple[float, int]:
 
 
 def _paths(datas: list[bytes]) -> tuple[float, float, int, int, int]:
-    """The scan's two paths on the same files, each on every file (best of two, a new deal cache each time):
-    the byte path's time over the files it reads, the text path's (``decode_text`` and ``_scan_text``) over the
-    same files, their records, and the files and records the byte path leaves to the text path in an import."""
+    """The scan's two paths on the same files (those the byte path reads), each on every one of them, best of
+    three rounds interleaved, a new deal cache each time: the byte path's time, the text path's (``decode_text``
+    and ``_scan_text``), their records; and the files and records the byte path leaves to the text path."""
     from dealer.formats.pbn import decode_text
     from dealer.formats.pbn_scan import DealCache, _scan_bytes, _scan_text
 
+    read = [_scan_bytes(data, DealCache()) for data in datas]
+    kept = [data for data, r in zip(datas, read, strict=True) if r is not None]
+    records = sum(len(r.deals) + len(r.problems) for r in read if r is not None)
+    left = [data for data, r in zip(datas, read, strict=True) if r is None]
+    left_records = sum(len(_scan_text(decode_text(data, normalise=False), DealCache())) for data in left)
     best_bytes = best_text = float("inf")
-    records = left = left_records = 0
-    for _ in range(2):
+    for _ in range(3):
         cache = DealCache()
         start = time.perf_counter()
-        read = [_scan_bytes(data, cache) for data in datas]
+        for data in kept:
+            _scan_bytes(data, cache)
         best_bytes = min(best_bytes, time.perf_counter() - start)
         cache = DealCache()
         start = time.perf_counter()
-        texts = [_scan_text(decode_text(data, normalise=False), cache) for data in datas]
+        for data in kept:
+            _scan_text(decode_text(data, normalise=False), cache)
         best_text = min(best_text, time.perf_counter() - start)
-        kept = [k for k, r in enumerate(read) if r is not None]
-        records = sum(len(texts[k].deals) + len(texts[k].problems) for k in kept)
-        left = len(datas) - len(kept)
-        left_records = sum(len(t.deals) + len(t.problems) for t in texts) - records
-    # the text path's time over the files the byte path reads: in proportion to their records
-    return best_bytes, best_text * records / max(records + left_records, 1), records, left, left_records
+    return best_bytes, best_text, records, len(left), left_records
 
 
 @contextmanager
