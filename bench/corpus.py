@@ -11,9 +11,9 @@ corpus is the same on every run and nothing of it is committed:
   comments after tags, ``%`` header lines;
 - auctions and play records (with ``=n=`` notes and ``[Note]`` tags) given to games that have none, from others;
 - tag order shuffled within games, optional tags (``Room``, ``Annotator``, ``BidSystemNS``…) added;
-- encodings: UTF-8, UTF-8 with its BOM, Latin-1 (accented names and comments); CRLF line ends, and in a few files
-  the lone CR of old Macintosh exports. (No UTF-16: the import refuses such a file, naming it, and the bench
-  imports without ``--skip-bad``.)
+- encodings: UTF-8, UTF-8 with its BOM, Latin-1 (accented names and comments), and in a few files UTF-16 with its
+  BOM (a Windows editor's "Unicode": the import decodes those, the text path); CRLF line ends, and in a few files
+  the lone CR of old Macintosh exports.
 - what some publishers' programs write and a PBN reader must take as the standard says (each in a share of the
   files, as a program writes its files alike): a ``%`` line naming the file's DOS path (``C:\\PBN\\…``), a
   backslash in commentary, quotes escaped in a tag's value (``\\"``), brackets in an event's name, two tags on
@@ -69,7 +69,7 @@ OPTIONAL_TAGS = [
     ("Section", ["A", "B", "C"]),
     ("Time", ["10:00:00", "14:30:00"]),
 ]
-ENCODINGS = [("utf-8", 55), ("utf-8-bom", 5), ("latin-1", 40)]  # UTF-16: the import refuses it (says so)
+ENCODINGS = [("utf-8", 55), ("utf-8-bom", 5), ("latin-1", 40)]  # and UTF-16 in a few files (``make_varied``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +225,8 @@ def _encode(text: str, encoding: str, crlf: bool, cr: bool = False) -> bytes:
         return b"\xef\xbb\xbf" + text.encode("utf-8")
     if encoding == "latin-1":
         return text.encode("latin-1", errors="replace")
+    if encoding == "utf-16":
+        return text.encode("utf-16")  # with its byte-order mark
     return text.encode(encoding)
 
 
@@ -297,7 +299,10 @@ def make_varied(sources: list[Path], out: Path, files: int, seed: int = 33, rede
         text = _written(text, k, writer)
         path = out / f"v{k:04d}.pbn"
         crlf = rng.random() < 0.35
-        path.write_bytes(_encode(text, encoding, crlf=crlf, cr=not crlf and writer.random() < 0.03))
+        cr = not crlf and writer.random() < 0.03
+        if writer.random() < 0.03:
+            encoding = "utf-16"
+        path.write_bytes(_encode(text, encoding, crlf=crlf, cr=cr))
         written.append(path)
     return written
 
