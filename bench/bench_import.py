@@ -24,8 +24,12 @@ the spread of the rounds' ratios, wall and CPU (``DEALER_BENCH_ROUNDS`` sets the
   (start-up, reading, parsing, committing in batches, the report), on SQLite and, where a server answers, on
   PostgreSQL (a new database per run).
 
-Ratio: endplay's time over ours (target >= 10). Silent losses: Deal tags that are neither imported, nor a
-duplicate, nor a reported problem (target 0).
+Ratio: endplay's time over ours (target >= 10; also the min, median and max of the rounds' ratios as rows of
+their own). Silent losses: Deal tags that are neither imported, nor a duplicate, nor a reported problem (target 0).
+The scan's two paths, each on every file of the shape, per record: the byte path (what an import reads most files
+by) and the text path (what it decodes a file for: UTF-16, a value beyond ASCII, a doubtful comment mark), with the
+files and records the byte path leaves to the text path in an import (target: the text path within 10% of the
+byte path's cost).
 """
 
 from __future__ import annotations
@@ -93,6 +97,33 @@ def _ours_parse(datas: list[bytes]) -> tuple[float, int]:
     cache = DealCache()
     n = sum(len(scan(data, cache=cache)) for data in datas)
     return time.perf_counter() - start, n
+
+
+def _paths(datas: list[bytes]) -> tuple[float, float, int, int, int]:
+    """The scan's two paths on the same files (those the byte path reads), each on every one of them, best of
+    three rounds interleaved, a new deal cache each time: the byte path's time, the text path's (``decode_text``
+    and ``_scan_text``), their records; and the files and records the byte path leaves to the text path."""
+    from dealer.formats.pbn import decode_text
+    from dealer.formats.pbn_scan import DealCache, _scan_bytes, _scan_text
+
+    read = [_scan_bytes(data, DealCache()) for data in datas]
+    kept = [data for data, r in zip(datas, read, strict=True) if r is not None]
+    records = sum(len(r.deals) + len(r.problems) for r in read if r is not None)
+    left = [data for data, r in zip(datas, read, strict=True) if r is None]
+    left_records = sum(len(_scan_text(decode_text(data, normalise=False), DealCache())) for data in left)
+    best_bytes = best_text = float("inf")
+    for _ in range(3):
+        cache = DealCache()
+        start = time.perf_counter()
+        for data in kept:
+            _scan_bytes(data, cache)
+        best_bytes = min(best_bytes, time.perf_counter() - start)
+        cache = DealCache()
+        start = time.perf_counter()
+        for data in kept:
+            _scan_text(decode_text(data, normalise=False), cache)
+        best_text = min(best_text, time.perf_counter() - start)
+    return best_bytes, best_text, records, len(left), left_records
 
 
 @contextmanager
@@ -205,6 +236,7 @@ def _measure(
         best_parse = min(best_parse, t)
         t, _ = _ours_import([smallest], _fresh_sqlite(tmp))
         best_start = min(best_start, t)
+    on_bytes, on_text, path_records, left, left_records = _paths(datas)
     rows: list[dict[str, Any]] = [
         {
             "name": "endplay_parse",
@@ -218,6 +250,15 @@ def _measure(
             "value": round(best_ep / best_parse, 2),
             "unit": "x",
             "note": f"our PBN import scan in process: {parsed:,} records, {parsed / best_parse:,.0f} records/s",
+        },
+        {
+            "name": "text_path_vs_byte_path",
+            "value": round(on_text / max(on_bytes, 1e-9), 2),
+            "unit": "x",
+            "target": "<= 1.1",
+            "note": f"per record: byte path {1e6 * on_bytes / max(path_records, 1):.1f} us, text path (decoded) "
+            f"{1e6 * on_text / max(path_records, 1):.1f} us, each on the same {path_records:,} records; "
+            f"the byte path leaves {left} files ({left_records:,} records) to the text path",
         },
         {
             "name": "command_start",
@@ -250,6 +291,16 @@ def _measure(
                 + ("" if target else f"; no target: {best_start:.2f} s of the {best[engine]:.2f} s is the start")
                 + f"; {_spread(pairs[engine])}",
             },
+            *(
+                {
+                    "name": f"command_{engine}_vs_endplay_{which}",
+                    "value": round(pick([w for w, _ in pairs[engine]]), 2),
+                    "unit": "x",
+                    "note": f"the {which} of {len(pairs[engine])} interleaved pairs' wall ratios (each round's "
+                    "endplay time over the command's, run one after the other: load hits both)",
+                }
+                for which, pick in (("min", min), ("median", statistics.median), ("max", max))
+            ),
             {
                 "name": f"command_{engine}_past_start_vs_endplay",
                 "value": round(best_ep / max(best[engine] - best_start, 1e-3), 2),

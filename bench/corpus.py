@@ -11,8 +11,13 @@ corpus is the same on every run and nothing of it is committed:
   comments after tags, ``%`` header lines;
 - auctions and play records (with ``=n=`` notes and ``[Note]`` tags) given to games that have none, from others;
 - tag order shuffled within games, optional tags (``Room``, ``Annotator``, ``BidSystemNS``…) added;
-- encodings: UTF-8, UTF-8 with its BOM, Latin-1 (accented names and comments); CRLF line ends. (No UTF-16: the
-  import refuses such a file, naming it, and the bench imports without ``--skip-bad``.)
+- encodings: UTF-8, UTF-8 with its BOM, Latin-1 (accented names and comments), and in a few files UTF-16 with its
+  BOM (a Windows editor's "Unicode": the import decodes those, the text path); CRLF line ends, and in a few files
+  the lone CR of old Macintosh exports.
+- what some publishers' programs write and a PBN reader must take as the standard says (each in a share of the
+  files, as a program writes its files alike): a ``%`` line naming the file's DOS path (``C:\\PBN\\…``), a
+  backslash in commentary, quotes escaped in a tag's value (``\\"``), brackets in an event's name, two tags on
+  one line, tags indented.
 
 ``redeal=True`` also replaces every deal by a new one (the same new deal for both rooms of a game): most deals
 are then new to a bank. A source file that holds ``{`` already is used whole (its comments may hold empty lines).
@@ -26,6 +31,7 @@ import math
 import random
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +69,7 @@ OPTIONAL_TAGS = [
     ("Section", ["A", "B", "C"]),
     ("Time", ["10:00:00", "14:30:00"]),
 ]
-ENCODINGS = [("utf-8", 55), ("utf-8-bom", 5), ("latin-1", 40)]  # UTF-16: the import refuses it (says so)
+ENCODINGS = [("utf-8", 55), ("utf-8-bom", 5), ("latin-1", 40)]  # and UTF-16 in a few files (``make_varied``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,13 +196,37 @@ def _vary_game(items: list[str], rng: random.Random, donors: list[list[str]]) ->
     return out
 
 
-def _encode(text: str, encoding: str, crlf: bool) -> bytes:
-    if crlf:
-        text = text.replace("\n", "\r\n")
+_EVENT = re.compile(r'^\[Event "([^"#][^"]*)"\]', re.MULTILINE)
+_PAIRED = re.compile(r'^(\[(?:Dealer|Declarer) "[^"]*"\])\n(\[(?:Vulnerable|Contract) "[^"]*"\])$', re.MULTILINE)
+_INDENTED = re.compile(r"^(\[(?:West|North|East|South) )", re.MULTILINE)
+# (share of the files, what that program does to a file's text)
+WRITERS: list[tuple[float, Callable[[str, int], str]]] = [
+    (0.15, lambda text, k: text.replace("% EXPORT", f"% EXPORT\n% C:\\PBN\\ARCHIVE\\V{k:04d}.PBN", 1)),
+    (0.05, lambda text, k: text.replace("}", " (score: NS 620 \\ EW -620)}", 3)),
+    (0.06, lambda text, k: _EVENT.sub(r'[Event "\1 \\"Open\\""]', text)),
+    (0.06, lambda text, k: _EVENT.sub(r'[Event "\1 [Open]"]', text)),
+    (0.04, lambda text, k: _PAIRED.sub(r"\1 \2", text)),
+    (0.03, lambda text, k: _INDENTED.sub(r"  \1", text)),
+]
+
+
+def _written(text: str, k: int, rng: random.Random) -> str:
+    """The file's text as the program that wrote it spells it (``WRITERS``), for the programs ``rng`` picks."""
+    for share, write in WRITERS:
+        if rng.random() < share:
+            text = write(text, k)
+    return text
+
+
+def _encode(text: str, encoding: str, crlf: bool, cr: bool = False) -> bytes:
+    if crlf or cr:
+        text = text.replace("\n", "\r\n" if crlf else "\r")
     if encoding == "utf-8-bom":
         return b"\xef\xbb\xbf" + text.encode("utf-8")
     if encoding == "latin-1":
         return text.encode("latin-1", errors="replace")
+    if encoding == "utf-16":
+        return text.encode("utf-16")  # with its byte-order mark
     return text.encode(encoding)
 
 
@@ -265,8 +295,14 @@ def make_varied(sources: list[Path], out: Path, files: int, seed: int = 33, rede
         if redeal:
             text = _redeal(text, rng, {})
         encoding = rng.choices([e for e, _ in ENCODINGS], [w for _, w in ENCODINGS])[0]
+        writer = random.Random(seed * 100_003 + k)  # its own: the choices above are as they were without it
+        text = _written(text, k, writer)
         path = out / f"v{k:04d}.pbn"
-        path.write_bytes(_encode(text, encoding, crlf=rng.random() < 0.35))
+        crlf = rng.random() < 0.35
+        cr = not crlf and writer.random() < 0.03
+        if writer.random() < 0.03:
+            encoding = "utf-16"
+        path.write_bytes(_encode(text, encoding, crlf=crlf, cr=cr))
         written.append(path)
     return written
 

@@ -4,15 +4,16 @@
 of championship files needs three things per game and the problems. ``scan`` gives exactly what ``PBN.read``
 gives for those (same games, same lines, boards and deals, the same problems with the same reasons), faster:
 
-* a file's bytes (``_scan_bytes``: no escapes, every ``[`` starting a line once its comments are blanked, CR
-  only in CRLF, and the words "board" and "deal" in any case only in its ``[Board "…"]``, ``[Deal "…"]`` and
-  ``[Dealer "…"]`` tags, one of each per block, each closed on its line) are read in a handful of C passes
+* a file's bytes (``_scan_bytes``: once its comments are blanked, every ``[`` starting a line or on a line of
+  whole tags, a backslash only in a ``%`` line or another tag's value, and the words "board" and "deal" in any
+  case only in its ``[Board "…"]``, ``[Deal "…"]`` and ``[Dealer "…"]`` tags, one of each per block, each closed
+  on its line; CRLF and lone CR line ends as the reader takes them) are read in a handful of C passes
   over the whole file: each kind of comment found by one search for its mark and blanked, the tags' values
   taken by one search, the blocks between empty lines made into the games' columns by ``map`` (no Python
   code per game, but for the unusual ones); UTF-8 or Latin-1, with or without a BOM, are read alike;
-* a file whose bytes that path leaves (UTF-16, a comment mark that may be inside a tag, a value to read or
-  name that is not ASCII) is decoded (``_scan_text``) and read by the same passes on its text's UTF-8, a
-  doubtful comment mark settled by the reader's own tokens: as fast as the bytes path;
+* a file whose bytes that path leaves (UTF-16, a comment mark that may be inside a tag or a ``%`` line, a
+  value to read or name that is not ASCII) is decoded (``_scan_text``) and read by the same passes on its text's
+  UTF-8, a doubtful comment mark settled by the reader's own tokens: as fast as the bytes path;
 * any other text (or a check failing half-way) goes through the reader's own games (``pbn.games``), so the
   strict reader decides;
 * a ``Deal`` value is parsed once per import (``DealCache``): the same deal of the open and closed room, or of
@@ -33,7 +34,7 @@ from dealer.core.cards import RANK_CHARS
 from dealer.core.errors import DealError
 
 from .base import _LONG_LINE, MAX_LINE_CHARS, ReadProblem, may_hold_a_long_line
-from .pbn import _BLANK, _SECTION, _TAG, _TOKEN, _board_number, decode_text, games, parse_deal_value
+from .pbn import _BLANK, _SECTION, _TOKEN, _board_number, decode_text, games, parse_deal_value
 
 # Canonical form as one 104-bit number: card i (suit * 13 + rank) holds its seat in bits 103-2i .. 102-2i.
 _FULL = sum(1 << (102 - 2 * i) for i in range(52))
@@ -207,8 +208,11 @@ def _number(text: str) -> int | None:
         return number
 
 
-# a tag (at a line's start) whose name holds "board" or "deal" in any case: what the fast path must account for
-_NAMED = re.compile(r"^\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE)
+# a tag whose name holds "board" or "deal" in any case, at a line's start or after another tag on its line (where
+# the reader's tags start once each line holding a "[" inside is one of whole tags): what the fast path must count
+_NAMED = re.compile(
+    r"(?:^[ \t]*|\][ \t]*)\[[ \t]*[A-Za-z0-9_]*?(?:[Bb][Oo][Aa][Rr][Dd]|[Dd][Ee][Aa][Ll])", re.MULTILINE
+)
 # a ``…Table`` tag and the rows after it, which the reader takes as its value (comment marks and all)
 _TABLE = re.compile(  # from the name's end: a search for a word, not an attempt at every "["
     r'Table[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\]' f"({_SECTION.pattern})", re.MULTILINE
@@ -232,8 +236,9 @@ def _rows_close_their_comments(text: str) -> bool:
 # (its 6) matters only where it holds one of these marks (a search for a mark is a search for one of two
 # characters; a "^" in the pattern would make it try every position)
 _COMMENT = re.compile(r"\{[^}]*\}?|;[^\n]*")
-# whole tags (no escapes) and blanks: the reader's tokens there are these tags, each ending where it does here
-_TAGS_ONLY = re.compile(r'(?:[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^"\\\n]*"[ \t]*\])+[ \t]*')
+# whole tags (escapes in their values as the reader's, ``_TOKEN``'s 1 and 2) and blanks: the reader's tokens there
+# are these tags, each ending where it does here (a blank starts no token inside a line)
+_TAGS_ONLY = re.compile(r'(?:[ \t]*\[[ \t]*[A-Za-z0-9_]+[ \t]*"[^"\\\n]*(?:\\.[^"\\\n]*)*"[ \t]*\])+[ \t]*')
 
 
 def _blank(comment: str) -> str:
@@ -301,14 +306,11 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
     """``scan`` on the decoded text (any file ``_scan_bytes`` leaves to it): the same passes on the text's UTF-8
     bytes (everything they look at is ASCII, and UTF-8 spells every other character in bytes that are not), the
     values the columns need decoded back; a comment mark that may be inside a tag is settled by the reader's own
-    tokens (``_blank_comments``). Anything else unusual goes through the reader's games (``_by_games``)."""
-    if "\\" in text:  # escapes: the reader unescapes values
-        return _by_games(text, cache)
+    tokens (``_blank_comments``). Anything else unusual (a Deal, Board or Dealer value with an escape, a line
+    holding a ``[`` inside that is not one of whole tags) goes through the reader's games (``_by_games``)."""
     plain = text
-    if "\r" in text:
-        if text.count("\r") != text.count("\r\n"):  # a lone CR ends a line too
-            return _by_games(text, cache)
-        plain = text.replace("\r\n", "\n")
+    if "\r" in text:  # line ends as the reader's (a lone CR ends a line too)
+        plain = text.replace("\r\n", "\n").replace("\r", "\n")
     data = plain.encode("utf-8")
     if "{" in plain or ";" in plain:
         blanked = _blank_comments_b(data)
@@ -323,7 +325,8 @@ def _scan_text(text: str, cache: DealCache) -> ScannedDeals:
 
 
 # the bytes path: the text path's passes on the file's bytes, before (and mostly instead of) decoding them
-_TAG_B = re.compile(_TAG.pattern.encode())
+# a well-formed tag as the reader's tokens take it (``_TOKEN``'s 1 and 2: escapes in its value): a game's line
+_TAG_LINE_B = re.compile(rb'\[[ \t]*([A-Za-z0-9_]+)[ \t]*"([^"\\\n]*(?:\\.[^"\\\n]*)*)"[ \t]*\]')
 _BLANK_B = re.compile(_BLANK.pattern.encode())
 _BLANK_CRLF_B = re.compile(rb"\r\n[ \t]*\r\n")  # an empty line of CRLF text (its blocks need no copy in LF)
 _LONG_LINE_B = re.compile(_LONG_LINE.pattern.encode())
@@ -334,8 +337,9 @@ _TABLE_B = re.compile(_TABLE.pattern.encode(), re.MULTILINE)
 # a test of every byte: one pass for each kind costs less than one for both)
 _BRACES_B = re.compile(rb"(\{[^}]*\}?)")
 _SEMICOLONS_B = re.compile(rb"(;[^\n]*)")
-# the well-formed tags the bytes path takes its values from (closed on their line, no quote in the value)
-_VALUES_B = re.compile(rb'\[(Deal|Board|Dealer) "([^"\n]*)"\]')
+# the well-formed tags the bytes path takes its values from (closed on their line, no quote or backslash in the
+# value: one the reader would unescape is not one of these, so it leaves the counts of ``_columns`` unequal)
+_VALUES_B = re.compile(rb'\[(Deal|Board|Dealer) "([^"\n\\]*)"\]')
 _INSIDE_B = re.compile(rb"\[(?<=[^\n]\[)")  # a "[" inside a line (the search looks for "[" only)
 _BEFORE_MARK = re.compile(rb"(?:[^\[%\n;][^\[\n;]*)?|" + _TAGS_ONLY.pattern.encode())
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -354,8 +358,10 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
     ASCII letter of "board" or "deal": the same games, lines, comments and values. A UTF-8 byte-order mark is
     dropped when the rest is UTF-8 (as decoding drops it), else kept as the three Latin-1 characters it is. A
     line of more bytes than the text path's character limit, or a value that is not ASCII, goes to the text path.
+    A backslash changes nothing but in a tag's value (the reader's escapes): in a comment it is blanked with it, in
+    a ``%`` line it is that line's (``_columns`` sees to the rest).
     """
-    if data.startswith(_UTF16) or b"\\" in data:
+    if data.startswith(_UTF16):
         return None
     if data.startswith(_UTF8_BOM):
         try:
@@ -367,8 +373,9 @@ def _scan_bytes(data: bytes, cache: DealCache) -> ScannedDeals | None:
     if len(data) > MAX_LINE_CHARS and may_hold_a_long_line(data) and _LONG_LINE_B.search(data) is not None:
         return None
     crlf = b"\r" in data
-    if crlf and data.count(b"\r") != data.count(b"\r\n"):  # a lone CR ends a line too
-        return None
+    if crlf and data.count(b"\r") != data.count(b"\r\n"):  # a lone CR ends a line too: LF, as the reader's
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        crlf = False
     if b"{" in data or b";" in data:
         if crlf:  # comments are blanked in LF text (a ";" comment runs to the line's end, its CR included)
             data = data.replace(b"\r\n", b"\n")
@@ -422,11 +429,12 @@ def _columns(data: bytes, cache: DealCache, utf8: bool, crlf: bool = False) -> S
     file's bytes (UTF-8 or Latin-1: such a value is left to the text path).
 
     The text is split into blocks at empty lines; each ``[Deal "…"]``, ``[Board "…"]`` and ``[Dealer "…"]`` tag
-    must be closed on its line, every ``[`` start a line, no block hold two Deal or two Board tags, and those
-    tags be every one whose name holds "board" or "deal" in any case (other tags, misspelt, spaced or malformed, the
-    reader would see otherwise): then the n-th Deal value is the n-th
-    game's, the n-th Board value the n-th block's with one."""
-    if _INSIDE_B.search(data) is not None:  # a "[" inside a line
+    must be closed on its line and hold no backslash, every ``[`` start a line or be on a line of whole tags
+    (``_whole_tags``), no block hold two Deal or two Board tags, and those tags be every one whose name holds
+    "board" or "deal" in any case (other tags, misspelt, spaced or malformed, the reader would see otherwise): then
+    the n-th Deal value is the n-th game's, the n-th Board value the n-th block's with one."""
+    inside = _INSIDE_B.search(data)
+    if inside is not None and not _whole_tags(data, inside.start()):  # a "[" inside a line not one of tags
         return None
     tags = _VALUES_B.findall(data)
     lower = data.lower()  # ASCII letters only: no other character lower-cases to a letter of "board" or "deal"
@@ -478,15 +486,39 @@ def _columns(data: bytes, cache: DealCache, utf8: bool, crlf: bool = False) -> S
     return ScannedDeals(_game_lines(blocks, firsts, games), boards, cast("list[bytes]", deals))
 
 
+# a line of whole tags (``_TAGS_ONLY``), then text without a "[" (a blanked comment, a CR of CRLF)
+_TAGS_LINE_B = re.compile(_TAGS_ONLY.pattern.encode() + rb"[^\[\n]*")
+
+
+def _whole_tags(data: bytes, first: int) -> bool:
+    """Whether every line holding a ``[`` inside it (the first at ``first``) is one of whole tags, then text
+    without a ``[`` (``_TAGS_LINE_B``): indented tags, two tags on a line, brackets in a value. The reader's tokens
+    on such a line (a token boundary, in text whose comments are blanked) are those tags and nothing after them,
+    so a tag starts either at a line's start or after another tag's ``]`` (``_NAMED`` counts both)."""
+    find, fullmatch, search = data.find, _TAGS_LINE_B.fullmatch, _INSIDE_B.search
+    inside: re.Match[bytes] | None
+    at = first
+    while True:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = find(b"\n", at)
+        end = len(data) if end < 0 else end
+        if fullmatch(data, start, end) is None:
+            return False
+        inside = search(data, end)
+        if inside is None:
+            return True
+        at = inside.start()
+
+
 def _game_lines(blocks: list[bytes], firsts: list[int], at: list[int]) -> list[int | None]:
     """The line of each of the blocks ``at``: that of its first well-formed tag (a block holding a game has one)."""
     chunks = list(map(blocks.__getitem__, at))
     lines: list[int | None] = list(map(firsts.__getitem__, at))
-    starts = list(map(_TAG_B.match, chunks))
+    starts = list(map(_TAG_LINE_B.match, chunks))
     if None in starts:
         for k, first in enumerate(starts):
             if first is None:
-                tag = _TAG_B.search(chunks[k])
+                tag = _TAG_LINE_B.search(chunks[k])
                 if tag is not None:
                     lines[k] = firsts[at[k]] + chunks[k].count(b"\n", 0, tag.start())
     return lines
