@@ -61,6 +61,11 @@ def test_values_reach_the_function_typed() -> None:
     ]
 
 
+def test_a_short_option_takes_its_value_attached_as_getopt_does() -> None:
+    assert kit.run(root, ["grp", "run", "a.pbn", "-n3"]) == 0
+    assert calls[-1]["count"] == 3
+
+
 def test_defaults_environment_and_double_dash(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KIT_TEST_SECRET", "s.txt")
     assert kit.run(root, ["grp", "run", "--quiet", "--", "--odd-name"]) == 0
@@ -79,6 +84,8 @@ def test_defaults_environment_and_double_dash(monkeypatch: pytest.MonkeyPatch) -
         (["grp", "run", "a", "--ratio"], "Option '--ratio' requires an argument."),
         (["grp", "run", "a", "--quiet=1"], "Option '--quiet' does not take a value."),
         (["grp", "run", "a", "--qiuet"], "No such option: --qiuet Did you mean --quiet?"),
+        (["grp", "run", "a", "-n10"], "Invalid value for '--count': 10 is not in the range 1<=x<=9."),
+        (["grp", "run", "a", "-x3"], "No such option: -x3"),
         (["grp", "walk"], "No such command 'walk'."),
         (["one", "a", "b", "c"], "Got unexpected extra argument (c)"),
     ],

@@ -364,6 +364,10 @@ def _take_option(
 ) -> int:
     arg = args[i]
     name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+    if not arg.startswith("--") and len(arg) > 2 and arg not in options:
+        attached = options.get(arg[:2])  # a short option with its value attached, as click and getopt take it: -n2
+        if attached is not None and not attached.flag:
+            name, eq, value = arg[:2], "=", arg[2:]
     param = options.get(name)
     if param is None:
         message = word("No such option: {name}", name=name)
