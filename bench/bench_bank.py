@@ -22,7 +22,7 @@ from dealer.draw.director import Director
 from dealer.draw.protocol import dice_spec
 from dealer.formats.base import BoardRecord
 from dealer.formats.pbn import PBN
-from dealer.regulation import regulation_from_dict
+from dealer.regulation import Regulation, regulation_from_dict
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parents[1] / "shared" / "data" / "pbn"
@@ -130,10 +130,24 @@ def _import_rates(work: Path) -> list[dict[str, Any]]:
     return rows
 
 
-# One session of the largest allowed board count, drawn under a 1 % quota of the bank.
-_BENCH_REGULATION = regulation_from_dict(
-    {"dealing": {"variant": 3}, "draw": {"share_percent": 1}, "session": {"boards": 200}}, "bench"
-)
+BOARDS = 200  # a session of the largest allowed board count
+
+
+def _bench_regulation(n_deals: int) -> Regulation:
+    """A schedule of sessions of ``BOARDS`` boards drawn under a 1 % quota of a bank of ``n_deals``: as many
+    sessions as make the schedule 1 % of the bank, the least Law 6 allows (one session of 200 boards alone is
+    0.2 % of 100,000 deals, which the director refuses without an override). One session is drawn."""
+    sessions = -(-n_deals // (100 * BOARDS))
+    return regulation_from_dict(
+        {
+            "dealing": {"variant": 3},
+            "draw": {"share_percent": 1},
+            "session": {"boards": BOARDS},
+            "schedule": {"sessions": sessions},
+            "bank": {"target": n_deals},
+        },
+        "bench",
+    )
 
 
 def _draw_at_scale(work: Path, n_deals: int) -> list[dict[str, Any]]:
@@ -157,7 +171,7 @@ def _draw_at_scale(work: Path, n_deals: int) -> list[dict[str, Any]]:
         with _Clock() as seal:
             director.seal()
         with _Clock() as prepare:
-            director.prepare("bench", dice_spec(["A", "B"], 10), _BENCH_REGULATION)
+            director.prepare("bench", dice_spec(["A", "B"], 10), _bench_regulation(n_deals))
         director.publish("bench")
         director.enter_public_value("bench", dice=["1234561234/6543216543"])
         with _Clock() as draw:
