@@ -12,12 +12,14 @@ older banks have no rows here (an old SQLite file opened read-only may not even 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import compact, packed
-from .deal_index import DealIndex
 from .errors import BankError
 from .schema import Connection, insert_sql
+
+if TYPE_CHECKING:
+    from .deal_index import DealIndex
 
 FORMAT = 3  # the bank format (``meta.schema``) from which batches are stored
 CACHE = 64  # decoded batches kept (a batch never changes once written; the bytes read are compared)
@@ -74,7 +76,7 @@ class BatchesTable:
     def __init__(self) -> None:
         self._decoded: dict[int, tuple[bytes, Batch]] = {}
         self._format3 = False  # seen once, for good: a bank's format never goes down
-        self._index = DealIndex()  # the batches' deals, up to the batch ``_seen`` (idx, import entry's hash)
+        self._index: DealIndex | None = None  # the batches' deals, up to the batch ``_seen`` (idx, entry's hash)
         self._seen: tuple[int, bytes] | None = None
 
     def present(self, db: Connection) -> bool:
@@ -167,10 +169,9 @@ class BatchesTable:
         wanted = list(dict.fromkeys(canonicals))
         if not wanted or not self.present(db):
             return {}
-        self._refresh(db)
-        return self._index.find(wanted)
+        return self._refresh(db).find(wanted)
 
-    def _refresh(self, db: Connection) -> None:
+    def _refresh(self, db: Connection) -> DealIndex:
         """Add the batches after the last one indexed (batches are append-only, their ``idx`` climbs with the
         ledger, and a batch commits with its ``import`` entry). That last one is recognised by its import entry's
         hash, which binds every byte of it: if the entry is no longer the one indexed (the database changed under
@@ -179,7 +180,9 @@ class BatchesTable:
             row = db.execute("SELECT hash FROM ledger WHERE idx = ?", (self._seen[0],)).fetchone()
             if row is None or bytes(row[0]) != self._seen[1]:
                 self._seen = None
-        if self._seen is None and self._index.size:  # nothing indexed is trusted without its batch's entry
+        if self._seen is None or self._index is None:  # nothing indexed is trusted without its batch's entry
+            from .deal_index import DealIndex  # numpy: loaded by a bank's first duplicate check, not by every command
+
             self._index = DealIndex()
         after = -1 if self._seen is None else self._seen[0]
         runs: list[tuple[bytes, int]] = []
@@ -195,11 +198,13 @@ class BatchesTable:
                 )
             runs.append((run, int(first_deal)))
             last = int(idx)
+        index = self._index
         if last == after:
-            return
+            return index
         row = db.execute("SELECT hash FROM ledger WHERE idx = ?", (last,)).fetchone()
-        self._index.add(runs)
+        index.add(runs)
         self._seen = None if row is None else (last, bytes(row[0]))
+        return index
 
 
 # the batches after a ledger index, in order: each one's index, first deal, count and run of cards (the bytes after
