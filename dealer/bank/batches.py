@@ -12,11 +12,14 @@ older banks have no rows here (an old SQLite file opened read-only may not even 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import compact, packed
 from .errors import BankError
 from .schema import Connection, insert_sql
+
+if TYPE_CHECKING:
+    from .deal_index import DealIndex
 
 FORMAT = 3  # the bank format (``meta.schema``) from which batches are stored
 CACHE = 64  # decoded batches kept (a batch never changes once written; the bytes read are compared)
@@ -73,6 +76,8 @@ class BatchesTable:
     def __init__(self) -> None:
         self._decoded: dict[int, tuple[bytes, Batch]] = {}
         self._format3 = False  # seen once, for good: a bank's format never goes down
+        self._index: DealIndex | None = None  # the batches' deals, up to the batch ``_seen`` (idx, entry's hash)
+        self._seen: tuple[int, bytes] | None = None
 
     def present(self, db: Connection) -> bool:
         """Whether the bank may hold batches (format 3)."""
@@ -157,34 +162,57 @@ class BatchesTable:
         return int(db.execute("SELECT COALESCE(SUM(deals), 0) FROM batches").fetchone()[0])
 
     def ids_of(self, db: Connection, canonicals: Iterable[bytes]) -> dict[bytes, int]:
-        """The ids of those of ``canonicals`` a batch holds. Every batch is read, its run of cards only (the
-        server sends that part of the packed value: ``CARDS_SQL``), and nothing is decoded."""
-        wanted = set(canonicals)
-        found: dict[bytes, int] = {}
+        """The ids of those of ``canonicals`` a batch holds, from the bank object's index of the batches' deals
+        (``deal_index``), first brought up to date with the batches written since it was last (``_refresh``).
+        Called in a write transaction (which holds the bank's write lock), the index then covers every batch
+        committed before it: a duplicate check done there is complete."""
+        wanted = list(dict.fromkeys(canonicals))
         if not wanted or not self.present(db):
-            return found
-        size = packed.CARDS
-        for first_deal, run in db.execute(CARDS_SQL).fetchall():
+            return {}
+        return self._refresh(db).find(wanted)
+
+    def _refresh(self, db: Connection) -> DealIndex:
+        """Add the batches after the last one indexed (batches are append-only, their ``idx`` climbs with the
+        ledger, and a batch commits with its ``import`` entry). That last one is recognised by its import entry's
+        hash, which binds every byte of it: if the entry is no longer the one indexed (the database changed under
+        the bank: a file restored, a transaction rolled back), the index is built again from the start."""
+        if self._seen is not None:
+            row = db.execute("SELECT hash FROM ledger WHERE idx = ?", (self._seen[0],)).fetchone()
+            if row is None or bytes(row[0]) != self._seen[1]:
+                self._seen = None
+        if self._seen is None or self._index is None:  # nothing indexed is trusted without its batch's entry
+            from .deal_index import DealIndex  # numpy: loaded by a bank's first duplicate check, not by every command
+
+            self._index = DealIndex()
+        after = -1 if self._seen is None else self._seen[0]
+        runs: list[tuple[bytes, int]] = []
+        last = after
+        for idx, first_deal, deals, run in db.execute(CARDS_SQL, (after,)).fetchall():
             run = bytes(run)
-            if len(wanted) <= 4:  # a deal or a few: found in the run itself
-                for canonical in wanted:
-                    at = run.find(canonical)
-                    while at >= 0 and at % size:
-                        at = run.find(canonical, at + 1)
-                    if at >= 0:
-                        found[canonical] = int(first_deal) + at // size
-            else:
-                for at in range(0, len(run), size):
-                    if run[at : at + size] in wanted:
-                        found[run[at : at + size]] = int(first_deal) + at // size
-        return found
+            if len(run) != packed.CARDS * int(deals):
+                raise BankError(
+                    "batch {idx}: deals by its row {deals}, in its packed value {n}",
+                    idx=idx,
+                    deals=deals,
+                    n=len(run) // packed.CARDS,
+                )
+            runs.append((run, int(first_deal)))
+            last = int(idx)
+        index = self._index
+        if last == after:
+            return index
+        row = db.execute("SELECT hash FROM ledger WHERE idx = ?", (last,)).fetchone()
+        index.add(runs)
+        self._seen = None if row is None else (last, bytes(row[0]))
+        return index
 
 
-# each batch's first deal and run of cards: the bytes after the count (a varint: 1 byte below 128 deals, 2 below
-# 16,384, …), 13 a deal
+# the batches after a ledger index, in order: each one's index, first deal, count and run of cards (the bytes after
+# the count, a varint: 1 byte below 128 deals, 2 below 16,384, …; 13 a deal), the only part of the packed value
+# the server sends
 CARDS_SQL = (
-    "SELECT first_deal, substr(packed, CASE WHEN deals < 128 THEN 2 WHEN deals < 16384 THEN 3 "
-    "WHEN deals < 2097152 THEN 4 ELSE 5 END, CAST(13 * deals AS INTEGER)) FROM batches WHERE deals > 0"
+    "SELECT idx, first_deal, deals, substr(packed, CASE WHEN deals < 128 THEN 2 WHEN deals < 16384 THEN 3 "
+    "WHEN deals < 2097152 THEN 4 ELSE 5 END, CAST(13 * deals AS INTEGER)) FROM batches WHERE idx > ? ORDER BY idx"
 )
 
 

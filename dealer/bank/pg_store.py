@@ -3,9 +3,11 @@
 The bank's SQL is engine-neutral and goes through ``_PgConnection``, which turns ``?`` placeholders into
 psycopg's and keeps the connection alive. What differs is the engine's:
 
-* a write transaction is ``BEGIN`` then ``pg_advisory_xact_lock`` on the bank's key, so the appends of every
-  process on the database are serialised in the database itself: the head is read under the lock and the ledger
-  stays one hash chain; the lock goes with the transaction's end (commit, rollback, or a dead connection);
+* a write transaction is ``BEGIN`` (READ COMMITTED) then ``pg_advisory_xact_lock`` on the bank's key, so the
+  appends of every process on the database are serialised in the database itself: the head is read under the
+  lock and the ledger stays one hash chain, and the duplicate check reads every deal committed before (the
+  batches' deals have no unique index: ``batches.BatchesTable.ids_of``); the lock goes with the transaction's end
+  (commit, rollback, or a dead connection);
 * the schema comes from versioned migrations (``pg_schema``), applied under a session advisory lock;
 * a lost connection is reopened by itself: a read is simply repeated; a write whose transaction failed before
   COMMIT was rolled back by the server and is retried; a deal whose COMMIT got no answer is looked up by its
@@ -253,7 +255,10 @@ class PgEngine:
     def tx(self) -> Iterator[Connection]:
         db = self.db
         with self._lock:
-            db.execute("BEGIN")
+            # READ COMMITTED whatever the server's default: each statement after the lock sees every write
+            # committed before it was granted (the head, the batches the duplicate check reads); REPEATABLE READ
+            # would take the snapshot at the lock's own statement, before the previous writer's commit
+            db.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
             try:
                 db.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
                 yield db
