@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from bank_engines import bank_at, engine, open_test_bank  # noqa: F401 (fixtures)
 from bank_support import random_deal
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dealer.bank.composed import Bank
 from dealer.bank_import.importer import import_files
 from dealer.core import Seat
+from dealer.formats.base import ReadProblem
 from dealer.formats.pbn import PBN
 from dealer.formats.pbn_scan import scan
 
@@ -77,14 +78,31 @@ def pbn_files(draw: st.DrawFn) -> tuple[bytes, int]:
     return (b"\xef\xbb\xbf" if encoding == "utf-8-bom" else b"") + data, len(games)
 
 
+# a problem that accounts for no Deal tag: a Board tag left alone. A comment with an empty line in it right after a
+# table's rows (OptimumResultTable) ends the game there, in the reader as in the scan: the game's Board tag is
+# reported alone, and its Deal tag makes a game of its own, still imported
+NO_DEAL = "game has a Board tag but no Deal tag"
+
+
+def _deal_problems(problems: Sequence[ReadProblem]) -> int:
+    return sum(1 for p in problems if p.reason != NO_DEAL)
+
+
+_SPLIT_GAME = (
+    '% PBN 2.1\n\n[Board "1"]\n[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]\nN NT 9\nS S 10\n'
+    f'{{Two paragraphs\n\nof commentary}}\n[Deal "{_DEALS[0].to_pbn(Seat.N)}"]\n\n'
+)
+
+
 @given(pbn_files())
+@example((_SPLIT_GAME.encode(), 1))  # found by hypothesis in a full run: one Deal tag, a record and a problem
 @settings(max_examples=400, deadline=None)
 def test_every_deal_tag_is_a_record_or_a_problem_in_the_scan_and_the_reader(file: tuple[bytes, int]) -> None:
     data, tags = file
     scanned = scan(data)
-    assert len(scanned.deals) + len(scanned.problems) == tags
+    assert len(scanned.deals) + _deal_problems(scanned.problems) == tags
     read = PBN.read(data)
-    assert len(read.records) + len(read.problems) == tags
+    assert len(read.records) + _deal_problems(read.problems) == tags
 
 
 @pytest.fixture
@@ -106,5 +124,6 @@ def test_every_deal_tag_is_imported_a_duplicate_or_a_problem(bank: Bank, files: 
             paths.append(path)
         report = import_files(bank, paths)
     tags = sum(n for _, n in files)
-    assert report.records + report.problems == tags
-    assert report.imported + report.duplicates + report.problems == tags
+    problems = sum(_deal_problems(f.problems) for f in report.files)
+    assert report.records + problems == tags
+    assert report.imported + report.duplicates + problems == tags
