@@ -8,7 +8,6 @@ loopback-or-HTTPS check, status codes, Retry-After) is ``dealer.web.director``'s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from hashlib import sha256
 from typing import TYPE_CHECKING, TypedDict
 
 from dealer.app.closed import CLOSED_LABEL
@@ -18,7 +17,6 @@ from dealer.core.cards import Seat
 from dealer.core.json_types import JsonObject
 from dealer.custody import CustodyError, CustodyLockedError, Keyring, check_passphrase, create_record, unlock_record
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
-from dealer.integrity.ledger import canonical_json
 
 if TYPE_CHECKING:
     from dealer.app.service import Service
@@ -58,7 +56,9 @@ def drawn_view(director: Director, label: str) -> list[DrawnBoard]:
 
 def commitment_digest(director: Director, label: str) -> str:
     """The SHA-256 (hex) of the draw's commitment as canonical JSON: the hash the hall is shown."""
-    return sha256(canonical_json(director.commitment(label)["commitment"])).hexdigest()
+    from dealer.draw.protocol import commitment_hash
+
+    return commitment_hash(director.commitment(label)["commitment"])
 
 
 def console_status(service: Service) -> JsonObject:

@@ -1,0 +1,112 @@
+"""The director's console steps without HTTP (dealer.app.director_console): the drawn deals as Law 2 boards, the
+commitment digest, and the chief judge's custody (state, set up, unlock)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from hashlib import sha256
+from pathlib import Path
+
+import pytest
+from custody_support import TEST_KEYRING, TEST_PASSPHRASE, write_custody
+from draw_support import full_draw, make_bank, regulation
+
+from dealer.app.custody import CustodyState
+from dealer.app.director_console import (
+    commitment_digest,
+    custody_status,
+    drawn_view,
+    set_up_custody,
+    unlock_custody,
+)
+from dealer.bank.composed import Bank
+from dealer.core.cards import Seat
+from dealer.custody import CustodyError, CustodyLockedError
+from dealer.draw.director import Director
+
+REG = regulation(boards=17, share=10)  # 17 deals at 10 % -> a 170-deal bank
+
+# Law 2 (the Laws of Duplicate Bridge 2017, the table of boards 1-16; board 17 starts it again): dealer, vulnerable
+LAW2 = [
+    ("N", "None"), ("E", "NS"), ("S", "EW"), ("W", "All"),
+    ("N", "NS"), ("E", "EW"), ("S", "All"), ("W", "None"),
+    ("N", "EW"), ("E", "All"), ("S", "None"), ("W", "NS"),
+    ("N", "All"), ("E", "None"), ("S", "NS"), ("W", "EW"),
+    ("N", "None"),
+]  # fmt: skip
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Iterator[Bank]:
+    b = make_bank(tmp_path / "bank.sqlite", REG.bank_target, key_dir=tmp_path / "keys")
+    yield b
+    b.close()
+
+
+def test_drawn_deals_are_boards_1_to_17_with_law_2_dealer_and_vulnerability(bank: Bank) -> None:
+    director = Director(bank)
+    director.seal()
+    full_draw(director, "S1", REG, reveal=False)
+    view = drawn_view(director, "S1")
+    drawn = director.drawn_deals("S1")
+    assert [b["board"] for b in view] == list(range(1, 18))
+    assert [(b["dealer"], b["vulnerability"]) for b in view] == LAW2
+    assert [b["deal_id"] for b in view] == [d.deal.deal_id for d in drawn]  # in draw order
+    assert [b["position"] for b in view] == [d.position for d in drawn]
+    for b, d in zip(view, drawn, strict=True):
+        assert sorted(c for hand in b["hands"].values() for c in hand) == list(range(52))
+        assert b["hands"]["N"] == [int(c) for c in d.deal.deal.hand(Seat.N).cards]
+        assert b["pbn"] == d.deal.deal.to_pbn()
+
+
+def test_commitment_digest_is_the_sha256_of_the_commitments_sorted_compact_json(bank: Bank) -> None:
+    director = Director(bank)
+    director.seal()
+    full_draw(director, "S1", REG, reveal=False)
+    doc = director.commitment("S1")["commitment"]
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)  # docs/bundle.md's form
+    assert commitment_digest(director, "S1") == sha256(text.encode()).hexdigest()
+
+
+def test_custody_state_none_locked_unlocked_elsewhere(bank: Bank) -> None:
+    assert custody_status(bank, holds=True).state is CustodyState.NONE  # no record yet
+    write_custody(bank.key_dir)
+    assert custody_status(bank, holds=True).state is CustodyState.UNLOCKED
+    assert custody_status(bank, holds=False).state is CustodyState.ELSEWHERE
+    assert custody_status(bank, holds=False).public_key == TEST_KEYRING.public_key
+    bank.lock()
+    locked = custody_status(bank, holds=True)
+    assert locked.state is CustodyState.LOCKED and locked.public_key == TEST_KEYRING.public_key
+
+
+def test_unlock_takes_the_right_passphrase_only(bank: Bank) -> None:
+    with pytest.raises(CustodyLockedError):  # no record to open
+        unlock_custody(bank, TEST_PASSPHRASE)
+    write_custody(bank.key_dir)
+    bank.lock()
+    with pytest.raises(CustodyError):
+        unlock_custody(bank, "not the passphrase at all")
+    assert not bank.key_loaded
+    unlock_custody(bank, TEST_PASSPHRASE)
+    assert bank.key_loaded and bank.keyring.public_key == TEST_KEYRING.public_key
+
+
+def test_set_up_makes_a_record_once_and_refuses_a_key_that_did_not_sign_the_seals(tmp_path: Path) -> None:
+    fresh = make_bank(tmp_path / "fresh.sqlite", 4, key_dir=tmp_path / "fresh")
+    try:
+        keyring = set_up_custody(fresh, "a passphrase of some length")
+        assert custody_status(fresh, holds=True).state is CustodyState.UNLOCKED and fresh.key_loaded
+        assert custody_status(fresh, holds=True).public_key == keyring.public_key
+        with pytest.raises(CustodyError, match="set up already"):
+            set_up_custody(fresh, "a passphrase of some length")
+    finally:
+        fresh.close()
+    sealed = make_bank(tmp_path / "sealed.sqlite", 4, key_dir=tmp_path / "sealed")
+    try:
+        sealed.seal()  # signed by the test key, whose plain file is not in the key directory
+        with pytest.raises(CustodyError, match="not here"):
+            set_up_custody(sealed, "a passphrase of some length")
+        assert not (tmp_path / "sealed" / "custody.json").exists()  # nothing half-written
+    finally:
+        sealed.close()
