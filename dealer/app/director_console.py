@@ -8,6 +8,7 @@ loopback-or-HTTPS check, status codes, Retry-After) is ``dealer.web.director``'s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from dealer.app.closed import CLOSED_LABEL
@@ -21,6 +22,7 @@ from dealer.custody.files import plain_key, read_record, record_path, remove_pla
 if TYPE_CHECKING:
     from dealer.app.service import Service
     from dealer.bank.repository import BankRepository
+    from dealer.bank.seals import Seal
     from dealer.draw.director import Director
 
 
@@ -118,20 +120,49 @@ def unlock_custody(bank: BankRepository, passphrase: str) -> None:
     bank.unlock(unlock_record(read_record(bank.key_dir), passphrase))
 
 
-def set_up_custody(bank: BankRepository, passphrase: str) -> Keyring:
-    """Make the custody record under ``passphrase`` and load its key: the bank's plain key file is adopted (then
-    deleted) when there is one, else a new key is made — refused when the record exists already or the bank's
-    seals are signed by a key that is not here."""
-    if record_path(bank.key_dir).exists():
-        raise CustodyError("the custody is set up already: unlock it with its passphrase")
-    latest = bank.latest_seal()
-    adopted = plain_key(bank.key_dir)
+class CustodyExists(CustodyError):
+    """A custody record is there already (``path``): it is unlocked, or its passphrase changed, never made again."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__("the custody is set up already: unlock it with its passphrase")
+        self.path = path
+
+
+class SealsSignedElsewhere(CustodyError):
+    """The bank's seals are signed by a key (``public_key``) whose plain file is not in the key directory."""
+
+    def __init__(self, public_key: str) -> None:
+        super().__init__("the bank's seals are signed by a key that is not here: set the custody up with "
+                         "dealer custody init and the bank's key directory")  # fmt: skip
+        self.public_key = public_key
+
+
+def adoptable_key(key_dir: Path, latest: Seal | None) -> Keyring | None:
+    """The key a new custody record in ``key_dir`` is to seal: the bank's plain key file when there is one (None: a
+    new key is made). Refused when the record exists already, or when the bank has seals (``latest``) and the key
+    that signed them is not the plain file's."""
+    if record_path(key_dir).exists():
+        raise CustodyExists(record_path(key_dir))
+    adopted = plain_key(key_dir)
     if latest is not None and (adopted is None or adopted.public_key != latest.public_key):
-        raise CustodyError("the bank's seals are signed by a key that is not here: set the custody up with "
-                           "dealer custody init and the bank's key directory")  # fmt: skip
+        raise SealsSignedElsewhere(latest.public_key)
+    return adopted
+
+
+def seal_key(key_dir: Path, adopted: Keyring | None, passphrase: str) -> tuple[Keyring, Path]:
+    """Write the custody record of ``adopted`` (else of a new key) under ``passphrase`` (checked already), then
+    delete the adopted plain key file: the key and the record's path."""
     keyring = adopted or Keyring.generate()
-    write_record(bank.key_dir, create_record(keyring, check_passphrase(passphrase)))
+    path = write_record(key_dir, create_record(keyring, passphrase))
     if adopted is not None:
-        remove_plain_key(bank.key_dir)
+        remove_plain_key(key_dir)
+    return keyring, path
+
+
+def set_up_custody(bank: BankRepository, passphrase: str) -> Keyring:
+    """The console's set-up: the custody record under ``passphrase`` (``adoptable_key``, ``seal_key``), and its key
+    loaded into the bank."""
+    adopted = adoptable_key(bank.key_dir, bank.latest_seal())
+    keyring, _ = seal_key(bank.key_dir, adopted, check_passphrase(passphrase))
     bank.unlock(keyring)
     return keyring
