@@ -15,6 +15,7 @@ from dealer.app.closed import CLOSED_LABEL
 from dealer.app.custody import CustodyState
 from dealer.app.draws import drawn_boards
 from dealer.core.cards import Seat
+from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 from dealer.custody import CustodyError, CustodyLockedError, Keyring, check_passphrase, create_record, unlock_record
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
@@ -92,6 +93,22 @@ def console_status(service: Service) -> JsonObject:
             "boards": [b.view(with_deal=False) for b in closed.boards],
         }
     return st
+
+
+def altered_value(service: Service, label: str) -> DealerError | None:
+    """Before a draw runs: the refusal when the public value in the bank is not the one the hall was shown (the
+    database edited after the witnesses' V was shown), else None. On the bank's thread."""
+    shown = service.shown_values.get(label)
+    stored = service.bank.bank.get_draw(label).public_value
+    if shown is None or stored == shown:
+        return None
+    return DealerError(
+        "draw {label!r}: the public value in the bank ({stored}) is not the one the hall was shown ({shown}): "
+        "the bank was altered; nothing was drawn; run dealer bank verify",
+        label=label,
+        stored=stored,
+        shown=shown,
+    )
 
 
 # -- the chief judge's custody ----------------------------------------------------------------------------------

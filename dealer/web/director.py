@@ -18,6 +18,7 @@ from fastapi.responses import Response
 
 from dealer.app.custody import CustodySession
 from dealer.app.director_console import (
+    altered_value,
     console_status,
     custody_status,
     drawn_view,
@@ -230,18 +231,10 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         if body is not None and (body.public_value or body.dice):
             await act(enter_value, director, label, body.dice, body.public_value)
             await to_hall(label)
-        shown = service.shown_values.get(label)
-        stored = (await act(bank.get_draw, label)).public_value
-        if shown is not None and stored != shown:  # the database edited after the witnesses' V was shown
-            detail = Phrase(
-                "draw {label!r}: the public value in the bank ({stored}) is not the one the hall was shown ({shown}): "
-                "the bank was altered; nothing was drawn; run dealer bank verify",
-                label=label,
-                stored=stored,
-                shown=shown,
-            )
+        altered = await act(altered_value, service, label)
+        if altered is not None:
             log.error("draw %r: the bank's public value differs from the one shown in the hall", label)
-            raise HTTPException(409, error_detail(detail))
+            raise HTTPException(409, error_detail(altered))
         await act(director.run, label)
         await to_hall(label)  # the hall learns that the draw has run; nothing of what it drew
         return Drawn.model_validate({"label": label, "drawn": await act(drawn_view, director, label)})
