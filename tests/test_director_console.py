@@ -3,25 +3,36 @@ commitment digest, and the chief judge's custody (state, set up, unlock)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 from collections.abc import Iterator
 from hashlib import sha256
 from pathlib import Path
 
 import pytest
-from custody_support import TEST_KEYRING, TEST_PASSPHRASE, write_custody
-from draw_support import full_draw, make_bank, regulation
+from _web_server import regulation as web_regulation
+from _web_server import service_config
+from bank_support import random_deal, station_source
+from custody_support import TEST_KEYRING, TEST_PASSPHRASE, unlocked, write_custody
+from draw_support import DICE, full_draw, make_bank, regulation
 
+from dealer.app.closed import CLOSED_LABEL
 from dealer.app.custody import CustodyState
 from dealer.app.director_console import (
+    altered_value,
     commitment_digest,
     custody_status,
     drawn_view,
     set_up_custody,
     unlock_custody,
 )
+from dealer.app.exports import session_boards, show_board_cards
+from dealer.app.service import Service
 from dealer.bank.composed import Bank
+from dealer.bank.store import ImportItem
 from dealer.core.cards import Seat
+from dealer.core.errors import DealerError
 from dealer.custody import CustodyError, CustodyLockedError
 from dealer.draw.director import Director
 
@@ -110,3 +121,58 @@ def test_set_up_makes_a_record_once_and_refuses_a_key_that_did_not_sign_the_seal
         assert not (tmp_path / "sealed" / "custody.json").exists()  # nothing half-written
     finally:
         sealed.close()
+
+
+# -- the steps that read the service (no HTTP, no server: the service is not started) -------------------------
+def _service(tmp_path: Path, variant: int = 2) -> Service:
+    return Service(service_config(tmp_path), web_regulation(variant=variant, target=50), autostart=False)
+
+
+def test_showing_board_cards_is_ledgered_once_and_hiding_is_not(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+
+    async def steps() -> list[bool]:
+        shown = []
+        for show in (True, True, False, True):
+            await show_board_cards(service, show, now=1000.0)
+            shown.append(service.board_cards_shown)
+        return shown
+
+    try:
+        assert asyncio.run(steps()) == [True, True, False, True]
+        entries = service.bank.bank.entries_of_kind("cards_shown")
+        assert [e.data for e in entries] == [{"what": "board making", "by": "judge", "time": 1000.0}] * 2
+    finally:
+        asyncio.run(service.shutdown())
+
+
+def test_variant_1_boards_before_any_is_dealt_are_refused(tmp_path: Path) -> None:
+    service = _service(tmp_path, variant=1)
+    try:
+        with pytest.raises(DealerError, match="no board has been dealt yet"):
+            asyncio.run(session_boards(service, CLOSED_LABEL, first=1, copies=1))
+    finally:
+        asyncio.run(service.shutdown())
+
+
+def test_a_public_value_changed_after_the_hall_saw_it_is_refused(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+    try:
+        bank = unlocked(service.bank.bank)
+        rng = random.Random(3)
+        bank.import_deals([ImportItem(random_deal(rng), station_source()) for _ in range(50)], {"files": []})
+        director = service.director
+        director.seal()
+        director.prepare("S1", DICE, service.regulation)
+        director.publish("S1")
+        director.enter_public_value("S1", dice=["12345612", "65432165"])
+        assert altered_value(service, "S1") is None  # nothing shown in the hall yet
+        stored = bank.get_draw("S1").public_value
+        assert stored is not None
+        service.shown_values["S1"] = stored
+        assert altered_value(service, "S1") is None
+        service.shown_values["S1"] = "11111111/22222222"
+        refusal = altered_value(service, "S1")
+        assert refusal is not None and "the bank was altered" in str(refusal) and stored in str(refusal)
+    finally:
+        asyncio.run(service.shutdown())
