@@ -1,10 +1,12 @@
-"""The director's console steps without HTTP (dealer.app.director_console): the drawn deals as Law 2 boards, the
-commitment digest, and the chief judge's custody (state, set up, unlock)."""
+"""The consoles' steps without HTTP, as the routes call them in dealer.app: the director's (director_console: the
+drawn deals as Law 2 boards, the commitment digest, the chief judge's custody, the altered public value), the
+export's (exports: session boards, board cards shown), the judge's (checks, judge_console)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from collections.abc import Iterator
 from hashlib import sha256
@@ -17,6 +19,7 @@ from bank_support import random_deal, station_source
 from custody_support import TEST_KEYRING, TEST_PASSPHRASE, unlocked, write_custody
 from draw_support import DICE, full_draw, make_bank, regulation
 
+from dealer.app.checks import equipment_check_payload, equipment_override_payload, station_calibration
 from dealer.app.closed import CLOSED_LABEL
 from dealer.app.custody import CustodyState
 from dealer.app.director_console import (
@@ -28,6 +31,8 @@ from dealer.app.director_console import (
     unlock_custody,
 )
 from dealer.app.exports import session_boards, show_board_cards
+from dealer.app.judge_console import answer_command
+from dealer.app.operator_messages import CommandOk, Devices, JudgeAction, JudgeState, OperatorMessage
 from dealer.app.service import Service
 from dealer.bank.composed import Bank
 from dealer.bank.store import ImportItem
@@ -174,5 +179,43 @@ def test_a_public_value_changed_after_the_hall_saw_it_is_refused(tmp_path: Path)
         service.shown_values["S1"] = "11111111/22222222"
         refusal = altered_value(service, "S1")
         assert refusal is not None and "the bank was altered" in str(refusal) and stored in str(refusal)
+    finally:
+        asyncio.run(service.shutdown())
+
+
+def test_an_unknown_station_is_refused_for_a_check_and_an_override_naming_the_stations(tmp_path: Path) -> None:
+    service = _service(tmp_path)  # one station, «A»
+    try:
+        with pytest.raises(DealerError, match=r"no station 'B' \(A\)"):
+            equipment_check_payload(service, "B", "S1", "before", "ok", "")
+        with pytest.raises(DealerError, match=r"no station 'B' \(A\)"):
+            equipment_override_payload(service, "B", "the camera was checked yesterday")
+    finally:
+        asyncio.run(service.shutdown())
+
+
+def test_a_calibration_file_without_its_own_date_is_dated_by_the_file(tmp_path: Path) -> None:
+    assert station_calibration(None) is None
+    path = tmp_path / "deck.npz"
+    path.write_bytes(b"not a calibration")
+    os.utime(path, (86400.0, 86400.0))  # 1970-01-02T00:00:00Z
+    assert station_calibration(path) == {"file": str(path), "created": "1970-01-02T00:00:00+00:00"}
+
+
+def test_console_commands_devices_and_state_read_the_service_and_a_station_action_answers_ok(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+
+    async def steps() -> list[OperatorMessage]:
+        args = JudgeAction()
+        return [
+            await answer_command(service, "devices", None, 1, args),
+            await answer_command(service, "state", None, 2, args),
+            await answer_command(service, "connect", "A", "x", args),
+        ]
+
+    try:
+        devices, state, ok = asyncio.run(steps())
+        assert isinstance(devices, Devices) and isinstance(state, JudgeState)
+        assert isinstance(ok, CommandOk) and (ok.cmd, ok.id) == ("connect", "x")
     finally:
         asyncio.run(service.shutdown())
