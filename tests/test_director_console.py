@@ -27,6 +27,7 @@ from dealer.app.director_console import (
     commitment_digest,
     custody_status,
     drawn_view,
+    seal_warning,
     set_up_custody,
     unlock_custody,
 )
@@ -219,3 +220,11 @@ def test_console_commands_devices_and_state_read_the_service_and_a_station_actio
         assert isinstance(ok, CommandOk) and (ok.cmd, ok.id) == ("connect", "x")
     finally:
         asyncio.run(service.shutdown())
+
+
+def test_a_seal_below_the_bank_target_warns_and_one_at_it_does_not() -> None:
+    reg = web_regulation(target=50)
+    assert seal_warning(50, reg) is None and seal_warning(51, reg) is None
+    warning = seal_warning(49, reg)
+    assert warning is not None
+    assert str(warning).startswith("sealed 49 deals, below the regulation's target of 50 (")

@@ -22,6 +22,7 @@ from dealer.app.director_console import (
     console_status,
     custody_status,
     drawn_view,
+    seal_warning,
     set_up_custody,
     unlock_custody,
 )
@@ -167,18 +168,8 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_seal() -> SealView:
         seal = await act(director.seal)
         await service.publish_ledger_head()
-        target = service.regulation.bank_target
-        warning = None
-        if seal.last_deal < target:
-            warning = error_detail(
-                Phrase(
-                    "sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this bank "
-                    "needs the director's override",
-                    n=seal.last_deal,
-                    target=target,
-                    plan=service.regulation.plan_phrase(),
-                )
-            )
+        shown = seal_warning(seal.last_deal, service.regulation)
+        warning = error_detail(shown) if shown is not None else None
         return SealView(
             index=seal.ledger_index,
             size=seal.size,
