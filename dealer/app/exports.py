@@ -164,3 +164,15 @@ async def show_board_cards(service: Service, show: bool, now: float) -> None:
         payload: JsonObject = {"what": "board making", "by": "judge", "time": now}
         await service.bank.call(service.bank.bank.record_event, "cards_shown", payload)
     service.board_cards_shown = show
+
+
+def interrupted_progress(var_dir: Path, label: str, at_rest: AtRest) -> BoardProgress | None:
+    """What a board-making run of ``label`` in an earlier run of the service finished, as its journal says (the
+    copies done are skipped when it is started again); None when there is no journal."""
+    from dealer.export.journal import finished_copies
+    from dealer.export.names import board_journal
+
+    done = finished_copies(board_journal(var_dir, label), at_rest)
+    if done is None:
+        return None
+    return BoardProgress(copies_done=len(done), skipped=done)

@@ -27,6 +27,7 @@ from dealer.app.closed import CLOSED_LABEL
 from dealer.app.draws import RevealGate
 from dealer.app.exports import (
     BoardProgress,
+    interrupted_progress,
     make_boards,
     record_export,
     session_at_rest,
@@ -43,7 +44,7 @@ from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
-from dealer.export.journal import FoulCopy, finished_copies
+from dealer.export.journal import FoulCopy
 from dealer.export.machine import Progress, Stage
 from dealer.export.names import board_journal, competition_meta, session_folder, session_slug
 from dealer.formats import ExportMeta
@@ -283,16 +284,11 @@ def make_router(service: Service) -> APIRouter:
         job = jobs.get("boards", label)
         if job is not None:  # a foul copy's card and pockets only for the signed-in chief judge (the key is theirs)
             return job_view(job, cards=d.bank.unlocked)
-        progress = BoardProgress()
-        state = JobState.IDLE
-        journal = board_journal(service.config.var_dir, label)
         # made in an earlier run of the service: what its journal says is finished
-        done = finished_copies(journal, at_rest(d, label))
-        if done is not None:
-            progress.copies_done = len(done)
-            progress.skipped = done
-            state = JobState.INTERRUPTED
-        return boards_view(label, state, progress)
+        progress = interrupted_progress(service.config.var_dir, label, at_rest(d, label))
+        if progress is None:
+            return boards_view(label, JobState.IDLE, BoardProgress())
+        return boards_view(label, JobState.INTERRUPTED, progress)
 
     # -- hand records ---------------------------------------------------------------------------------------
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
