@@ -31,7 +31,7 @@ from dealer.app.director_console import (
     set_up_custody,
     unlock_custody,
 )
-from dealer.app.exports import session_boards, show_board_cards
+from dealer.app.exports import interrupted_progress, session_boards, show_board_cards
 from dealer.app.judge_console import answer_command
 from dealer.app.operator_messages import CommandOk, Devices, JudgeAction, JudgeState, OperatorMessage
 from dealer.app.service import Service
@@ -41,6 +41,7 @@ from dealer.core.cards import Seat
 from dealer.core.errors import DealerError
 from dealer.custody import CustodyError, CustodyLockedError
 from dealer.draw.director import Director
+from dealer.export.at_rest import AtRest
 
 REG = regulation(boards=17, share=10)  # 17 deals at 10 % -> a 170-deal bank
 
@@ -228,3 +229,8 @@ def test_a_seal_below_the_bank_target_warns_and_one_at_it_does_not() -> None:
     warning = seal_warning(49, reg)
     assert warning is not None
     assert str(warning).startswith("sealed 49 deals, below the regulation's target of 50 (")
+
+
+def test_no_board_making_journal_means_no_interrupted_run(tmp_path: Path) -> None:
+    sealed = AtRest(lambda: TEST_KEYRING, "bank-id", "S1")
+    assert interrupted_progress(tmp_path / "var", "S1", sealed) is None
