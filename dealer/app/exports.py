@@ -25,9 +25,12 @@ from dealer.export.journal import FoulCopy
 from dealer.export.machine import CopyMaker, ProgressCallback
 
 if TYPE_CHECKING:  # board making loads the device layer only when it runs
+    from dealer.draw.director import Director
     from dealer.export.at_rest import AtRest
     from dealer.export.boards import SessionBoard
     from dealer.export.run import BoardsDone
+
+    from .service import Service
 
 MIN_COPY_DEADLINE = 30.0  # seconds a copy may take at least, whatever the pace
 
@@ -127,3 +130,49 @@ def export_payload(what: str, label: str, paths: Sequence[Path], **extra: object
 def record_export(bank: EventLedger, what: str, label: str, paths: Sequence[Path], **extra: object) -> int:
     """Record an export in the ledger (on the bank's thread); the entry's index."""
     return bank.record_event("export", export_payload(what, label, paths, **extra))
+
+
+# -- a session's boards and files on the director's console --------------------------------------------------
+async def session_boards(service: Service, label: str, *, first: int, copies: int) -> list[SessionBoard]:
+    """The boards of a session numbered from ``first`` (Law 2), ``copies`` of each: variant 1's boards as the
+    stations dealt them (``CLOSED_LABEL``), else the draw's drawn deals (read on the bank's thread)."""
+    from dealer.app.closed import CLOSED_LABEL
+    from dealer.app.draws import drawn_boards, renumbered
+
+    if label == CLOSED_LABEL and service.closed is not None:  # variant 1: the boards the stations dealt
+        made = service.closed.session_boards()
+        if not made:
+            raise DealerError("no board has been dealt yet (variant 1)")
+        return renumbered(made, first=first, copies=copies)
+    drawn = await service.bank.call(service.director.drawn_deals, label)
+    return drawn_boards(drawn, first=first, copies=copies)
+
+
+def session_at_rest(director: Director, label: str) -> AtRest:
+    """The session's files in ``var/export`` sealed under the chief judge's key (``dealer.export.at_rest``): the
+    account that runs the service reads that folder, and before play they are the drawn deals."""
+    from dealer.export.at_rest import AtRest
+
+    bank = director.bank
+    return AtRest(lambda: bank.keyring, bank.bank_id, label)
+
+
+async def show_board_cards(service: Service, show: bool, now: float) -> None:
+    """Show cards for board making on the judge's console (recorded in the ledger before anything is shown), or
+    hide them."""
+    if show and not service.board_cards_shown:
+        payload: JsonObject = {"what": "board making", "by": "judge", "time": now}
+        await service.bank.call(service.bank.bank.record_event, "cards_shown", payload)
+    service.board_cards_shown = show
+
+
+def interrupted_progress(var_dir: Path, label: str, at_rest: AtRest) -> BoardProgress | None:
+    """What a board-making run of ``label`` in an earlier run of the service finished, as its journal says (the
+    copies done are skipped when it is started again); None when there is no journal."""
+    from dealer.export.journal import finished_copies
+    from dealer.export.names import board_journal
+
+    done = finished_copies(board_journal(var_dir, label), at_rest)
+    if done is None:
+        return None
+    return BoardProgress(copies_done=len(done), skipped=done)

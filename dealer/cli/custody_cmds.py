@@ -28,29 +28,27 @@ def init_cmd(
     """Create the custody record: the bank's signing key sealed under the chief judge's passphrase.
 
     A bank's plain key file (bank-ed25519.pem) is adopted and then deleted."""
-    from dealer.custody import Keyring, check_passphrase, create_record, generate_passphrase
-    from dealer.custody.files import plain_key, record_path, remove_plain_key, write_record
+    from dealer.app.director_console import CustodyExists, SealsSignedElsewhere, adoptable_key, seal_key
+    from dealer.custody import check_passphrase, generate_passphrase
 
     with open_bank(bank, keys, create=True) as b:
         key_dir = b.key_dir
         latest = b.latest_seal()
-    if record_path(key_dir).exists():
+    try:
+        adopted = adoptable_key(key_dir, latest)
+    except CustodyExists as exc:
         raise fail(t("{path} exists: the custody is set up already (dealer custody passphrase changes it)",
-                     path=record_path(key_dir)))  # fmt: skip
-    adopted = plain_key(key_dir)
-    if latest is not None and (adopted is None or adopted.public_key != latest.public_key):
+                     path=exc.path)) from None  # fmt: skip
+    except SealsSignedElsewhere as exc:
         raise fail(t("the bank's seals are signed by key {public}…, whose key file is not in {dir}: nothing was made",
-                     public=latest.public_key[:16], dir=key_dir))  # fmt: skip
+                     public=exc.public_key[:16], dir=key_dir)) from None  # fmt: skip
     if generate:
         secret = generate_passphrase()
     else:
         secret = check_passphrase(read_passphrase(passphrase, t("New custody passphrase (12 characters or more): ")))
         if passphrase is None and read_passphrase(None, t("Type it again: ")) != secret:
             raise fail(t("the two passphrases differ: nothing was made"))
-    keyring = adopted or Keyring.generate()
-    path = write_record(key_dir, create_record(keyring, secret))
-    if adopted is not None:
-        remove_plain_key(key_dir)
+    keyring, path = seal_key(key_dir, adopted, secret)
     out.print(t("custody record written to {path}", path=path))
     print_line(t("public key {key}", key=keyring.public_key))
     if generate:

@@ -17,11 +17,10 @@ from pydantic import ValidationError
 
 from dealer.app.config import LANGUAGES, Limits
 from dealer.app.hub import PublicHub, parse_last_event_id
+from dealer.app.judge_console import answer_command
 from dealer.app.operator_messages import (
     CommandError,
-    CommandOk,
     DeviceEntry,
-    Devices,
     JudgeAction,
     JudgeState,
     OperatorMessage,
@@ -262,13 +261,7 @@ def create_app(service: Service) -> FastAPI:
                     )
                     continue
                 try:
-                    if command.cmd == "devices":
-                        reply = Devices(devices=service.devices())
-                    elif command.cmd == "state":
-                        reply = service.judge_state()
-                    else:
-                        await service.judge_command(str(command.station), StationAction(command.cmd), command)
-                        reply = CommandOk(cmd=command.cmd, id=command.id)
+                    reply = await answer_command(service, command.cmd, command.station, command.id, command)
                 except (StationError, DealerError, ValueError) as exc:
                     reply = CommandError(cmd=command.cmd, message=error_detail(exc), id=command.id)
                 await ws.send_text(reply.model_dump_json())

@@ -11,30 +11,27 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from hashlib import sha256
 from typing import ParamSpec, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
-from dealer.app.closed import CLOSED_LABEL
-from dealer.app.custody import CustodySession, CustodyState
-from dealer.app.draws import drawn_boards, enter_value, normalise_value, value_spec
+from dealer.app.custody import CustodySession
+from dealer.app.director_console import (
+    altered_value,
+    console_status,
+    custody_status,
+    drawn_view,
+    seal_warning,
+    set_up_custody,
+    unlock_custody,
+)
+from dealer.app.draws import enter_value, normalise_value, value_spec
 from dealer.app.service import Service
-from dealer.core.cards import Seat
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import json_text
-from dealer.custody import (
-    CustodyError,
-    CustodyLockedError,
-    Keyring,
-    check_passphrase,
-    create_record,
-    unlock_record,
-)
-from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
+from dealer.custody import CustodyLockedError
 from dealer.export.names import session_slug
-from dealer.integrity.ledger import canonical_json
 from dealer.serving.i18n import error_detail
 
 from .auth import role_check
@@ -44,7 +41,6 @@ from .models import (
     CustodyView,
     DirectorStatus,
     Drawn,
-    DrawnDealView,
     HallCleared,
     HallView,
     LabelParam,
@@ -76,52 +72,6 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     read = [Depends(role_check(service.secrets, "director", state_changing=False)), access]
     write = [Depends(role_check(service.secrets, "director", state_changing=True)), access]
 
-    def drawn_view(label: str) -> list[DrawnDealView]:
-        """The drawn deals as the session's boards: 1..n in draw order, Law 2 dealer and vulnerability."""
-        out = []
-        drawn = director.drawn_deals(label)
-        for board, item in zip(drawn_boards(drawn), drawn, strict=True):
-            deal = board.deal
-            out.append(
-                DrawnDealView(
-                    board=board.number,
-                    dealer=board.dealer.letter,
-                    vulnerability=board.vulnerability.pbn,
-                    deal_id=item.deal.deal_id,
-                    position=item.position,
-                    pbn=deal.to_pbn(),
-                    hands={seat.letter: [int(c) for c in deal.hand(seat).cards] for seat in Seat},
-                )
-            )
-        return out
-
-    def status() -> DirectorStatus:
-        st = director.status()
-        st["target"] = service.regulation.bank_target
-        st["plan"] = director.plan(service.regulation)
-        st["draw_available"] = True
-        for d in st["draws"]:
-            d["deals"] = d["n"]
-            d["commitment"] = commitment_digest(d["label"])
-            d["published"] = bank.draw_published(d["label"])
-            if d["state"] == "revealed" or (d["state"] == "drawn" and bank.unlocked):
-                d["drawn"] = drawn_view(d["label"])
-        for s in st["seals"]:
-            s["time"] = s["ts"]
-        closed = service.closed
-        st["variant"] = int(service.regulation.variant)
-        if closed is not None:  # variant 1: the boards dealt closed, for files, board copies and hand records
-            st["closed"] = {
-                "label": CLOSED_LABEL,
-                "made": closed.made,
-                "total": closed.total,
-                "boards": [b.view(with_deal=False) for b in closed.boards],
-            }
-        return DirectorStatus.model_validate(st)
-
-    def commitment_digest(label: str) -> str:
-        return sha256(canonical_json(director.commitment(label)["commitment"])).hexdigest()
-
     async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
             result = await run(fn, *args, **kwargs)
@@ -136,16 +86,9 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     # -- the chief judge's custody ------------------------------------------------------------------------------
     def custody_view(holds: bool) -> CustodyView:
         """The key as this browser sees it: unlocked for it, for another browser, locked, or not set up."""
+        st = custody_status(bank, holds)
         minutes = int(custody.idle_lock_s // 60)
-        try:
-            record = read_record(bank.key_dir)
-        except CustodyLockedError:
-            return CustodyView(state=CustodyState.NONE, idle_lock_minutes=minutes)
-        if not bank.key_loaded:
-            state = CustodyState.LOCKED
-        else:
-            state = CustodyState.UNLOCKED if holds else CustodyState.ELSEWHERE
-        return CustodyView(state=state, public_key=record.public_key, idle_lock_minutes=minutes)
+        return CustodyView(state=st.state, public_key=st.public_key, idle_lock_minutes=minutes)
 
     def signed_in(request: Request, response: Response) -> CustodyView:
         """This browser now holds the key (any other loses it): its token in an HttpOnly cookie."""
@@ -180,12 +123,8 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         over_private_channel(request)
         throttled()
 
-        def unlock() -> None:
-            keyring = unlock_record(read_record(bank.key_dir), body.passphrase)
-            bank.unlock(keyring)
-
         try:
-            await run(unlock)
+            await run(unlock_custody, bank, body.passphrase)
         except CustodyLockedError as exc:
             raise HTTPException(409, error_detail(exc)) from exc
         except DealerError as exc:
@@ -199,21 +138,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_custody_setup(request: Request, response: Response, body: CustodyPassphrase) -> CustodyView:
         over_private_channel(request)
 
-        def setup() -> None:
-            if record_path(bank.key_dir).exists():
-                raise CustodyError("the custody is set up already: unlock it with its passphrase")
-            latest = bank.latest_seal()
-            adopted = plain_key(bank.key_dir)
-            if latest is not None and (adopted is None or adopted.public_key != latest.public_key):
-                raise CustodyError("the bank's seals are signed by a key that is not here: set the custody up with "
-                                   "dealer custody init and the bank's key directory")  # fmt: skip
-            keyring = adopted or Keyring.generate()
-            write_record(bank.key_dir, create_record(keyring, check_passphrase(body.passphrase)))
-            if adopted is not None:
-                remove_plain_key(bank.key_dir)
-            bank.unlock(keyring)
-
-        await act(setup)
+        await act(set_up_custody, bank, body.passphrase)
         return signed_in(request, response)
 
     @app.post("/api/director/hall/clear", response_model=HallCleared, dependencies=write)
@@ -237,24 +162,14 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
 
     @app.get("/api/director/status", response_model=DirectorStatus, dependencies=read)
     async def director_status() -> DirectorStatus:
-        return await act(status)
+        return DirectorStatus.model_validate(await act(console_status, service))
 
     @app.post("/api/director/seal", response_model=SealView, response_model_exclude_none=True, dependencies=write)
     async def director_seal() -> SealView:
         seal = await act(director.seal)
         await service.publish_ledger_head()
-        target = service.regulation.bank_target
-        warning = None
-        if seal.last_deal < target:
-            warning = error_detail(
-                Phrase(
-                    "sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this bank "
-                    "needs the director's override",
-                    n=seal.last_deal,
-                    target=target,
-                    plan=service.regulation.plan_phrase(),
-                )
-            )
+        shown = seal_warning(seal.last_deal, service.regulation)
+        warning = error_detail(shown) if shown is not None else None
         return SealView(
             index=seal.ledger_index,
             size=seal.size,
@@ -307,21 +222,13 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
         if body is not None and (body.public_value or body.dice):
             await act(enter_value, director, label, body.dice, body.public_value)
             await to_hall(label)
-        shown = service.shown_values.get(label)
-        stored = (await act(bank.get_draw, label)).public_value
-        if shown is not None and stored != shown:  # the database edited after the witnesses' V was shown
-            detail = Phrase(
-                "draw {label!r}: the public value in the bank ({stored}) is not the one the hall was shown ({shown}): "
-                "the bank was altered; nothing was drawn; run dealer bank verify",
-                label=label,
-                stored=stored,
-                shown=shown,
-            )
+        altered = await act(altered_value, service, label)
+        if altered is not None:
             log.error("draw %r: the bank's public value differs from the one shown in the hall", label)
-            raise HTTPException(409, error_detail(detail))
+            raise HTTPException(409, error_detail(altered))
         await act(director.run, label)
         await to_hall(label)  # the hall learns that the draw has run; nothing of what it drew
-        return Drawn(label=label, drawn=await act(drawn_view, label))
+        return Drawn.model_validate({"label": label, "drawn": await act(drawn_view, director, label)})
 
     @app.post("/api/director/draws/{label}/reveal", response_model=Revealed, dependencies=write)
     async def director_reveal(label: LabelParam) -> Revealed:

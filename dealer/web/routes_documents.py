@@ -15,6 +15,7 @@ from typing import ParamSpec, TypeVar
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
+from dealer.app.checks import equipment_check_payload, equipment_override_payload
 from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
@@ -40,46 +41,15 @@ P = ParamSpec("P")
 DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day", "closed")
 
 
-def _calibration(path: Path | None) -> dict[str, str | float] | None:
-    """A camera station's calibration file, the date it was made (its own ``created``, else the file's) and the
-    per-card error rate its held-out readings predict (#31), where the file has one."""
-    if path is None:
-        return None
-    created = ""
-    predicted: dict[str, str | float] = {}
-    try:
-        from drivers.camera.calibration import Calibration, CalibrationError
-
-        cal = Calibration.load(path)
-        created = cal.created
-        if cal.confidence is not None:
-            predicted["predicted_error_rate"] = cal.confidence.predicted_error_rate
-    except (ImportError, OSError, CalibrationError):
-        pass
-    if not created:
-        from datetime import UTC, datetime
-
-        try:
-            created = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
-        except OSError:
-            created = ""
-    return {"file": str(path), "created": created, **predicted}
-
-
 def make_router(service: Service) -> APIRouter:
     from dealer.app.closed import CLOSED_LABEL
     from dealer.bank.repository import BankRepository
     from dealer.documents import issuers
-    from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries, equipment_check, equipment_override
+    from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries
     from dealer.documents.issue import Issued, issue_day
     from dealer.export.names import board_journal
 
     router = APIRouter()
-
-    def no_station(name: str) -> str:
-        return error_detail(
-            Phrase("station: no station {name!r} ({stations})", name=name, stations=", ".join(service.stations))
-        )
 
     folder = service.config.var_dir / "documents"
     run = service.bank.call
@@ -145,21 +115,8 @@ def make_router(service: Service) -> APIRouter:
     # -- the technical judge ------------------------------------------------------------------------------------
     @router.post("/api/judge/checks", response_model=CheckRecorded, dependencies=judge_write)
     async def record_check(body: RecordCheck) -> CheckRecorded:
-        station = service.stations.get(body.station)
-        if station is None:
-            raise HTTPException(400, no_station(body.station))
-        state = station.state()
         try:
-            payload = equipment_check(
-                body.session,
-                body.phase,
-                station.name,
-                body.outcome,
-                state.get("device"),
-                state.get("health", {}),
-                _calibration(station.config.calibration),
-                body.note,
-            )
+            payload = equipment_check_payload(service, body.station, body.session, body.phase, body.outcome, body.note)
         except DealerError as exc:
             raise refusal(exc) from exc
         index = await act(bank().record_event, CHECK_ENTRY, payload)
@@ -263,10 +220,8 @@ def make_router(service: Service) -> APIRouter:
     @router.post("/api/director/equipment-override", response_model=OverrideRecorded, dependencies=director_write)
     async def override_check(body: EquipmentOverride) -> OverrideRecorded:
         """Leave for «Старт» without today's "before" check: the chief judge's decision, in the ledger."""
-        if body.station not in service.stations:
-            raise HTTPException(400, no_station(body.station))
         try:
-            payload = equipment_override(body.station, body.reason)
+            payload = equipment_override_payload(service, body.station, body.reason)
         except DealerError as exc:
             raise refusal(exc) from exc
         index = await act(bank().record_event, OVERRIDE_ENTRY, payload)

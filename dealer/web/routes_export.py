@@ -24,8 +24,16 @@ from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import Response
 
 from dealer.app.closed import CLOSED_LABEL
-from dealer.app.draws import RevealGate, drawn_boards, renumbered
-from dealer.app.exports import BoardProgress, make_boards, record_export
+from dealer.app.draws import RevealGate
+from dealer.app.exports import (
+    BoardProgress,
+    interrupted_progress,
+    make_boards,
+    record_export,
+    session_at_rest,
+    session_boards,
+    show_board_cards,
+)
 from dealer.app.jobs import Job, JobBusy, JobState
 from dealer.app.operator_messages import (
     BoardsView,
@@ -36,7 +44,7 @@ from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
-from dealer.export.journal import FoulCopy, finished_copies
+from dealer.export.journal import FoulCopy
 from dealer.export.machine import Progress, Stage
 from dealer.export.names import board_journal, competition_meta, session_folder, session_slug
 from dealer.formats import ExportMeta
@@ -139,22 +147,13 @@ def make_router(service: Service) -> APIRouter:
         return export_root / session_folder(label)
 
     def at_rest(d: Director, label: str) -> AtRest:
-        """The session's files in ``var/export`` sealed under the chief judge's key (``dealer.export.at_rest``):
-        the account that runs the service reads that folder, and before play they are the drawn deals."""
-        bank = d.bank
-        return AtRest(lambda: bank.keyring, bank.bank_id, label)
+        return session_at_rest(d, label)
 
     async def boards_of(d: Director, label: str, first: int, copies: int) -> list[SessionBoard]:
-        if label == CLOSED_LABEL and service.closed is not None:  # variant 1: the boards the stations dealt
-            made = service.closed.session_boards()
-            if not made:
-                raise HTTPException(400, error_detail(Phrase("no board has been dealt yet (variant 1)")))
-            return renumbered(made, first=first, copies=copies)
         try:
-            drawn = await service.bank.call(d.drawn_deals, label)
+            return await session_boards(service, label, first=first, copies=copies)
         except DealerError as exc:
             raise refusal(exc) from exc
-        return drawn_boards(drawn, first=first, copies=copies)
 
     def shown(label: str) -> str:
         """The session as files and hand records name it: variant 1's boards by the variant's own name."""
@@ -252,10 +251,7 @@ def make_router(service: Service) -> APIRouter:
     @router.post("/api/judge/boards/cards", response_model=BoardCardsShown, dependencies=judge_write)
     async def board_cards(body: BoardCards) -> BoardCardsShown:
         """Show cards for board making on the judge's console (ledgered before anything is shown), or hide them."""
-        if body.show and not service.board_cards_shown:
-            payload = {"what": "board making", "by": "judge", "time": time.time()}
-            await service.bank.call(service.bank.bank.record_event, "cards_shown", payload)
-        service.board_cards_shown = body.show
+        await show_board_cards(service, body.show, time.time())
         return BoardCardsShown(show=body.show)
 
     @router.post("/api/director/draws/{label}/boards", dependencies=write, status_code=202, response_model=BoardsView)
@@ -288,16 +284,11 @@ def make_router(service: Service) -> APIRouter:
         job = jobs.get("boards", label)
         if job is not None:  # a foul copy's card and pockets only for the signed-in chief judge (the key is theirs)
             return job_view(job, cards=d.bank.unlocked)
-        progress = BoardProgress()
-        state = JobState.IDLE
-        journal = board_journal(service.config.var_dir, label)
         # made in an earlier run of the service: what its journal says is finished
-        done = finished_copies(journal, at_rest(d, label))
-        if done is not None:
-            progress.copies_done = len(done)
-            progress.skipped = done
-            state = JobState.INTERRUPTED
-        return boards_view(label, state, progress)
+        progress = interrupted_progress(service.config.var_dir, label, at_rest(d, label))
+        if progress is None:
+            return boards_view(label, JobState.IDLE, BoardProgress())
+        return boards_view(label, JobState.INTERRUPTED, progress)
 
     # -- hand records ---------------------------------------------------------------------------------------
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
