@@ -73,6 +73,19 @@ class Regulation:
     def plan_text(self) -> str:
         return str(self.plan_phrase())
 
+    def seal_warning(self, last_deal: int) -> Phrase | None:
+        """The warning of a seal of ``last_deal`` deals below the bank target (a draw from it needs the director's
+        override), else None: what the director's console and ``dealer bank seal`` both say."""
+        if last_deal >= self.bank_target:
+            return None
+        return Phrase(
+            "sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this bank "
+            "needs the director's override",
+            n=last_deal,
+            target=self.bank_target,
+            plan=self.plan_phrase(),
+        )
+
     def plan_phrase(self) -> Phrase:
         """The schedule against the bank, as a phrase the catalogues translate (variant 1: its boards, no bank)."""
         if not self.banked:

@@ -27,7 +27,6 @@ from dealer.app.director_console import (
     commitment_digest,
     custody_status,
     drawn_view,
-    seal_warning,
     set_up_custody,
     unlock_custody,
 )
@@ -225,8 +224,8 @@ def test_console_commands_devices_and_state_read_the_service_and_a_station_actio
 
 def test_a_seal_below_the_bank_target_warns_and_one_at_it_does_not() -> None:
     reg = web_regulation(target=50)
-    assert seal_warning(50, reg) is None and seal_warning(51, reg) is None
-    warning = seal_warning(49, reg)
+    assert reg.seal_warning(50) is None and reg.seal_warning(51) is None
+    warning = reg.seal_warning(49)
     assert warning is not None
     assert str(warning).startswith("sealed 49 deals, below the regulation's target of 50 (")
 

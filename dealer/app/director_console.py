@@ -15,7 +15,7 @@ from dealer.app.closed import CLOSED_LABEL
 from dealer.app.custody import CustodyState
 from dealer.app.draws import drawn_boards
 from dealer.core.cards import Seat
-from dealer.core.errors import DealerError, Phrase
+from dealer.core.errors import DealerError
 from dealer.core.json_types import JsonObject
 from dealer.custody import CustodyError, CustodyLockedError, Keyring, check_passphrase, create_record, unlock_record
 from dealer.custody.files import plain_key, read_record, record_path, remove_plain_key, write_record
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from dealer.bank.repository import BankRepository
     from dealer.bank.seals import Seal
     from dealer.draw.director import Director
-    from dealer.regulation import Regulation
 
 
 class DrawnBoard(TypedDict):
@@ -94,19 +93,6 @@ def console_status(service: Service) -> JsonObject:
             "boards": [b.view(with_deal=False) for b in closed.boards],
         }
     return st
-
-
-def seal_warning(last_deal: int, regulation: Regulation) -> Phrase | None:
-    """The warning of a seal below the regulation's bank target (a draw from it needs the director's override)."""
-    if last_deal >= regulation.bank_target:
-        return None
-    return Phrase(
-        "sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this bank "
-        "needs the director's override",
-        n=last_deal,
-        target=regulation.bank_target,
-        plan=regulation.plan_phrase(),
-    )
 
 
 def altered_value(service: Service, label: str) -> DealerError | None:

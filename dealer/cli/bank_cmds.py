@@ -102,17 +102,9 @@ def seal_cmd(
         seal = b.seal()
         size, head = b.anchor()
         entry = b.entry(seal.ledger_index)
-    if seal.last_deal < reg.bank_target:  # on stderr: --json output stays one JSON document
-        warn.print(
-            t(
-                "warning: sealed {n} deals, below the regulation's target of {target} ({plan}): a draw from this "
-                "bank needs the director's override with a reason",
-                n=seal.last_deal,
-                target=reg.bank_target,
-                plan=error(reg.plan_phrase()),
-            ),
-            markup=False,
-        )
+    below = reg.seal_warning(seal.last_deal)
+    if below is not None:  # on stderr: --json output stays one JSON document
+        warn.print(t("warning: {text}", text=error(below)), markup=False)
     if as_json:
         record = {
             "seal": {"checkpoint": entry.data["checkpoint"], "signature": seal.signature},

@@ -22,7 +22,6 @@ from dealer.app.director_console import (
     console_status,
     custody_status,
     drawn_view,
-    seal_warning,
     set_up_custody,
     unlock_custody,
 )
@@ -168,7 +167,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
     async def director_seal() -> SealView:
         seal = await act(director.seal)
         await service.publish_ledger_head()
-        shown = seal_warning(seal.last_deal, service.regulation)
+        shown = service.regulation.seal_warning(seal.last_deal)
         warning = error_detail(shown) if shown is not None else None
         return SealView(
             index=seal.ledger_index,
