@@ -89,9 +89,12 @@ def test_no_event_reaches_a_remote_viewer_before_the_delay_after_the_hall_showed
     shown: dict[int, float] = {}  # event id -> when the hall's hub first wrote it to its viewers
     forward = hall.on_shown
 
-    def record(up_to: int, at: float) -> None:
+    def mark(up_to: int, at: float) -> None:  # the events not shown before, shown at ``at``
         for i in range(len(shown) + 1, up_to + 1):
             shown.setdefault(i, at)
+
+    def record(up_to: int, at: float) -> None:
+        mark(up_to, at)
         assert forward is not None
         forward(up_to, at)
 
@@ -99,8 +102,7 @@ def test_no_event_reaches_a_remote_viewer_before_the_delay_after_the_hall_showed
     unwatched = hall.on_unwatched
 
     def record_unwatched(up_to: int, at: float) -> None:  # published while no viewer watched the hall
-        for i in range(len(shown) + 1, up_to + 1):
-            shown.setdefault(i, at)
+        mark(up_to, at)
         if unwatched is not None:
             unwatched(up_to, at)
 
