@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, TypeGuard
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Lines
 from dealer.core.json_types import JsonObject
 
 if TYPE_CHECKING:  # Babel loads on the first plural, date or number (datetime and string on first use too): the
@@ -282,6 +282,8 @@ class _GroupedInt(int):
 
 
 def _param_text(value: object, lang: str) -> object:
+    if isinstance(value, Lines):
+        return "\n".join(value.indent + str(_param_text(item, lang)) for item in value.items)
     if hasattr(value, "template"):
         return error_text(value, lang)
     if lang == "ru" and isinstance(value, float):

@@ -226,3 +226,31 @@ def test_commands_answer_the_corpus_without_a_traceback(tmp_path: Path) -> None:
         assert r.returncode in (0, 1) and "Traceback" not in r.stderr, (path.name, r.stderr[-3000:])
         if r.returncode == 1:
             assert "error:" in r.stderr
+
+
+def test_files_that_cannot_be_imported_are_each_named_in_russian_with_their_reason(tmp_path: Path) -> None:
+    """Each file's reason in the reader's language, not the English one inside a Russian sentence; past 20 files,
+    the rest counted with a Russian plural. The texts are the catalogue's, written out here by hand."""
+    from dealer.i18n import error_text
+
+    notes, empty = tmp_path / "notes.txt", tmp_path / "empty.pbn"
+    notes.write_text("read me")
+    empty.write_bytes(b"")
+    with pytest.raises(FormatError) as info:
+        read_files([notes, empty])
+    lines = error_text(info.value, "ru").splitlines()
+    assert lines[0] == "2 файла нельзя импортировать:"
+    assert lines[1].startswith(f"  {notes}: формат '{notes}' не определить по расширению (известны: ")
+    assert ".pbn" in lines[1] and ".lin" in lines[1] and "--from" not in lines[1]
+    assert lines[2] == f"  {empty}: нет сдач: файл пуст"
+    assert lines[3] == "ничего не импортировано"
+
+    many = [tmp_path / f"bad{i}.xyz" for i in range(23)]
+    for path in many:
+        path.write_text("x")
+    with pytest.raises(FormatError) as info:
+        read_files(many)
+    lines = error_text(info.value, "ru").splitlines()
+    assert lines[0] == "23 файла нельзя импортировать:" and len(lines) == 1 + 20 + 1 + 1
+    assert lines[21] == "  … и ещё 3 файла" and lines[22] == "ничего не импортировано"
+    assert str(info.value).splitlines()[21] == "  … and 3 more files"

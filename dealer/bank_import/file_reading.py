@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, Lines, Phrase
 from dealer.formats import by_path, load_all
 from dealer.formats.base import FormatError, ReadProblem, no_deals_reason
 from dealer.formats.pbn_scan import DealCache, ScannedDeals, learn_every_holding, scan
@@ -67,6 +67,14 @@ class SkippedFile:
     path: str
     reason: str  # English, without the path
     error: DealerError | None = None  # the error itself, for a reader in another language
+
+
+def _skipped_line(skipped: SkippedFile) -> object:
+    """A file left out, as a line of the refusal: its path and why, in the reader's language."""
+    error = skipped.error
+    if error is not None and str(error).startswith(f"{skipped.path}: "):
+        return error  # it names the file itself
+    return Phrase("{path}: {exc}", path=skipped.path, exc=error if error is not None else skipped.reason)
 
 
 def deals_of(fmt_name: str, data: bytes, path: str, cache: DealCache) -> ScannedDeals:
@@ -308,8 +316,9 @@ def read_files(
         report.problems.extend(deals.problems)
         out.append((report, deals))
     if bad and not skip_bad:
-        shown = "\n".join(f"  {b.path}: {b.reason}" for b in bad[:20])
-        more = f"\n  … and {len(bad) - 20} more files" if len(bad) > 20 else ""
+        lines: list[object] = [_skipped_line(b) for b in bad[:20]]
+        if len(bad) > 20:
+            lines.append(Phrase("… and {n} more files", n=len(bad) - 20))
         if len(bad) == 1:
             first = bad[0]
             if first.error is not None and str(first.error).startswith(f"{first.path}: "):
@@ -317,7 +326,9 @@ def read_files(
             reason: object = first.error if first.error is not None else first.reason
             raise FormatError("{path}: {reason}\nnothing was imported", path=first.path, reason=reason)
         raise FormatError(
-            "{count} files cannot be imported:\n{files}\nnothing was imported", count=len(bad), files=shown + more
+            "{count} files cannot be imported:\n{files}\nnothing was imported",
+            count=len(bad),
+            files=Lines(lines, indent="  "),
         )
     if skipped is not None:
         skipped.extend(bad)

@@ -46,6 +46,19 @@ class Phrase:
         return cls(template, **params)
 
 
+class Lines:
+    """Phrases (or errors) inside an error's params, one a line: each said in the reader's language."""
+
+    __slots__ = ("indent", "items")
+
+    def __init__(self, items: list[object], indent: str = "") -> None:
+        self.items = items
+        self.indent = indent
+
+    def __str__(self) -> str:
+        return "\n".join(self.indent + str(item) for item in self.items)
+
+
 def render_template(template: str, params: dict[str, object]) -> str:
     """``template`` filled with ``params`` (``str.format``); a template without params is taken as it is."""
     return template.format(**params) if params else template

@@ -190,4 +190,5 @@ def by_path(path: str) -> DealFormat:
     for fmt in _REGISTRY.values():
         if suffix in fmt.extensions:
             return fmt
-    raise FormatError("cannot tell the format of {path!r} from its extension: give --from/--to", path=path)
+    known = ", ".join(sorted({f".{ext}" for fmt in _REGISTRY.values() for ext in fmt.extensions}))
+    raise FormatError("cannot tell the format of {path!r} from its extension (known: {known})", path=path, known=known)
