@@ -206,6 +206,38 @@ def test_bank_act(bank: SqliteBank, reg: Regulation, tmp_path: Path, lang: str) 
         signatures_have_company(issued.path, "Signatures")
 
 
+def test_an_import_of_many_files_is_listed_a_file_a_row_across_pages(reg: Regulation, tmp_path: Path) -> None:
+    """One import of 70 files: each file's name, format, records and SHA-256 (computed here from the bytes) on a
+    row of its own, the rows running over pages; the import's own row says 70 files and the deals it took."""
+    import random
+
+    from bank_support import random_deal
+
+    from dealer.bank_import.importer import import_files
+    from dealer.formats import formats
+    from dealer.formats.base import BoardRecord, ExportMeta
+
+    rng = random.Random(70)
+    files = []
+    for k in range(70):
+        records = [BoardRecord(random_deal(rng), board=b) for b in range(1, 4)]
+        path = tmp_path / f"round{k:02d}.pbn"
+        path.write_bytes(formats()["pbn"].write(records, ExportMeta(event=f"round {k}")))
+        files.append(path)
+    bank = unlocked(SqliteBank(tmp_path / "bank.sqlite"))
+    import_files(bank, files)
+    issued = issue_bank_act(bank, reg, "ru", tmp_path / "docs", audit=False)
+    pages = pdf_pages(issued.path)
+    assert len(pages) >= 3
+    text = " ".join(pages)
+    for path in files:
+        assert has(text, path.name), path.name
+        assert has(text, sha256(path.read_bytes()).hexdigest()), path.name
+    index = bank.entries_of_kind("import")[0].index
+    assert has(text, f"{index} 70 210 0")  # the import's row: its ledger entry, 70 files, 210 deals, no repeats
+    words_inside_the_page(issued.path)
+
+
 def test_bank_act_with_the_audit_verdict(bank: SqliteBank, reg: Regulation, tmp_path: Path) -> None:
     issued = issue_bank_act(bank, reg, "ru", tmp_path / "docs")
     text = pdf_text(issued.path)

@@ -89,8 +89,6 @@ def regulation_tables(path: Path | None) -> list[TableSpec]:
     lang = language()
     variants = {1: t("closed"), 2: t("partially open"), 3: t("open")}
     title = reg.title or (str(path) if path else t("default"))
-    if path is None and reg.title == "Default regulation":
-        title = t("Default regulation")
     if not reg.banked:  # variant 1: boards dealt closed, no bank and no draw to speak of
         facts = [
             (t("dealing variant"), f"{int(reg.variant)} ({variants[int(reg.variant)]})"),

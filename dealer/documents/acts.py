@@ -315,29 +315,34 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
     void_table = Table(
         m("bank.voids"), (m("bank.col.reason"), m("bank.col.count")), void_rows, (5, 1), m("bank.no_voids")
     )
-    import_rows = []
-    for e in imports:
-        files = e.data.get("files", [])
-        import_rows.append(
-            (
-                "\n".join(str(f.get("file")) for f in files),
-                "\n".join(str(f.get("format")) for f in files),
-                "\n".join(str(f.get("sha256")) for f in files),
-                str(e.data.get("imported", 0)),
-                str(e.data.get("duplicates", 0)),
-            )
+    # one row an import (its ledger entry: how many files, deals accepted, repeats), then one row a file: an import
+    # of a hundred files is a hundred short rows that break across pages, never one cell taller than a page
+    import_rows = tuple(
+        (
+            str(e.index),
+            str(len(e.data.get("files", []))),
+            str(e.data.get("imported", 0)),
+            str(e.data.get("duplicates", 0)),
         )
+        for e in imports
+    )
     import_table = Table(
         m("bank.imports"),
-        (
-            m("bank.col.file"),
-            m("bank.col.format"),
-            m("bank.col.file_sha"),
-            m("bank.col.imported"),
-            m("bank.col.duplicates"),
-        ),
-        tuple(import_rows),
-        (3, 1.1, 4.4, 1.1, 1.1),
+        (m("bank.col.entry"), m("bank.col.files"), m("bank.col.imported"), m("bank.col.duplicates")),
+        import_rows,
+        (1, 1, 1, 1),
+        m("bank.no_imports"),
+    )
+    file_rows = tuple(
+        (str(e.index), str(f.get("file")), str(f.get("format")), str(f.get("records", "")), str(f.get("sha256")))
+        for e in imports
+        for f in e.data.get("files", [])
+    )
+    file_table = Table(
+        m("bank.import_files"),
+        (m("bank.col.entry"), m("bank.col.file"), m("bank.col.format"), m("bank.col.records"), m("bank.col.file_sha")),
+        file_rows,
+        (1, 3, 1.1, 1.1, 4.4),
         m("bank.no_imports"),
     )
     seal_table = Table(
@@ -357,7 +362,9 @@ def bank_act(bank: LedgerReader, ctx: Context, audit: AuditVerdict | None) -> Do
         formed,
         stations,
         void_table,
-        *([import_table] if import_rows else []),  # none: «из них публичных сдач (импорт): 0 сдач» says so above
+        *(
+            [import_table, file_table] if import_rows else []
+        ),  # none: «из них публичных сдач (импорт): 0 сдач» says so above
         seal_table,
         *([views] if views is not None else []),
         verdict,
