@@ -68,6 +68,8 @@ def test_help_renders_in_english(
     assert out.startswith(" ".join(("Usage: dealer", *path)) + " [OPTIONS]"), out
     flat = _flat(out)
     assert "Options:" in out and "-h, --help" in out
+    assert "[default: ]" not in flat  # an empty default is no default to show
+    assert all(param.help for param in node.params), (path, [p.name for p in node.params if not p.help])
     for param in node.params:
         if param.is_option:
             assert all(name in out for name in param.decls), (path, param.decls)
@@ -86,6 +88,7 @@ def test_help_renders_in_russian(
     out = _help(path, "ru", capsys, monkeypatch)
     assert out.startswith(" ".join(("Использование: dealer", *path)) + " [ПАРАМЕТРЫ]"), out
     assert "Usage:" not in out and "Options:" not in out and "Параметры:" in out
+    assert "[по умолчанию: ]" not in _flat(out)
     flat = _flat(out)
     texts = [p.help for p in node.params if p.help] + ([node.help] if node.help else [])
     for text in texts:

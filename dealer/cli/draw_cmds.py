@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the draw's code loads inside the commands (help and the oth
 
 out = Console(highlight=False, markup=False)
 note = Console(highlight=False, markup=False, stderr=True)
+LabelArgument = kit.Argument(..., help="Session label, e.g. 'Open pairs, session 1'.")
 draw_app = kit.Group(help="The verifiable draw: commit, publish, public value, run, reveal, bundle, verify.")
 app.add_group(draw_app, name="draw", no_args_is_help=True)
 
@@ -57,7 +58,7 @@ def _print_drawn(drawn: list[DrawnDeal]) -> None:
 
 @draw_app.command("prepare")
 def prepare_cmd(
-    label: str = kit.Argument(..., help="Session label, e.g. 'Open pairs, session 1'."),
+    label: str = LabelArgument,
     replacement: bool = kit.Option(False, "--replacement", help="Draw one deal for a replacement board."),
     override: str | None = kit.Option(
         None, "--override", help="Director's reason to draw from a bank below the regulation's target (ledgered)."
@@ -102,7 +103,7 @@ def prepare_cmd(
 
 
 @draw_app.command("publish")
-def publish_cmd(label: str = kit.Argument(...), bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
+def publish_cmd(label: str = LabelArgument, bank: Path = BankOption, keys: Path | None = KeysOption) -> None:
     """Record that the commitment was shown to the hall (needed before the public value); print what it shows."""
     from dealer.draw.director import Director
     from dealer.draw.protocol import PublicValueSpec
@@ -116,7 +117,7 @@ def publish_cmd(label: str = kit.Argument(...), bank: Path = BankOption, keys: P
 
 @draw_app.command("public-value")
 def public_value_cmd(
-    label: str = kit.Argument(...),
+    label: str = LabelArgument,
     dice: list[str] = kit.Option([], "--dice", help="One witness's digits (repeat in the committed order)."),
     named: str | None = kit.Option(None, "--named", help="The named public number, as announced."),
     dry_run: bool = kit.Option(False, "--dry-run", help="Only show the canonical form; store nothing."),
@@ -138,7 +139,7 @@ def public_value_cmd(
 
 @draw_app.command("void")
 def void_cmd(
-    label: str = kit.Argument(...),
+    label: str = LabelArgument,
     reason: str = kit.Option(..., "--reason", help="Why the prepared draw is abandoned (public, in the ledger)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
@@ -154,7 +155,7 @@ def void_cmd(
 
 @draw_app.command("run")
 def run_cmd(
-    label: str = kit.Argument(...),
+    label: str = LabelArgument,
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
@@ -174,7 +175,7 @@ def run_cmd(
 
 @draw_app.command("show")
 def show_cmd(
-    label: str = kit.Argument(...),
+    label: str = LabelArgument,
     output: Path | None = kit.Option(
         None, "--out", "-o", help="Also write the drawn deals as boards 1..n to this deal file (format by extension)."
     ),
@@ -218,7 +219,7 @@ def _write_drawn(drawn: list[DrawnDeal], output: Path, label: str) -> None:
 
 @draw_app.command("reveal")
 def reveal_cmd(
-    label: str = kit.Argument(...),
+    label: str = LabelArgument,
     bank: Path = BankOption,
     keys: Path | None = KeysOption,
     passphrase: Path | None = PassphraseOption,
@@ -235,7 +236,7 @@ def reveal_cmd(
 
 @draw_app.command("bundle")
 def bundle_cmd(
-    label: str = kit.Argument(...),
+    label: str = LabelArgument,
     output: Path = kit.Option(..., "--out", "-o", help="Where to write the bundle (JSON)."),
     bank: Path = BankOption,
     keys: Path | None = KeysOption,

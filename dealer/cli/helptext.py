@@ -66,7 +66,7 @@ def _option_row(param: Param) -> tuple[str, str]:
         notes.append(word("[env var: {}]").replace("{}", param.envvar))
     if param.required:
         notes.append(word("[required]"))
-    elif param.default not in (None, False, (), []) and not param.flag:
+    elif param.default not in (None, False, "", (), []) and not param.flag:
         notes.append(word("[default: {}]").replace("{}", str(param.default)))
     return left, " ".join(x for x in (translated(param.help or ""), *(_kept(n) for n in notes)) if x)
 
@@ -81,7 +81,7 @@ NBSP = "\u00a0"
 
 def _argument_row(param: Param) -> tuple[str, str]:
     notes = [word("[required]")] if param.required else []
-    if not param.required and param.default not in (None, (), []):
+    if not param.required and param.default not in (None, "", (), []):
         notes.append(word("[default: {}]").replace("{}", str(param.default)))
     return param.metavar(), " ".join(x for x in (translated(param.help or ""), *(_kept(n) for n in notes)) if x)
 
