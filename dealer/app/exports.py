@@ -14,7 +14,6 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -30,8 +29,7 @@ if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.export.at_rest import AtRest
     from dealer.export.boards import SessionBoard
     from dealer.export.run import BoardsDone
-    from dealer.formats import BoardRecord, ExportMeta
-    from dealer.regulation import Regulation
+    from dealer.formats import BoardRecord
 
     from .service import Service
 
@@ -192,14 +190,6 @@ def shown_label(service: Service, label: str, variant_name: str) -> str:
     return label
 
 
-def dated_meta(regulation: Regulation, meta: ExportMeta, today: date | None = None) -> ExportMeta:
-    """``meta`` with PBN's Site and Date by the regulation where it gives none (``dealer.export.names``), the day
-    of play counted from ``today`` (default: the local date): the consoles' exports and the command line's."""
-    from dealer.export.names import competition_meta
-
-    return competition_meta(regulation, meta, today or date.today())
-
-
 def session_dir(service: Service, label: str) -> Path:
     """The session's folder of exported files, ``VAR/export/<session>-<id>/``."""
     from dealer.export.names import session_folder
@@ -231,12 +221,14 @@ async def write_deal_files(
     session's shown name (``shown_label``; the files' stem too: «Закрытая_сдача.pbn»), Site and Date by the
     regulation; the files recorded in the ledger (``export``)."""
     from dealer.export.files import write_session_files
-    from dealer.export.names import session_slug
+    from dealer.export.names import competition_meta, session_slug
     from dealer.formats import ExportMeta
 
     boards = await session_boards(service, label, first=first, copies=copies or service.regulation.copies)
     shown = shown_label(service, label, variant_name)
-    meta = dated_meta(service.regulation, ExportMeta(event=event or shown, sealed=sealed, copies=boards[0].copies))
+    meta = competition_meta(
+        service.regulation, ExportMeta(event=event or shown, sealed=sealed, copies=boards[0].copies)
+    )
     at_rest = session_at_rest(service.director, label)
     paths = await asyncio.to_thread(
         write_session_files, boards, session_dir(service, label), session_slug(shown), list(formats), meta, at_rest
@@ -273,7 +265,7 @@ async def publish_hand_records(
     ``<shown name>.<word>`` («Тур_1.расклады.pdf»), titled ``title`` else the shown name, in ``lang`` (else the
     service's; English for any other), PBN's Event, Site and Date by the regulation; recorded in the ledger. The
     double-dummy analysis runs off the event loop."""
-    from dealer.export.names import session_slug
+    from dealer.export.names import competition_meta, session_slug
     from dealer.formats import ExportMeta
     from dealer.handrecords.publish import publish
 
@@ -289,7 +281,7 @@ async def publish_hand_records(
         title=title or shown,
         subtitle=subtitle,
         lang=language if language in ("en", "ru") else "en",
-        meta=dated_meta(service.regulation, ExportMeta(event=shown)),
+        meta=competition_meta(service.regulation, ExportMeta(event=shown)),
     )
     await service.bank.call(record_export, service.bank.bank, "handrecords", label, paths)
     return paths
