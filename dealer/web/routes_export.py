@@ -1,9 +1,11 @@
 """The director's export API: a drawn session's deal files, its boards made on a machine, its hand records.
 
-Routes that parse, call and render: the steps are ``dealer.app.exports`` (the session's folder, board making with
-its per-copy watchdog — the same code as ``dealer export boards`` —, the ledger's ``export`` record of every
-written file set and finished board-making run) and ``dealer.app.draws`` (the boards' numbering, the reveal gate
-of hand records), over ``dealer.export`` and ``dealer.handrecords.publish``. Everything is director only. Files of
+Routes that parse, call and render: the steps are ``dealer.app.exports`` (the session's folder, its deal files and
+hand records named by the session's shown name, board making with its per-copy watchdog — the same code as
+``dealer export boards`` —, the ledger's ``export`` record of every written file set and finished board-making run),
+``dealer.app.board_views`` (board making as each console sees it, cards hidden without Show cards) and
+``dealer.app.draws`` (the boards' numbering, the reveal gate of hand records), over ``dealer.export`` and
+``dealer.handrecords.publish``. Everything is director only. Files of
 a session live in ``VAR/export/<session>-<id>/``; the board-making journal is kept there too, so a service
 restarted in the middle of board making resumes where it stopped when the director starts it again.
 """
