@@ -67,14 +67,14 @@ def test_drawn_deals_are_boards_1_to_17_with_law_2_dealer_and_vulnerability(bank
     full_draw(director, "S1", REG, reveal=False)
     view = drawn_view(director, "S1")
     drawn = director.drawn_deals("S1")
-    assert [b["board"] for b in view] == list(range(1, 18))
-    assert [(b["dealer"], b["vulnerability"]) for b in view] == LAW2
-    assert [b["deal_id"] for b in view] == [d.deal.deal_id for d in drawn]  # in draw order
-    assert [b["position"] for b in view] == [d.position for d in drawn]
+    assert [b.board for b in view] == list(range(1, 18))
+    assert [(b.dealer, b.vulnerability) for b in view] == LAW2
+    assert [b.deal_id for b in view] == [d.deal.deal_id for d in drawn]  # in draw order
+    assert [b.position for b in view] == [d.position for d in drawn]
     for b, d in zip(view, drawn, strict=True):
-        assert sorted(c for hand in b["hands"].values() for c in hand) == list(range(52))
-        assert b["hands"]["N"] == [int(c) for c in d.deal.deal.hand(Seat.N).cards]
-        assert b["pbn"] == d.deal.deal.to_pbn()
+        assert sorted(c for hand in b.hands.values() for c in hand) == list(range(52))
+        assert b.hands["N"] == [int(c) for c in d.deal.deal.hand(Seat.N).cards]
+        assert b.pbn == d.deal.deal.to_pbn()
 
 
 def test_commitment_digest_is_the_sha256_of_the_commitments_sorted_compact_json(bank: Bank) -> None:

@@ -22,10 +22,10 @@ from _web_server import press_start, running_service, service_config
 from custody_support import unlocked
 from test_web_stream import Capture, wait_for
 
+from dealer.app.board_views import FOUL_PUBLIC_KEYS
 from dealer.bank.store import SqliteBank
 from dealer.draw.director import Director
 from dealer.regulation import regulation_from_dict
-from dealer.web.routes_export import FOUL_PUBLIC_KEYS
 
 CARD_NAME = re.compile(r"[♠♥♦♣][AKQJT2-9]|\b[SHDC][AKQJT2-9]\b")
 DICE = {"witnesses": ["Ann", "Boris"], "rolls": 8}

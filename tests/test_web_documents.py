@@ -81,6 +81,21 @@ def test_consoles_issue_documents(tmp_path: Path) -> None:
             assert "Deal bank formation act" in text and "40 deals" in text and "Иванов И. И." in text
             assert director.post("/api/director/documents/draw", json={"label": "nope"}).status_code == 400
             assert director.post("/api/director/documents/receipt", json={}).status_code == 404
+            no_label = director.post("/api/director/documents/draw", json={})
+            assert (no_label.status_code, no_label.json()["detail"]) == (
+                422,
+                "label: the draw document needs the session label",
+            )
+            no_day = director.post("/api/director/documents/day", json={"date": "2026-02-30"})
+            assert (no_day.status_code, no_day.json()["detail"]) == (
+                422,
+                "date = '2026-02-30': expected a real date YYYY-MM-DD",
+            )
+            no_act = director.post("/api/director/documents/closed", json={})  # variant 2 here
+            assert (no_act.status_code, no_act.json()["detail"]) == (
+                400,
+                "the closed dealing act is for variant 1 only",
+            )
             assert director.get("/api/director/documents/..%2Fbank.sqlite").status_code == 404
             day = director.post("/api/director/documents/day", json={"lang": "ru"})
             assert day.status_code == 200, day.text

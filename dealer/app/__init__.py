@@ -5,6 +5,6 @@ library — the ``layers`` contract of ``pyproject.toml`` puts it under the web,
 The station's state machines and decisions (``station_state``, ``ledger_writes``, ``station_steps``); the
 audience's messages, their hub and the wire to the relays (``public_messages``, ``public``, ``hub``, ``streams``,
 ``public_wire``, ``relay_signing``, ``nats_publisher``); long jobs (``jobs``); variant 1's boards (``closed``); the
-director's steps (``exports``, ``draws``). The web service, the CLI and the relay are adapters over it; this
-package imports none of them.
+director's steps (``exports``, ``board_views``, ``documents_desk``, ``draws``). The web service, the CLI and the
+relay are adapters over it; this package imports none of them.
 """

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from dealer.app.closed import CLOSED_LABEL
 from dealer.app.custody import CustodyState
@@ -27,9 +29,10 @@ if TYPE_CHECKING:
     from dealer.draw.director import Director
 
 
-class DrawnBoard(TypedDict):
+class DrawnBoard(BaseModel):
     """A drawn deal as the session's board: number, Law 2 dealer (N/E/S/W) and vulnerability (PBN's None/NS/EW/All),
-    its bank id and pick position, its PBN deal and each seat's cards."""
+    its bank id and pick position, its PBN deal and each seat's cards. The director's console gets it as it is
+    (``dealer.web.models``: the status's draws and a run's answer)."""
 
     board: int
     dealer: str
@@ -80,7 +83,7 @@ def console_status(service: Service) -> JsonObject:
         d["commitment"] = commitment_digest(director, label)
         d["published"] = bank.draw_published(label)
         if d["state"] == "revealed" or (d["state"] == "drawn" and bank.unlocked):
-            d["drawn"] = drawn_view(director, label)
+            d["drawn"] = [b.model_dump() for b in drawn_view(director, label)]
     for s in st["seals"]:
         s["time"] = s["ts"]
     closed = service.closed

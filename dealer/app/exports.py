@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.export.at_rest import AtRest
     from dealer.export.boards import SessionBoard
     from dealer.export.run import BoardsDone
+    from dealer.formats import BoardRecord
 
     from .service import Service
 
@@ -176,3 +177,111 @@ def interrupted_progress(var_dir: Path, label: str, at_rest: AtRest) -> BoardPro
     if done is None:
         return None
     return BoardProgress(copies_done=len(done), skipped=done)
+
+
+# -- a session's deal files and hand records -------------------------------------------------------------------
+def shown_label(service: Service, label: str, variant_name: str) -> str:
+    """The session as files and hand records name it: variant 1's boards by the variant's own name
+    (``variant_name``, in the service's language), any other session by its label."""
+    from dealer.app.closed import CLOSED_LABEL
+
+    if label == CLOSED_LABEL and service.closed is not None:
+        return variant_name
+    return label
+
+
+def session_dir(service: Service, label: str) -> Path:
+    """The session's folder of exported files, ``VAR/export/<session>-<id>/``."""
+    from dealer.export.names import session_folder
+
+    return service.config.var_dir / "export" / session_folder(label)
+
+
+@dataclass(frozen=True, slots=True)
+class FilesDone:
+    """A written set of a session's files: how many boards, and the files."""
+
+    boards: int
+    paths: list[Path]
+
+
+async def write_deal_files(
+    service: Service,
+    label: str,
+    *,
+    formats: Sequence[str],
+    first: int = 1,
+    copies: int | None = None,
+    event: str = "",
+    sealed: bool = True,
+    variant_name: str = "",
+) -> FilesDone:
+    """The session's deal files (``formats``) in its folder, sealed at rest under the chief judge's key: boards
+    numbered from ``first`` with ``copies`` of each (default: the regulation's), PBN's Event ``event`` else the
+    session's shown name (``shown_label``; the files' stem too: «Закрытая_сдача.pbn»), Site and Date by the
+    regulation; the files recorded in the ledger (``export``)."""
+    from dealer.export.files import write_session_files
+    from dealer.export.names import competition_meta, session_slug
+    from dealer.formats import ExportMeta
+
+    boards = await session_boards(service, label, first=first, copies=copies or service.regulation.copies)
+    shown = shown_label(service, label, variant_name)
+    meta = competition_meta(
+        service.regulation, ExportMeta(event=event or shown, sealed=sealed, copies=boards[0].copies)
+    )
+    at_rest = session_at_rest(service.director, label)
+    paths = await asyncio.to_thread(
+        write_session_files, boards, session_dir(service, label), session_slug(shown), list(formats), meta, at_rest
+    )
+    await service.bank.call(record_export, service.bank.bank, "files", label, paths, sealed=meta.sealed)
+    return FilesDone(len(boards), paths)
+
+
+async def hand_record_boards(service: Service, label: str, *, first: int = 1) -> list[BoardRecord]:
+    """The boards of ``label`` for its hand records, numbered from ``first``, once the reveal gate lets them out
+    (``NotRevealedError`` before the reveal; variant 1's boards are the director's to publish). On the bank's
+    thread, the gate."""
+    from dealer.app.closed import CLOSED_LABEL
+    from dealer.app.draws import RevealGate
+
+    gate = RevealGate(service.director.bank, CLOSED_LABEL if service.closed is not None else None)
+    await service.bank.call(gate.ensure_revealed, label)
+    return [b.record() for b in await session_boards(service, label, first=first, copies=1)]
+
+
+async def publish_hand_records(
+    service: Service,
+    label: str,
+    records: Sequence[BoardRecord],
+    *,
+    word: str,
+    kinds: Sequence[str],
+    title: str = "",
+    subtitle: str = "",
+    lang: str | None = None,
+    variant_name: str = "",
+) -> list[Path]:
+    """The hand records of ``records`` (checked by ``hand_record_boards``) in the session's folder, named
+    ``<shown name>.<word>`` («Тур_1.расклады.pdf»), titled ``title`` else the shown name, in ``lang`` (else the
+    service's; English for any other), PBN's Event, Site and Date by the regulation; recorded in the ledger. The
+    double-dummy analysis runs off the event loop."""
+    from dealer.export.names import competition_meta, session_slug
+    from dealer.formats import ExportMeta
+    from dealer.handrecords.publish import publish
+
+    shown = shown_label(service, label, variant_name)
+    language = lang or service.config.language
+    paths = await asyncio.to_thread(
+        publish,
+        records,
+        session_dir(service, label),
+        f"{session_slug(shown)}.{word}",
+        gate=None,  # checked by hand_record_boards, on the bank's thread
+        kinds=kinds,
+        title=title or shown,
+        subtitle=subtitle,
+        lang=language if language in ("en", "ru") else "en",
+        meta=competition_meta(service.regulation, ExportMeta(event=shown)),
+    )
+    await service.bank.call(record_export, service.bank.bank, "handrecords", label, paths)
+    return paths

@@ -135,11 +135,9 @@ def _stem(name: str | None, names: tuple[str, ...], word: str) -> str:
 
 def _meta(ev: Event, meta: ExportMeta) -> ExportMeta:
     """PBN's Site and Date from the event's regulation where the command gave none (as the consoles' export)."""
-    from datetime import date
-
     from dealer.export.names import competition_meta
 
-    return competition_meta(ev.regulation, meta, date.today())
+    return competition_meta(ev.regulation, meta)
 
 
 def _copies(copies: int | None, ev: Event) -> int:

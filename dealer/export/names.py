@@ -49,6 +49,7 @@ def play_date(reg: Regulation, today: date) -> str:
     return day.strftime("%Y.%m.%d")
 
 
-def competition_meta(reg: Regulation, meta: ExportMeta, today: date) -> ExportMeta:
-    """``meta`` with the regulation's venue as its Site and the day of play as its Date where it gives none."""
-    return replace(meta, site=meta.site or reg.venue, date=meta.date or play_date(reg, today))
+def competition_meta(reg: Regulation, meta: ExportMeta, today: date | None = None) -> ExportMeta:
+    """``meta`` with the regulation's venue as its Site and the day of play as its Date where it gives none, the
+    day counted from ``today`` (default: the local date): the consoles' exports and the command line's."""
+    return replace(meta, site=meta.site or reg.venue, date=meta.date or play_date(reg, today or date.today()))

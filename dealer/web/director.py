@@ -227,7 +227,7 @@ def install_director_routes(app: FastAPI, service: Service) -> None:
             raise HTTPException(409, error_detail(altered))
         await act(director.run, label)
         await to_hall(label)  # the hall learns that the draw has run; nothing of what it drew
-        return Drawn.model_validate({"label": label, "drawn": await act(drawn_view, director, label)})
+        return Drawn(label=label, drawn=await act(drawn_view, director, label))
 
     @app.post("/api/director/draws/{label}/reveal", response_model=Revealed, dependencies=write)
     async def director_reveal(label: LabelParam) -> Revealed:

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from fastapi import Path
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, JsonValue, StringConstraints
 
+from dealer.app.director_console import DrawnBoard
 from dealer.app.operator_messages import DEVICE_MAX, BankFigures, JudgeAction, Reply, Request, StationAction
 from dealer.core.errors import DealerError
 
@@ -211,18 +212,6 @@ class SealView(Reply):
     warning: str | None = None  # sealed below the regulation's target
 
 
-class DrawnDealView(BaseModel):
-    """A drawn deal as the session's board: number, Law 2 dealer and vulnerability."""
-
-    board: int
-    dealer: str
-    vulnerability: str
-    deal_id: int
-    position: int
-    pbn: str
-    hands: dict[str, list[int]]
-
-
 class DrawView(Reply):
     label: str
     state: str
@@ -233,7 +222,7 @@ class DrawView(Reply):
     commitment: str
     published: bool = False
     public_value: str | None
-    drawn: list[DrawnDealView] | None = None
+    drawn: list[DrawnBoard] | None = None
 
 
 class DirectorStatus(Reply):
@@ -269,7 +258,7 @@ class ValueEntered(BaseModel):
 
 class Drawn(BaseModel):
     label: str
-    drawn: list[DrawnDealView]
+    drawn: list[DrawnBoard]
 
 
 class Revealed(Reply):

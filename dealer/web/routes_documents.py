@@ -1,14 +1,12 @@
 """Documents from the consoles: the technical judge records equipment checks (the device's figures filled in by
 the service) and issues the equipment check act; the chief judge (director role) issues the bank formation
 act, the draw protocol and its sealed annex, the board-making act and the day's record. Files live in
-``VAR/documents/``; each role downloads only what it may issue (the judge: equipment acts)."""
+``VAR/documents/``; each role downloads only what it may issue (the judge: equipment acts). Which documents
+exist, what variant 1 refuses and how each is issued is ``dealer.app.documents_desk``'s; here, the HTTP side."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -16,6 +14,7 @@ from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
 
 from dealer.app.checks import equipment_check_payload, equipment_override_payload
+from dealer.app.documents_desk import DocumentDesk, DocumentFieldError, DocumentKindUnknown
 from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.core.json_types import JsonObject
@@ -38,22 +37,17 @@ from .models import (
 T = TypeVar("T")
 P = ParamSpec("P")
 
-DIRECTOR_KINDS = ("bank", "draw", "draw-annex", "boards", "day", "closed")
-
 
 def make_router(service: Service) -> APIRouter:
-    from dealer.app.closed import CLOSED_LABEL
     from dealer.bank.repository import BankRepository
-    from dealer.documents import issuers
     from dealer.documents.acts import CHECK_ENTRY, OVERRIDE_ENTRY, check_entries
-    from dealer.documents.issue import Issued, issue_day
-    from dealer.export.names import board_journal
+    from dealer.documents.issue import Issued
 
     router = APIRouter()
 
-    folder = service.config.var_dir / "documents"
+    desk = DocumentDesk(service, lambda lang: translate(lang, "audience.title_closed"))  # the variant's name
+    folder = desk.folder
     run = service.bank.call
-    numbering = threading.Lock()
 
     def bank() -> BankRepository:
         return service.bank.bank
@@ -64,9 +58,6 @@ def make_router(service: Service) -> APIRouter:
     judge_write = [Depends(role_check(service.secrets, "judge", state_changing=True)), judge_access]
     director_read = [Depends(role_check(service.secrets, "director", state_changing=False)), access]
     director_write = [Depends(role_check(service.secrets, "director", state_changing=True)), access]
-
-    def lang_of(body: EquipmentDocument | DirectorDocument) -> str:
-        return body.lang or service.config.language
 
     def issued_view(issued: Issued, role: str) -> IssuedDocument:
         return IssuedDocument(
@@ -82,19 +73,6 @@ def make_router(service: Service) -> APIRouter:
     async def act(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return await run(fn, *args, **kwargs)
-        except DealerError as exc:
-            raise refusal(exc) from exc
-
-    async def issuing(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """Issue off the bank's thread: rendering (and the bank act's audit) must not hold up deals being
-        committed; the bank's connection is shared under its own lock, each read and the final record atomic."""
-
-        def locked() -> T:
-            with numbering:  # one document at a time: each takes the next number
-                return fn(*args, **kwargs)
-
-        try:
-            return await asyncio.to_thread(locked)
         except DealerError as exc:
             raise refusal(exc) from exc
 
@@ -135,15 +113,10 @@ def make_router(service: Service) -> APIRouter:
 
     @router.post("/api/judge/documents/equipment", response_model=IssuedDocument, dependencies=judge_write)
     async def equipment_document(body: EquipmentDocument) -> IssuedDocument:
-        issued = await issuing(
-            issuers.issue_equipment_act,
-            bank(),
-            service.regulation,
-            lang_of(body),
-            folder,
-            body.session,
-            list(body.witnesses),
-        )
+        try:
+            issued = await desk.equipment(body.session, lang=body.lang, witnesses=body.witnesses)
+        except DealerError as exc:
+            raise refusal(exc) from exc
         return issued_view(issued, "judge")
 
     @router.get("/api/judge/documents/{name}", response_class=FileResponse, dependencies=judge_read)
@@ -153,68 +126,17 @@ def make_router(service: Service) -> APIRouter:
     # -- the chief judge (director role) ------------------------------------------------------------------------
     @router.post("/api/director/documents/{kind}", response_model=IssuedDocument, dependencies=director_write)
     async def director_document(kind: str, body: DirectorDocument | None = None) -> IssuedDocument:
-        if kind not in DIRECTOR_KINDS:
-            raise HTTPException(
-                404,
-                error_detail(
-                    Phrase(
-                        "no document kind {kind!r} (available: {available})",
-                        kind=kind,
-                        available=", ".join(DIRECTOR_KINDS),
-                    )
-                ),
-            )
         body = body or DirectorDocument()
-        lang, reg, b, witnesses = lang_of(body), service.regulation, bank(), list(body.witnesses)
-        issued: Issued
-        closed = service.closed
-        if kind in ("bank", "draw", "draw-annex") and closed is not None:
-            raise HTTPException(
-                400,
-                error_detail(
-                    Phrase("variant 1 (closed dealing) has no bank and no draw: no {kind} document", kind=kind)
-                ),
+        try:
+            issued = await desk.director(
+                kind, label=body.label, day=body.date, lang=body.lang, witnesses=body.witnesses, audit=body.audit
             )
-        if kind == "closed" and closed is None:
-            raise HTTPException(400, error_detail(Phrase("the closed dealing act is for variant 1 only")))
-        if kind == "closed":
-            assert closed is not None
-            issued = await issuing(
-                issuers.issue_closed_act,
-                b,
-                reg,
-                lang,
-                folder,
-                body.label or translate(lang, "audience.title_closed"),  # the variant's name, never «closed»
-                closed.records(),
-                closed.audit_deals() if body.audit else [],
-                witnesses,
-            )
-        elif kind == "bank":
-            issued = await issuing(issuers.issue_bank_act, b, reg, lang, folder, witnesses, body.audit)
-        elif kind == "day":
-            try:
-                day = date.fromisoformat(body.date or date.today().isoformat())
-            except ValueError as exc:
-                text = Phrase("date = {date!r}: expected a real date YYYY-MM-DD", date=body.date)
-                raise HTTPException(422, error_detail(text)) from exc
-            issued = await issuing(issue_day, b, folder, day, lang)
-        else:
-            if body.label is None:
-                raise HTTPException(
-                    422, error_detail(Phrase("label: the {kind} document needs the session label", kind=kind))
-                )
-            label = body.label
-            if kind == "draw":
-                issued = await issuing(issuers.issue_draw_protocol, b, reg, lang, folder, label, witnesses)
-            elif kind == "draw-annex":
-                issued = await issuing(issuers.issue_draw_annex, b, reg, lang, folder, label, witnesses)
-            else:
-                shown = None
-                if closed is not None:  # variant 1: the boards the stations dealt, named by the variant
-                    label, shown = CLOSED_LABEL, translate(lang, "audience.title_closed")
-                journal = board_journal(service.config.var_dir, label)
-                issued = await issuing(issuers.issue_boards_act, b, reg, lang, folder, label, journal, witnesses, shown)
+        except DocumentKindUnknown as exc:
+            raise HTTPException(404, error_detail(exc)) from exc
+        except DocumentFieldError as exc:
+            raise HTTPException(422, error_detail(exc)) from exc
+        except DealerError as exc:  # variant 1's refusals, and the issuer's: 400 (423 when the key is locked)
+            raise refusal(exc) from exc
         return issued_view(issued, "director")
 
     @router.post("/api/director/equipment-override", response_model=OverrideRecorded, dependencies=director_write)

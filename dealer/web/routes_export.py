@@ -1,9 +1,11 @@
 """The director's export API: a drawn session's deal files, its boards made on a machine, its hand records.
 
-Routes that parse, call and render: the steps are ``dealer.app.exports`` (the session's folder, board making with
-its per-copy watchdog — the same code as ``dealer export boards`` —, the ledger's ``export`` record of every
-written file set and finished board-making run) and ``dealer.app.draws`` (the boards' numbering, the reveal gate
-of hand records), over ``dealer.export`` and ``dealer.handrecords.publish``. Everything is director only. Files of
+Routes that parse, call and render: the steps are ``dealer.app.exports`` (the session's folder, its deal files and
+hand records named by the session's shown name, board making with its per-copy watchdog — the same code as
+``dealer export boards`` —, the ledger's ``export`` record of every written file set and finished board-making run),
+``dealer.app.board_views`` (board making as each console sees it, cards hidden without Show cards) and
+``dealer.app.draws`` (the boards' numbering, the reveal gate of hand records), over ``dealer.export`` and
+``dealer.handrecords.publish``. Everything is director only. Files of
 a session live in ``VAR/export/<session>-<id>/``; the board-making journal is kept there too, so a service
 restarted in the middle of board making resumes where it stopped when the director starts it again.
 """
@@ -15,40 +17,35 @@ import dataclasses
 import logging
 import re
 import time
-from datetime import date
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import Response
 
-from dealer.app.closed import CLOSED_LABEL
-from dealer.app.draws import RevealGate
+from dealer.app.board_views import boards_view, job_view
 from dealer.app.exports import (
     BoardProgress,
+    hand_record_boards,
     interrupted_progress,
     make_boards,
+    publish_hand_records,
     record_export,
     session_at_rest,
     session_boards,
+    session_dir,
     show_board_cards,
+    write_deal_files,
 )
 from dealer.app.jobs import Job, JobBusy, JobState
-from dealer.app.operator_messages import (
-    BoardsView,
-    Foul,
-    FoulShown,
-)
+from dealer.app.operator_messages import BoardsView
 from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
-from dealer.export.journal import FoulCopy
 from dealer.export.machine import Progress, Stage
-from dealer.export.names import board_journal, competition_meta, session_folder, session_slug
-from dealer.formats import ExportMeta
-from dealer.handrecords.publish import OUTPUTS, NotRevealedError, publish
+from dealer.export.names import board_journal
+from dealer.handrecords.publish import OUTPUTS, NotRevealedError
 from dealer.serving.i18n import error_detail, translate
 
 from .auth import role_check
@@ -76,54 +73,9 @@ def attachment(name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
-_CARD_NAME = re.compile(r"[♠♥♦♣][AKQJT2-9]|\b[SHDC][AKQJT2-9]\b")
-
-
-def _card_free(text: str) -> str:
-    """An error text with every card name blanked out (the reason of a foul names the card)."""
-    return _CARD_NAME.sub("…", text)
-
-
-FOUL_PUBLIC_KEYS = ("board", "copy", "attempt", "kind", "pocket", "position")  # all the blind console gets
-
-
-def _foul(f: FoulCopy, cards: bool) -> Foul:
-    """A foul copy; without ``cards`` (the judge's console without Show cards) which pocket and which card
-    position went wrong only, never the card (nor the pocket it belongs in, nor the reason, which names it)."""
-    if not cards:
-        return Foul(board=f.board, copy=f.copy, attempt=f.attempt, kind=f.kind, pocket=f.pocket, position=f.position)
-    return FoulShown(
-        board=f.board,
-        copy=f.copy,
-        attempt=f.attempt,
-        kind=f.kind,
-        pocket=f.pocket,
-        position=f.position,
-        reason=error_detail(f.reason_phrase()),
-        card=f.card,
-        expected=f.expected,
-    )
-
-
-def boards_view(
-    label: str, state: JobState, p: BoardProgress, error: str | None = None, cards: bool = False
-) -> BoardsView:
-    return BoardsView(
-        label=label,
-        state=state,
-        boards=p.boards,
-        copies_total=p.total_copies,
-        copies_done=p.copies_done,
-        current=p.current,
-        made=list(p.made),
-        skipped=list(p.skipped),
-        fouls=[_foul(f, cards) for f in p.fouls],
-        error=error if cards or error is None else _card_free(error),
-    )
-
-
-def job_view(job: Job[BoardProgress], cards: bool) -> BoardsView:
-    return boards_view(job.key, job.state, job.progress, job.error, cards)
+def console_view(job: Job[BoardProgress], cards: bool) -> BoardsView:
+    """A board-making job as a console sees it, a foul's reason in the request's language."""
+    return job_view(job, cards, error_detail)
 
 
 def make_router(service: Service) -> APIRouter:
@@ -132,7 +84,6 @@ def make_router(service: Service) -> APIRouter:
     router = APIRouter()
     director = service.director  # the director's console's too (one cache of the sealed trees)
     jobs = service.jobs
-    export_root = service.config.var_dir / "export"
 
     access = Depends(key_access(service.custody, "director"))  # the key only for the signed-in browser
     judge_access = Depends(key_access(service.custody, "judge"))  # the technical judge never uses it
@@ -144,10 +95,14 @@ def make_router(service: Service) -> APIRouter:
         return director
 
     def out_dir(label: str) -> Path:
-        return export_root / session_folder(label)
+        return session_dir(service, label)
 
     def at_rest(d: Director, label: str) -> AtRest:
         return session_at_rest(d, label)
+
+    def variant_name() -> str:
+        """Variant 1's name in the service's language, the files' and hand records' name for its boards."""
+        return translate(service.config.language, "audience.title_closed")
 
     async def boards_of(d: Director, label: str, first: int, copies: int) -> list[SessionBoard]:
         try:
@@ -155,43 +110,28 @@ def make_router(service: Service) -> APIRouter:
         except DealerError as exc:
             raise refusal(exc) from exc
 
-    def shown(label: str) -> str:
-        """The session as files and hand records name it: variant 1's boards by the variant's own name."""
-        if label == CLOSED_LABEL and service.closed is not None:
-            return translate(service.config.language, "audience.title_closed")
-        return label
-
-    # Any: ExportMeta's own fields, passed through by name (str, bool and int among them)
-    def meta_of(label: str, event: str = "", **extra: Any) -> ExportMeta:
-        """PBN Event (the given one, else the session), Site and Date by the regulation (dealer.export.names)."""
-        return competition_meta(service.regulation, ExportMeta(event=event or shown(label), **extra), date.today())
-
     async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
         await service.bank.call(record_export, service.bank.bank, kind, label, paths, **extra)
 
     # -- deal files -----------------------------------------------------------------------------------------
     @router.post("/api/director/draws/{label}/files", dependencies=write, response_model=FilesWritten)
     async def write_files(label: LabelParam, body: WriteFiles | None = None) -> FilesWritten:
-        d = guard()
+        guard()
         body = body or WriteFiles()
-        boards = await boards_of(d, label, body.first, body.copies or service.regulation.copies)
-        meta = meta_of(label, body.event or "", sealed=body.sealed, copies=boards[0].copies)
-        from dealer.export.files import write_session_files
-
         try:
-            paths = await asyncio.to_thread(
-                write_session_files,
-                boards,
-                out_dir(label),
-                session_slug(shown(label)),  # variant 1's files by the variant's name («Закрытая_сдача.pbn»)
-                list(body.formats),
-                meta,
-                at_rest(d, label),
+            done = await write_deal_files(
+                service,
+                label,
+                formats=body.formats,
+                first=body.first,
+                copies=body.copies,
+                event=body.event or "",
+                sealed=body.sealed,
+                variant_name=variant_name(),  # variant 1's files by the variant's name («Закрытая_сдача.pbn»)
             )
         except DealerError as exc:
             raise refusal(exc) from exc
-        await record("files", label, paths, sealed=meta.sealed)
-        return FilesWritten(label=label, boards=len(boards), files=[p.name for p in paths])
+        return FilesWritten(label=label, boards=done.boards, files=[p.name for p in done.paths])
 
     @router.get(
         "/api/director/draws/{label}/files/{name}",
@@ -230,7 +170,7 @@ def make_router(service: Service) -> APIRouter:
                 p.skipped.append((pr.board, pr.copy))
             elif pr.stage is Stage.FOUL and pr.foul is not None:
                 p.fouls.append(pr.foul)
-            service.operator.send(job_view(job, cards=service.board_cards_shown))
+            service.operator.send(console_view(job, cards=service.board_cards_shown))
 
         journal = board_journal(service.config.var_dir, job.key)  # in out_dir(job.key), made by make_boards
         done = await make_boards(
@@ -272,59 +212,50 @@ def make_router(service: Service) -> APIRouter:
                 label,
                 progress,
                 lambda j: run_boards(j, boards, body, at_rest(d, label)),
-                on_end=lambda j: service.operator.send(job_view(j, cards=service.board_cards_shown)),
+                on_end=lambda j: service.operator.send(console_view(j, cards=service.board_cards_shown)),
             )
         except JobBusy as exc:
             raise HTTPException(409, error_detail(exc)) from exc
-        return job_view(job, cards=d.bank.unlocked)
+        return console_view(job, cards=d.bank.unlocked)
 
     @router.get("/api/director/draws/{label}/boards", dependencies=read, response_model=BoardsView)
     async def boards_progress(label: LabelParam) -> BoardsView:
         d = guard()
         job = jobs.get("boards", label)
         if job is not None:  # a foul copy's card and pockets only for the signed-in chief judge (the key is theirs)
-            return job_view(job, cards=d.bank.unlocked)
+            return console_view(job, cards=d.bank.unlocked)
         # made in an earlier run of the service: what its journal says is finished
         progress = interrupted_progress(service.config.var_dir, label, at_rest(d, label))
         if progress is None:
-            return boards_view(label, JobState.IDLE, BoardProgress())
-        return boards_view(label, JobState.INTERRUPTED, progress)
+            return boards_view(label, JobState.IDLE, BoardProgress(), error_detail)
+        return boards_view(label, JobState.INTERRUPTED, progress, error_detail)
 
     # -- hand records ---------------------------------------------------------------------------------------
     @router.post("/api/director/draws/{label}/handrecords", dependencies=write, response_model=FilesWritten)
     async def handrecords(label: LabelParam, body: HandRecords | None = None) -> FilesWritten:
-        d = guard()
+        guard()
         body = body or HandRecords()
-        kinds = list(body.formats or OUTPUTS)
-        lang = body.lang or service.config.language
         try:
-            gate = RevealGate(d.bank, CLOSED_LABEL if service.closed is not None else None)
-            await service.bank.call(gate.ensure_revealed, label)
+            records = await hand_record_boards(service, label, first=body.first)
         except NotRevealedError as exc:
             raise HTTPException(403, error_detail(exc)) from exc
         except DealerError as exc:
             raise refusal(exc) from exc
-        boards = await boards_of(d, label, body.first, 1)
-        records = [b.record() for b in boards]
         written: list[Path] = []
-        word = translate(
-            service.config.language, "files.handrecords"
-        )  # «Тур_1.расклады.pdf», «Round_1.handrecords.pdf»
+        word = translate(service.config.language, "files.handrecords")  # «Тур_1.расклады.pdf», «Round_1.handrecords…»
 
         async def work(_: Job[None]) -> None:
-            paths = await asyncio.to_thread(
-                publish,
+            paths = await publish_hand_records(
+                service,
+                label,
                 records,
-                out_dir(label),
-                f"{session_slug(shown(label))}.{word}",
-                gate=None,  # checked above, on the bank's thread
-                kinds=kinds,
-                title=body.title or shown(label),
+                word=word,
+                kinds=list(body.formats or OUTPUTS),
+                title=body.title or "",
                 subtitle=body.subtitle,
-                lang=lang if lang in ("en", "ru") else "en",
-                meta=meta_of(label),
+                lang=body.lang,
+                variant_name=variant_name(),
             )
-            await record("handrecords", label, paths)
             written.extend(paths)
 
         try:
