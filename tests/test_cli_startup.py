@@ -164,6 +164,10 @@ def test_bank_path_default_is_the_stores() -> None:
 # the bank interface's protocols (its types: the status runs on the engine's bank)
 DRAWING: tuple[str, ...] = ("dealer.draw.director", "dealer.draw.protocol", "dealer.draw.bundle", "dealer.regulation")
 DRAWING += ("tomllib", "dealer.bank.protocols", "dealer.bank.repository")
+# what reading a bank's counts, seals and draws needs none of (a third of ``python -c pass`` for the dataclasses
+# machinery with ``inspect``, an eighth for hashlib with OpenSSL): the bank's records are named tuples and plain
+# classes, its hashes are taken where it writes, and the cards' classes load with the first deal read
+READING = ("dataclasses", "inspect", "hashlib", "dealer.core.deal", "dealer.core.cards", "dealer.bank.bulk")
 
 
 def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -> None:
@@ -175,12 +179,37 @@ def test_bank_status_runs_on_a_real_bank_without_heavy_modules(tmp_path: Path) -
         bank.commit_deal(deal_from_rank(12345), DealSource("import", file="x.pbn", board=1, line=1))
     for args in (["bank", "status", "--json"], ["bank", "status"]):
         loaded, r = _loaded(
-            [*args, "--bank", str(tmp_path / "bank.sqlite")], tmp_path, HEAVY + NOT_RUNNING + FRONT_DOOR + DRAWING
+            [*args, "--bank", str(tmp_path / "bank.sqlite")],
+            tmp_path,
+            HEAVY + NOT_RUNNING + FRONT_DOOR + DRAWING + READING,
         )
         assert r.returncode == 0, r.stderr
         assert loaded == [], (args, loaded)
     loaded, r = _loaded(["bank", "status", "--json", "--bank", str(tmp_path / "bank.sqlite")], tmp_path)
     assert json.loads(r.stdout.split("\nLOADED ")[0])["deals"] == 1
+
+
+def test_bank_status_of_seals_and_draws_reads_them_without_hashing_or_dataclasses(tmp_path: Path) -> None:
+    """A bank sealed, with a draw revealed and one prepared: the status lists them (its ledger entries read and
+    decoded) and still loads none of ``READING``; what it says is ``public_status``'s, in the same process."""
+    from draw_support import DICE, full_draw, make_bank, regulation
+
+    from dealer.draw.director import Director
+    from dealer.draw.status import public_status
+
+    path = tmp_path / "bank.sqlite"
+    reg = regulation(boards=4, sessions=2, share=10)  # 8 deals drawn of an 80-deal bank
+    with make_bank(path, 80, key_dir=tmp_path) as bank:
+        director = Director(bank)
+        director.seal()
+        full_draw(director, "S1", reg)
+        director.prepare("S2", DICE, reg)
+        expected = json.loads(json.dumps(public_status(bank)))
+    assert [s["state"] for s in expected["draws"]] == ["revealed", "committed"] and expected["seals"]
+    loaded, r = _loaded(["bank", "status", "--json", "--bank", str(path)], tmp_path, READING)
+    assert r.returncode == 0, r.stderr
+    assert loaded == [], loaded
+    assert json.loads(r.stdout.split("\nLOADED ")[0]) == expected
 
 
 def test_import_as_json_runs_without_typer_rich_or_pydantic(tmp_path: Path) -> None:

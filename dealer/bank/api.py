@@ -5,16 +5,20 @@ narrow protocols of ``protocols``; ``composed.Bank`` implements them over any en
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 
+if TYPE_CHECKING:  # the cards' classes load when a deal is read: ``dealer bank status`` goes without them
+    from dealer.core import Deal
 
-@dataclass(frozen=True, slots=True)
-class DealSource:
-    """Where a deal came from: a dealing station (and the variant it dealt under) or an imported file."""
+
+class DealSource(NamedTuple):
+    """Where a deal came from: a dealing station (and the variant it dealt under) or an imported file.
+
+    This, ``CommittedDeal`` and the bank's other records are named tuples, not dataclasses: the bank's modules
+    are what ``dealer bank status`` loads, and the dataclasses machinery (with ``inspect``) would cost its start a
+    third of a bare Python's."""
 
     kind: str  # "station" or "import"
     station: str | None = None
@@ -27,8 +31,7 @@ class DealSource:
     file_sha256: str | None = None  # imports: SHA-256 of the file's bytes (the ledger holds this and its base name)
 
 
-@dataclass(frozen=True, slots=True)
-class CommittedDeal:
+class CommittedDeal(NamedTuple):
     deal_id: int  # the bank's own number, 1, 2, ...
     commitment: str  # hex SHA-256(salt ‖ canonical deal)
     ledger_index: int

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from hashlib import sha256
 from typing import Any
 
 from dealer.core.json_types import JsonObject
@@ -100,6 +99,8 @@ def expand(
 ) -> list[tuple[int, bytes, bytes]]:
     """The ledger entries ``(index, body, hash)`` of a compact batch's deals, ``rows`` in id order, the first at
     ``first_index`` after an entry hashing to ``prev``. ``BankError`` when a row is not where the run needs it."""
+    from hashlib import sha256  # here: reading the bank's counts (``dealer bank status``) loads no OpenSSL
+
     out: list[tuple[int, bytes, bytes]] = []
     tail = entry_tail(ts_json)
     batch_part = f'{{"batch":{batch:d}'

@@ -13,11 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 from dealer.integrity.ledger import DealEntry, Entry, EntryKind
 
-from . import bulk
 from .api import CommittedDeal, DealSource
 from .deals import DealRow, DealsTable, ImportItem, ImportOutcome, StoredDeal
 from .draws import ChainCheck, DrawRecord, DrawRow, DrawsTable
@@ -27,8 +25,11 @@ from .ledger_table import LedgerRow, LedgerTable
 from .schema import ORDER, SCHEMA_VERSION, Connection, insert_sql, select_sql
 from .seals import Seal, Seals
 
-if TYPE_CHECKING:  # cryptography loads with the keyring: reading the bank goes without it
+if TYPE_CHECKING:  # cryptography loads with the keyring, the cards with a deal: reading the bank goes without them
+    from dealer.core import Deal
     from dealer.custody import Keyring
+
+    from . import bulk
 
 RESERVED_KINDS = frozenset(
     {
@@ -266,6 +267,8 @@ class Bank:
         prepared: bulk.Salted | None = None,
     ) -> ImportOutcome:
         """Distinct canonical deals in the compact form, in one transaction (``bulk.import_canonical``)."""
+        from . import bulk  # here: only an import of many files writes this way
+
         outcome = bulk.import_canonical(
             self.engine,
             self._ledger,

@@ -13,12 +13,9 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
-from hashlib import sha256
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from dealer.core import Deal
 from dealer.core.json_types import JsonObject
 from dealer.integrity.ledger import Entry, EntryKind, canonical_json, commitment
 
@@ -27,6 +24,9 @@ from .api import CommittedDeal, DealSource
 from .errors import BankError, DuplicateDealError
 from .ledger_table import LedgerRow, LedgerTable, ledger_row
 from .schema import Connection, insert_sql, select_sql
+
+if TYPE_CHECKING:  # the cards' classes load with the first deal read: ``dealer bank status`` goes without them
+    from dealer.core import Deal
 
 SALT_SIZE = 16
 BATCH = 500  # ids per ``IN (…)`` read
@@ -58,9 +58,8 @@ class DealRow(NamedTuple):
     session: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredDeal:
-    """A deal as the bank keeps it (director only: it holds the cards)."""
+class StoredDeal(NamedTuple):
+    """A deal as the bank keeps it (director only: it holds the cards). A named tuple, as ``api.DealSource``."""
 
     deal_id: int
     ledger_index: int
@@ -80,6 +79,8 @@ class StoredDeal:
 
         A compact deal's row (``compact``) needs ``batch``: the index and time of the ``import`` entry closing its
         batch (``DealsTable`` finds them); its commitment is recomputed, its public source rebuilt."""
+        from dealer.core import Deal
+
         deal_id, ledger_index, canonical, salt, com, source, order, created, state, session = row
         canonical, salt = bytes(canonical), bytes(salt)
         if compact.is_compact(source):
@@ -103,17 +104,23 @@ class StoredDeal:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ImportItem:
+class ImportItem(NamedTuple):
     deal: Deal
     source: DealSource
 
 
-@dataclass(slots=True)
 class ImportOutcome:
-    imported: list[tuple[int, int]] = field(default_factory=list)  # (position in the items, new deal id)
-    duplicates: list[tuple[int, int]] = field(default_factory=list)  # (position in the items, id it repeats)
-    batch_index: int = -1
+    """What an import did, filled in as it goes (a plain class with slots: see ``api.DealSource``)."""
+
+    __slots__ = ("batch_index", "duplicates", "imported")
+
+    def __init__(self) -> None:
+        self.imported: list[tuple[int, int]] = []  # (position in the items, new deal id)
+        self.duplicates: list[tuple[int, int]] = []  # (position in the items, id it repeats)
+        self.batch_index = -1
+
+    def __repr__(self) -> str:
+        return f"ImportOutcome({self.imported!r}, {self.duplicates!r}, batch_index={self.batch_index})"
 
 
 def base_name(path: str) -> str:
@@ -143,6 +150,8 @@ def deal_rows(
     public = source_public(source)
     data: JsonObject = {"c": com.hex(), "id": deal_id, "src": public}
     if source.dealing_order is not None:
+        from hashlib import sha256
+
         data["order"] = sha256(salt + source.dealing_order).hexdigest()
     entry = ledger_row(Entry(index, EntryKind.DEAL, ts, prev, data))
     source_text = canonical_json(public).decode()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -48,10 +47,10 @@ class DrawRow(NamedTuple):
     drawn: str | None  # run: JSON {"count", "sealed"} (the result sealed); revealed: JSON list of deal ids
 
 
-@dataclass(frozen=True, slots=True)
-class DrawRecord:
+class DrawRecord(NamedTuple):
     """A draw as the bank keeps it. Before the reveal, ``secret`` is K sealed and the result is only
-    ``sealed_result`` (the chief judge's key opens them, ``dealer.draw.director``); after it, both are open."""
+    ``sealed_result`` (the chief judge's key opens them, ``dealer.draw.director``); after it, both are open.
+    A named tuple, as ``api.DealSource``."""
 
     label: str
     state: DrawState
@@ -83,8 +82,7 @@ class DrawRecord:
         return cls(r.label, DrawState(r.state), r.commit_index, bytes(r.secret), r.public_value, drawn, sealed, count)
 
 
-@dataclass(frozen=True, slots=True)
-class PriorDraw:
+class PriorDraw(NamedTuple):
     """An earlier draw of the bank, as a new commitment's ``ChainCheck`` sees it."""
 
     label: str

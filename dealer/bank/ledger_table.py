@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from hashlib import sha256
 from typing import Any, NamedTuple
 
 from dealer.core.json_types import JsonObject
 from dealer.integrity.ledger import GENESIS_PREV, DealEntry, Entry, EntryKind
-from dealer.integrity.merkle import leaf_hash
 
 from . import compact
 from .batches import BatchesTable, check_span
@@ -39,6 +37,8 @@ class LedgerRow(NamedTuple):
 
 
 def ledger_row(entry: Entry) -> LedgerRow:
+    from hashlib import sha256  # here, as the bank's other hashes: reading it (``bank status``) loads no OpenSSL
+
     body = entry.encode()
     return LedgerRow(entry.index, entry.kind, body, sha256(body).digest())
 
@@ -197,6 +197,8 @@ class LedgerTable:
 
     def leaves(self, db: Connection, size: int) -> list[bytes]:
         """Merkle leaf hashes of entries 0..size-1 (only the entries not yet cached are read)."""
+        from dealer.integrity.merkle import leaf_hash
+
         have = len(self._leaves)
         while have < size:
             rows = self.page(db, have, size)

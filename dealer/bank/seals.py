@@ -5,11 +5,9 @@ A seal has no table of its own: the ledger holds it. ``Seals`` reads and makes t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from dealer.integrity.ledger import Entry, EntryKind, canonical_json, checkpoint
-from dealer.integrity.merkle import merkle_root
 
 from .ledger_table import LedgerTable
 from .schema import Connection
@@ -18,8 +16,9 @@ if TYPE_CHECKING:  # cryptography loads with the keyring: reading the bank goes 
     from dealer.custody import Keyring
 
 
-@dataclass(frozen=True, slots=True)
-class Seal:
+class Seal(NamedTuple):
+    """A seal as the ledger holds it (a named tuple, as ``api.DealSource``)."""
+
     ledger_index: int  # where the seal entry itself is
     size: int  # entries covered: 0 .. size-1
     root: str
@@ -48,6 +47,8 @@ class Seals:
 
     def make(self, db: Connection, bank_id: str, key: Keyring, last_deal: int, ts: str) -> Seal:
         """Sign a checkpoint of the whole ledger so far (inside the caller's transaction) and append it."""
+        from dealer.integrity.merkle import merkle_root  # with hashlib: reading the bank hashes nothing
+
         last, _ = self.ledger.head(db)
         size = last + 1
         root = merkle_root(self.ledger.leaves(db, size))

@@ -8,8 +8,7 @@ its hash is SHA-256 of those bytes. docs/bundle.md describes the same for third-
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from hashlib import sha256
+from typing import Final
 
 from dealer.core.json_types import JsonObject
 
@@ -38,16 +37,38 @@ def canonical_json(value: object) -> bytes:
 
 def commitment(salt: bytes, canonical: bytes) -> bytes:
     """SHA-256(salt ‖ canonical deal): what the bank publishes for a deal it keeps secret."""
+    from hashlib import sha256  # here: reading the bank (``dealer bank status``) hashes nothing, OpenSSL stays unloaded
+
     return sha256(salt + canonical).digest()
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    index: int
-    kind: str
-    ts: str
-    prev: str
-    data: JsonObject
+    """A ledger entry. A plain class, equal by value and not to be changed (``Final``), rather than a dataclass:
+    ``dealer bank status`` reads entries, and the dataclasses machinery (with ``inspect``) would cost its start
+    a third of a bare Python's."""
+
+    __slots__ = ("data", "index", "kind", "prev", "ts")
+    index: Final[int]
+    kind: Final[str]
+    ts: Final[str]
+    prev: Final[str]
+    data: Final[JsonObject]
+
+    def __init__(self, index: int, kind: str, ts: str, prev: str, data: JsonObject) -> None:
+        self.index = index
+        self.kind = kind
+        self.ts = ts
+        self.prev = prev
+        self.data = data
+
+    def _values(self) -> tuple[int, str, str, str, JsonObject]:
+        return self.index, self.kind, self.ts, self.prev, self.data
+
+    def __eq__(self, other: object) -> bool:
+        return other._values() == self._values() if isinstance(other, Entry) else NotImplemented
+
+    def __repr__(self) -> str:
+        return "Entry(index={!r}, kind={!r}, ts={!r}, prev={!r}, data={!r})".format(*self._values())
 
     def encode(self) -> bytes:
         return canonical_json({"d": self.data, "i": self.index, "k": self.kind, "prev": self.prev, "ts": self.ts})
@@ -67,6 +88,8 @@ class Entry:
 
 
 def entry_hash(body: bytes) -> str:
+    from hashlib import sha256
+
     return sha256(body).hexdigest()
 
 
@@ -80,15 +103,32 @@ def checkpoint(bank_id: str, size: int, root: bytes, ts: str, last_deal: int) ->
 
 
 # -- typed views of entries (what readers outside the bank need, without knowing the JSON keys) ------------
-@dataclass(frozen=True, slots=True)
 class DealEntry:
-    """A ``deal`` entry: the commitment the bank published for deal ``deal_id`` and its public source."""
+    """A ``deal`` entry: the commitment the bank published for deal ``deal_id`` and its public source (a plain
+    class, as ``Entry``)."""
 
-    index: int
-    ts: str
-    deal_id: int
-    commitment: str  # hex
-    source: JsonObject  # kind, shown, and station/variant (dealt) or file/board/line/file_sha256 (imported)
+    __slots__ = ("commitment", "deal_id", "index", "source", "ts")
+    index: Final[int]
+    ts: Final[str]
+    deal_id: Final[int]
+    commitment: Final[str]  # hex
+    source: Final[JsonObject]  # kind, shown, and station/variant (dealt) or file/board/line/file_sha256 (imported)
+
+    def __init__(self, index: int, ts: str, deal_id: int, commitment: str, source: JsonObject) -> None:
+        self.index = index
+        self.ts = ts
+        self.deal_id = deal_id
+        self.commitment = commitment
+        self.source = source
+
+    def _values(self) -> tuple[int, str, int, str, JsonObject]:
+        return self.index, self.ts, self.deal_id, self.commitment, self.source
+
+    def __eq__(self, other: object) -> bool:
+        return other._values() == self._values() if isinstance(other, DealEntry) else NotImplemented
+
+    def __repr__(self) -> str:
+        return "DealEntry(index={!r}, ts={!r}, deal_id={!r}, commitment={!r}, source={!r})".format(*self._values())
 
     @property
     def station(self) -> str | None:
