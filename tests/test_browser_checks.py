@@ -4,15 +4,40 @@ that survives a reload (the session typed is kept), and the chief judge's view o
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import regulation, running_service, service_config
+from _web_server import Running, regulation, running_service, service_config
 
 pytestmark = [pytest.mark.browser, needs_chromium]
+ROOT = Path(__file__).resolve().parents[1]
+# what the pages say, from the catalogues (not from the scripts under test)
+PAGES = ROOT / "dealer" / "web" / "i18n"
+WEB = {lang: json.loads((PAGES / f"{lang}.json").read_text("utf-8")) for lang in ("en", "ru")}
+ERRORS_RU = json.loads((ROOT / "dealer" / "core" / "i18n" / "ru.json").read_text("utf-8"))
+NO_CHECK = next(k for k in ERRORS_RU if k.startswith("station {station}: no 'before' equipment check"))
+
+
+def refusal(lang: str, station: str) -> str:
+    """The console's line for Start refused for want of the "before" check, in the page's language."""
+    detail = (NO_CHECK if lang == "en" else ERRORS_RU[NO_CHECK]).replace("{station}", station)
+    return str(WEB[lang]["judge.refused"]).replace("{detail}", detail)
+
+
+def no_dialogs(page: Any) -> list[str]:
+    """A console says a refusal on the page: any dialog but a question asked before an action is a failure."""
+    opened: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        opened.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return opened
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +57,13 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         panel = judge.locator("section.stationpanel[data-station='A']")
         panel.get_by_role("button", name="Подключить симулятор").click()
         judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
-        said: list[str] = []
-
-        def answer(dialog: Any) -> None:  # the console tells a refused command in an alert: read, then close it
-            said.append(dialog.message)
-            dialog.dismiss()
-
-        judge.once("dialog", answer)
-        with judge.expect_event("dialog"):
-            panel.get_by_role("button", name="Старт").click()
-        assert said and "не записана проверка оборудования «до начала»" in said[0], said
+        dialogs = no_dialogs(judge)
+        panel.get_by_role("button", name="Старт").click()
+        said = panel.locator(".notice[role=status]")  # under the buttons pressed, not in an alert
+        said.filter(has_text="не записана").wait_for()
+        assert said.inner_text() == refusal("ru", "A")
         assert server.service.stations["A"].committed == 0
+        refused_on_a_phone(browser, server)
         docs = judge.locator("#documents")
         docs.locator("[name=session]").fill("Тур 1")
         docs.locator("[name=session]").dispatch_event("change")
@@ -59,8 +80,13 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         assert judge.evaluate("I18N.number(6.25)") == "6,25"
         assert "12,82" in judge.evaluate("I18N.t('docs.rate', {rate: 12.82, norm: 1})")
         assert judge.evaluate("I18N.t('audience.board_of', {n: 12345, m: 20000})") == "Коробка 12345 из 20000"
+        panel.get_by_role("button", name="Подключить симулятор").click()  # a command that succeeds: the line goes
+        judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
         panel.get_by_role("button", name="Старт").click()
+        panel.locator(".notice[role=status]").get_by_text("не записана").wait_for(state="detached")
+        assert said.inner_text() == "" and judge.locator(".notice:not(:empty)").count() == 0
         judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='dealing']", timeout=30000)
+        assert dialogs == []
         boss = ctx.new_page()
         boss.goto(f"{server.base}/director?token={server.director}")
         label = boss.locator("#documents [name=label]")
@@ -69,6 +95,32 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         boss.wait_for_function("document.querySelectorAll('#checks li').length === 1")
         assert "исправно" in boss.locator("#checks li").inner_text()
         ctx.close()
+
+
+def refused_on_a_phone(browser: Any, server: Running) -> None:
+    """A phone 390 px wide: the refusal fits the screen (no sideways scroll); a page switched to English hears the
+    refusal in English (the console's socket was opened in the language the page was loaded in)."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    dialogs = no_dialogs(page)
+    page.goto(f"{server.base}/judge?token={server.judge}")
+    page.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
+    start = page.locator("section.stationpanel[data-station='A'] button[data-action=start]")
+    said = page.locator("section.stationpanel[data-station='A'] .notice[role=status]")
+    for lang in ("ru", "en"):
+        if lang == "en":
+            page.click(".langswitch")
+            page.wait_for_function("document.documentElement.lang === 'en'")
+            page.wait_for_selector("#conn.live")
+        start.click()
+        page.wait_for_function(
+            "([e, text]) => e.textContent === text", arg=[said.element_handle(), refusal(lang, "A")], timeout=10000
+        )
+        assert said.get_attribute("aria-live") == "polite" and said.is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), page.evaluate(
+            "[document.documentElement.scrollWidth, innerWidth]"
+        )
+    assert dialogs == []
+    page.close()
 
 
 WIDEST = """() => {

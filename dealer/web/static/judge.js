@@ -10,6 +10,11 @@
   let ws = null;
   let nextId = 1;
   const conn = document.getElementById("conn");
+  // A refused command is said on the page (never in a dialog): next to the button pressed when the station's panel
+  // has it, else in the notice under the top bar; the next command that succeeds clears it.
+  const notice = document.getElementById("notice");
+  const sent = new Map();  // command id -> { station, button } until its answer comes
+  let pressed = null;  // the button whose click is sending a command now
   const FAULTS = ["jam", "misfeed", "unreadable_card", "duplicate_card", "cover_open", "hopper_empty"];
 
   // Connect, Disconnect and Reset void a deal in progress (reason "operator"): the judge is asked first.
@@ -23,7 +28,25 @@
   }
   function send(cmd, station, extra) {
     if (!ws || ws.readyState !== 1) return;
-    ws.send(JSON.stringify(Object.assign({ cmd, station, id: nextId++ }, extra || {})));
+    const id = nextId++;
+    if (cmd !== "devices") sent.set(id, { station, button: pressed });  // the device list comes back without an id
+    ws.send(JSON.stringify(Object.assign({ cmd, station, id }, extra || {})));
+  }
+  function clearRefusals() {
+    for (const e of document.querySelectorAll(".notice")) e.replaceChildren();
+  }
+  function refused(m) {
+    const from = sent.get(m.id) || {};
+    sent.delete(m.id);
+    clearRefusals();
+    const sec = from.station !== undefined && from.station !== null ? panelOf(from.station) : null;
+    let box = notice;
+    if (sec) {  // under the row of the button pressed (or the panel's controls)
+      box = sec._parts.msg;
+      const row = from.button && sec.contains(from.button) ? from.button.closest(".row") : null;
+      (row || sec._parts.controlRow).after(box);
+    }
+    box.textContent = t("judge.refused", { detail: m.message });
   }
   function guide(entry) {
     const p = Object.assign({}, entry.params);
@@ -35,7 +58,8 @@
   const ago = (ts) => t("judge.seconds_ago", { s: Math.max(0, Math.round(Date.now() / 1000 - ts)) });
   function button(key, onClick, cls) {
     const b = el("button", cls || "", t(key));
-    b.type = "button"; b.dataset.i18n = key; b.addEventListener("click", onClick);
+    b.type = "button"; b.dataset.i18n = key;
+    b.addEventListener("click", () => { pressed = b; try { onClick(); } finally { pressed = null; } });
     return b;
   }
   function renderDevices() {
@@ -57,6 +81,7 @@
       ul.appendChild(li);
     }
   }
+  const panelOf = (name) => document.querySelector(`section.stationpanel[data-station="${CSS.escape(name)}"]`);
   // Each station's panel is built once (buttons stay put while cards arrive); its contents are refreshed.
   function buildPanel(name) {
     const sec = el("section", "panel stationpanel");
@@ -100,7 +125,11 @@
     parts.injectButton.dataset.action = "inject";
     parts.inject.append(parts.select, parts.injectButton);
     parts.current = el("div", "compass curdeal");
-    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.bankwait, vis, parts.inject, parts.current);
+    parts.controlRow = row;
+    parts.msg = el("p", "message error notice");
+    parts.msg.setAttribute("role", "status");
+    parts.msg.setAttribute("aria-live", "polite");
+    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.msg, parts.bankwait, vis, parts.inject, parts.current);
     sec.append(parts.title, parts.dev, parts.ctl, parts.health, parts.faults, parts.voided);
     sec._parts = parts;
     document.getElementById("stationpanels").appendChild(sec);
@@ -152,7 +181,7 @@
   }
   function renderStation(st) {
     const name = st.station;
-    const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(name)}"]`) || buildPanel(name);
+    const sec = panelOf(name) || buildPanel(name);
     const p = sec._parts;
     sec.dataset.status = st.status;
     p.title.textContent = I18N.named("judge.station", name) + " — " + t("status." + st.status);
@@ -280,20 +309,34 @@
       case "committed": bank.formed = m.formed; break;  // the head comes with its size in "bank"
       case "bank": bank = m; break;
       case "board": { const st = stations.get(m.station); if (st) st.boards_made = m.board; break; }
-      case "devices": devices = m.devices; break;
-      case "error": document.title = t("judge.title"); alert(m.message); break;
+      case "devices": clearRefusals(); devices = m.devices; break;  // the answer to a scan (or to connecting)
+      case "error": document.title = t("judge.title"); refused(m); return;
+      case "ok": sent.delete(m.id); clearRefusals(); return;
       default: break;
     }
     schedule();
   }
+  // The server says a refusal in the language the socket was opened with: a new language opens a new socket
+  // (an English page showed the Russian refusals of the language it was loaded in).
   function connect() {
-    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws?lang=" + I18N.lang);
-    ws.onopen = () => { conn.textContent = t("judge.connected"); conn.classList.add("live"); send("devices"); };
-    ws.onmessage = (e) => onMessage(JSON.parse(e.data));
-    ws.onclose = () => { conn.textContent = t("judge.disconnected_ws"); conn.classList.remove("live"); setTimeout(connect, 1000); };
+    const sock = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws?lang=" + I18N.lang);
+    ws = sock;
+    sock.onopen = () => { conn.textContent = t("judge.connected"); conn.classList.add("live"); send("devices"); };
+    sock.onmessage = (e) => { if (ws === sock) onMessage(JSON.parse(e.data)); };
+    sock.onclose = () => {
+      if (ws !== sock) return;  // replaced by the socket of another language
+      conn.textContent = t("judge.disconnected_ws"); conn.classList.remove("live"); setTimeout(connect, 1000);
+    };
   }
   document.getElementById("scan").addEventListener("click", () => send("devices"));
-  I18N.onChange(schedule);
+  I18N.onChange(() => {
+    schedule();
+    const old = ws;
+    if (!old || old.readyState > 1) return;
+    ws = null; old.close();
+    conn.textContent = t("audience.connecting"); conn.classList.remove("live");
+    connect();
+  });
   setInterval(() => {  // only the "seconds ago" texts move by themselves
     for (const e of document.querySelectorAll(".heartbeat")) e.textContent = ago(Number(e.dataset.ts));
   }, 1000);
