@@ -111,6 +111,7 @@ def refused_on_a_phone(browser: Any, server: Running) -> None:
             page.click(".langswitch")
             page.wait_for_function("document.documentElement.lang === 'en'")
             page.wait_for_selector("#conn.live")
+            assert page.text_content("#conn") == WEB["en"]["judge.connected"]  # not «Connecting…» on a live console
         start.click()
         page.wait_for_function(
             "([e, text]) => e.textContent === text", arg=[said.element_handle(), refusal(lang, "A")], timeout=10000

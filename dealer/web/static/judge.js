@@ -316,16 +316,19 @@
     }
     schedule();
   }
+  // the connection's badge keeps its key: a language switch re-translates what it says (it said «Connecting…» on
+  // a live console, the key of the page as served)
+  function badge(key, live) { conn.dataset.i18n = key; conn.textContent = t(key); conn.classList.toggle("live", live); }
   // The server says a refusal in the language the socket was opened with: a new language opens a new socket
   // (an English page showed the Russian refusals of the language it was loaded in).
   function connect() {
     const sock = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws?lang=" + I18N.lang);
     ws = sock;
-    sock.onopen = () => { conn.textContent = t("judge.connected"); conn.classList.add("live"); send("devices"); };
+    sock.onopen = () => { if (ws === sock) { badge("judge.connected", true); send("devices"); } };
     sock.onmessage = (e) => { if (ws === sock) onMessage(JSON.parse(e.data)); };
     sock.onclose = () => {
       if (ws !== sock) return;  // replaced by the socket of another language
-      conn.textContent = t("judge.disconnected_ws"); conn.classList.remove("live"); setTimeout(connect, 1000);
+      badge("judge.disconnected_ws", false); setTimeout(connect, 1000);
     };
   }
   document.getElementById("scan").addEventListener("click", () => send("devices"));
@@ -334,7 +337,7 @@
     const old = ws;
     if (!old || old.readyState > 1) return;
     ws = null; old.close();
-    conn.textContent = t("audience.connecting"); conn.classList.remove("live");
+    badge("audience.connecting", false);
     connect();
   });
   setInterval(() => {  // only the "seconds ago" texts move by themselves
