@@ -232,6 +232,7 @@
     const hf = el("dl", "facts");
     const addh = (k, v) => { hf.appendChild(el("dt", "", k)); hf.appendChild(el("dd", "", String(v))); };
     addh(t("judge.cards_read"), h.cards_read);
+    hf.lastChild.classList.add("cardsread");
     addh(t("judge.deals"), h.deals + " (" + h.accepted + " ✓)");
     addh(t("judge.error_rate"), I18N.number(h.error_rate) + " — " + t("judge.norm"));
     for (const [k, v] of Object.entries(h.faults)) addh(t("fault." + k) !== "fault." + k ? t("fault." + k) : t("void." + k), v);
@@ -296,7 +297,11 @@
           break;
         }
         const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(m.station)}"]`);
-        if (sec) renderProgress(st, sec._parts);
+        if (sec) {  // the health's count too (it said 147 beside the progress line's 151)
+          renderProgress(st, sec._parts);
+          const read = sec.querySelector(".health .cardsread");
+          if (read) read.textContent = String(st.health.cards_read);
+        }
         return;
       }
       case "heartbeat": {
