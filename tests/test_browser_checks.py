@@ -156,6 +156,11 @@ def test_a_rehearsal_says_so_on_every_screen(browser: Any, tmp_path: Path) -> No
             assert banner.is_visible() and banner.inner_text().startswith("РЕПЕТИЦИЯ"), path
             box = banner.bounding_box()
             assert box is not None and box["y"] <= 1  # at the top of the screen
+            if path in ("/", "/remote"):  # the hall fits under the band: nothing cut off at the bottom
+                page.wait_for_selector("section.station")
+                assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), path
+                bottom = page.evaluate("document.querySelector('.hall').getBoundingClientRect().bottom")
+                assert bottom <= 1080, (path, bottom)
         page.close()
     plain = service_config(tmp_path / "real", language="ru")
     with running_service(plain, regulation(2, 32, target=12), autostart=False) as server:
