@@ -22,6 +22,7 @@
   function field(name) { const f = root.querySelector("[name=" + name + "]"); return f ? f.value.trim() : ""; }
   function show(doc) {
     out.replaceChildren();
+    out.classList.remove("error");
     const a = document.createElement("a");
     a.href = doc.url; a.target = "_blank"; a.rel = "noopener";
     a.textContent = t("docs.issued", { n: doc.number, title: doc.title });
@@ -29,9 +30,10 @@
     code.textContent = "SHA-256 " + doc.sha256;
     out.append(a, document.createElement("br"), code);
   }
-  function fail(e) { out.textContent = t("director.error") + ": " + e.message; }
+  function fail(e) { out.textContent = t("director.error") + ": " + e.message; out.classList.add("error"); }
   async function issue(path, body) {
     out.textContent = t("docs.issuing");
+    out.classList.remove("error");
     try { show(await api("POST", path, { lang: I18N.lang, witnesses: field("witnesses"), ...body })); } catch (e) { fail(e); }
   }
   // the session, witnesses and station typed survive a reload (this browser's own storage): the list of checks
@@ -74,6 +76,7 @@
         await api("POST", "/api/judge/checks", { station: field("station"), session: field("session"),
           phase: field("phase"), outcome: field("outcome"), note: field("note") });
         out.textContent = t("docs.check_recorded");
+        out.classList.remove("error");
         listChecks();
       } catch (e) { fail(e); }
     });

@@ -40,11 +40,12 @@
     sent.delete(m.id);
     clearRefusals();
     const sec = from.station !== undefined && from.station !== null ? panelOf(from.station) : null;
-    let box = notice;
-    if (sec) {  // under the row of the button pressed (or the panel's controls)
+    const inPanel = sec && (!from.button || sec.contains(from.button));
+    let box = notice;  // under the top bar, just above the device list (its Connect → buttons)
+    if (inPanel) {  // under the row of the button pressed (or the panel's controls)
       box = sec._parts.msg;
-      const row = from.button && sec.contains(from.button) ? from.button.closest(".row") : null;
-      (row || sec._parts.controlRow).after(box);
+      const row = from.button ? from.button.closest(".row") : null;
+      (row && sec.contains(row) ? row : sec._parts.controlRow).after(box);
     }
     box.textContent = t("judge.refused", { detail: m.message });
   }
