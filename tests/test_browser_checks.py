@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,49 @@ def refused_on_a_phone(browser: Any, server: Running) -> None:
         )
     assert dialogs == []
     page.close()
+
+
+def test_a_refused_connect_is_said_above_the_device_list_and_the_station_connects_again(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The device list's «Подключить → A» with a device that does not open (the command is rewritten on its way to
+    the service, as a serial port unplugged between the scan and the click): the refusal is said under the top bar,
+    just above the list, with no dialog; the station is not left «connecting», Connect works, the line goes."""
+    cfg = service_config(tmp_path, language="ru", stations=[{"name": "A", "cards_per_second": 400.0}])
+    missing = str(tmp_path / "no-such-tty")
+    with running_service(cfg, regulation(2, 32, target=30), autostart=False) as server:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        dialogs = no_dialogs(page)
+        rewritten: list[str] = []
+
+        def unplugged(ws: Any) -> None:
+            service = ws.connect_to_server()
+
+            def outgoing(text: str) -> None:
+                command = json.loads(text)
+                if command.get("cmd") == "connect" and not rewritten:  # the first Connect only
+                    rewritten.append(command["device"])
+                    command["device"] = missing
+                service.send(json.dumps(command))
+
+            ws.on_message(outgoing)
+
+        page.route_web_socket(re.compile(r".*/judge/ws.*"), unplugged)
+        page.goto(f"{server.base}/judge?token={server.judge}")
+        page.wait_for_selector("#conn.live")
+        page.click("button.connectdev")  # the listed machine («simulator»), unplugged on the way
+        cannot = ERRORS_RU["cannot connect: {exc}"].split("{exc}")[0]
+        said = page.locator("#notice")
+        said.filter(has_text=missing).wait_for()
+        assert said.inner_text().startswith(str(WEB["ru"]["judge.refused"]).split("{detail}")[0] + cannot)
+        assert said.get_attribute("role") == "status" and rewritten == ["simulator"]
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        panel = page.locator("section.stationpanel[data-station='A']")
+        panel.locator("button[data-action=connect]:not([disabled])").click()  # not left «connecting»: it may connect
+        page.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
+        page.wait_for_function("document.getElementById('notice').textContent === ''")
+        assert dialogs == []
+        page.close()
 
 
 WIDEST = """() => {
