@@ -92,9 +92,12 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         boss.goto(f"{server.base}/director?token={server.director}")
         label = boss.locator("#documents [name=label]")
         label.fill("Тур 1")
-        label.dispatch_event("change")
+        label.press("Enter")  # the change (a blur later changes nothing more)
         boss.wait_for_function("document.querySelectorAll('#checks li').length === 1")
         assert "исправно" in boss.locator("#checks li").inner_text()
+        boss.click(".langswitch")  # the list follows the page's language (it stayed Russian on an English page)
+        in_order = WEB["en"]["docs.outcome.ok"]
+        boss.wait_for_function(f"document.querySelector('#checks li').textContent.includes({in_order!r})")
         ctx.close()
 
 
