@@ -252,7 +252,10 @@
       const tr = el("tr");
       tr.appendChild(el("td", "", I18N.time(v.time * 1000)));
       tr.appendChild(el("td", "", String(v.attempt)));
-      tr.appendChild(el("td", "", t("void." + v.reason) + " — " + guide(v)));
+      // the reason, then what to do; once only when the guidance begins with it («нечитаемая карта — нечитаемая
+      // карта на 21-й карте: …» filled a phone's column twice)
+      const reason = t("void." + v.reason), advice = guide(v);
+      tr.appendChild(el("td", "", advice.toLocaleLowerCase().startsWith(reason.toLocaleLowerCase()) ? advice : reason + " — " + advice));
       table.appendChild(tr);
     }
     p.voided.replaceChildren(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"), table);
