@@ -140,7 +140,7 @@
   function renderProgress(st, p) {
     p.prog.max = Math.max(1, st.target); p.prog.value = Math.min(made(st), p.prog.max);
     p.progText.textContent = (st.closed ? t("audience.board_of", { n: made(st), m: st.target }) : made(st) + " / " + st.target) +
-      " · " + t("audience.attempt") + " " + st.attempt +
+      (st.attempt ? " · " + t("audience.attempt") + " " + st.attempt : "") +  // no «Попытка 0» before the first deal
       " · " + st.cards_dealt + "/52 · " + t("judge.cards_read") + " " + st.health.cards_read +
       (st.pace ? " · " + t("judge.pace", { s: I18N.number(st.pace, 1) }) : "");
   }
