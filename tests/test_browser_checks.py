@@ -190,6 +190,10 @@ def test_the_director_console_fits_a_phone(browser: Any, tmp_path: Path) -> None
         assert page.text_content("#d-head") == f"{size}:{head}"
         scroll, width, wide = page.evaluate(WIDEST)
         assert scroll <= width and wide == [], (scroll, width, wide)
+        # an English page of a Russian service: the day's session is the Russian one (the checks are listed)
+        page.goto(f"{server.base}/director?lang=en")
+        for field in ("#prepare [name=label]", "#documents [name=label]"):
+            assert page.input_value(field) == WEB["ru"]["docs.default_session"], field
         page.close()
 
 
