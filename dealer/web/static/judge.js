@@ -32,7 +32,9 @@
     if (cmd !== "devices") sent.set(id, { station, button: pressed });  // the device list comes back without an id
     ws.send(JSON.stringify(Object.assign({ cmd, station, id }, extra || {})));
   }
+  let said = 0;  // counts what the notices said: a refusal filled late is not put back after a success cleared it
   function clearRefusals() {
+    said += 1;
     for (const e of document.querySelectorAll(".notice")) e.replaceChildren();
   }
   function refused(m) {
@@ -42,12 +44,17 @@
     const sec = from.station !== undefined && from.station !== null ? panelOf(from.station) : null;
     const inPanel = sec && (!from.button || sec.contains(from.button));
     let box = notice;  // under the top bar, just above the device list (its Connect → buttons)
+    let moved = false;
     if (inPanel) {  // under the row of the button pressed (or the panel's controls)
       box = sec._parts.msg;
       const row = from.button ? from.button.closest(".row") : null;
-      (row && sec.contains(row) ? row : sec._parts.controlRow).after(box);
+      const anchor = row && sec.contains(row) ? row : sec._parts.controlRow;
+      if (anchor.nextElementSibling !== box) { anchor.after(box); moved = true; }
     }
-    box.textContent = t("judge.refused", { detail: m.message });
+    const text = t("judge.refused", { detail: m.message });
+    // a live region moved and filled at once is taken for a new one and not read out: filled a moment later
+    const mine = said;
+    if (moved) setTimeout(() => { if (mine === said) box.textContent = text; }, 100); else box.textContent = text;
   }
   function guide(entry) {
     const p = Object.assign({}, entry.params);
