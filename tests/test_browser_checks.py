@@ -4,15 +4,41 @@ that survives a reload (the session typed is kept), and the chief judge's view o
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _browser import launch_chromium, needs_chromium
-from _web_server import regulation, running_service, service_config
+from _web_server import Running, regulation, running_service, service_config
 
 pytestmark = [pytest.mark.browser, needs_chromium]
+ROOT = Path(__file__).resolve().parents[1]
+# what the pages say, from the catalogues (not from the scripts under test)
+PAGES = ROOT / "dealer" / "web" / "i18n"
+WEB = {lang: json.loads((PAGES / f"{lang}.json").read_text("utf-8")) for lang in ("en", "ru")}
+ERRORS_RU = json.loads((ROOT / "dealer" / "core" / "i18n" / "ru.json").read_text("utf-8"))
+NO_CHECK = next(k for k in ERRORS_RU if k.startswith("station {station}: no 'before' equipment check"))
+
+
+def refusal(lang: str, station: str) -> str:
+    """The console's line for Start refused for want of the "before" check, in the page's language."""
+    detail = (NO_CHECK if lang == "en" else ERRORS_RU[NO_CHECK]).replace("{station}", station)
+    return str(WEB[lang]["judge.refused"]).replace("{detail}", detail)
+
+
+def no_dialogs(page: Any) -> list[str]:
+    """A console says a refusal on the page: any dialog but a question asked before an action is a failure."""
+    opened: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        opened.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return opened
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +58,13 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         panel = judge.locator("section.stationpanel[data-station='A']")
         panel.get_by_role("button", name="Подключить симулятор").click()
         judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
-        said: list[str] = []
-
-        def answer(dialog: Any) -> None:  # the console tells a refused command in an alert: read, then close it
-            said.append(dialog.message)
-            dialog.dismiss()
-
-        judge.once("dialog", answer)
-        with judge.expect_event("dialog"):
-            panel.get_by_role("button", name="Старт").click()
-        assert said and "не записана проверка оборудования «до начала»" in said[0], said
+        dialogs = no_dialogs(judge)
+        panel.get_by_role("button", name="Старт").click()
+        said = panel.locator(".notice[role=status]")  # under the buttons pressed, not in an alert
+        said.filter(has_text="не записана").wait_for()
+        assert said.inner_text() == refusal("ru", "A")
         assert server.service.stations["A"].committed == 0
+        refused_on_a_phone(browser, server)
         docs = judge.locator("#documents")
         docs.locator("[name=session]").fill("Тур 1")
         docs.locator("[name=session]").dispatch_event("change")
@@ -59,16 +81,94 @@ def test_start_waits_for_the_check_and_the_checks_survive_a_reload(browser: Any,
         assert judge.evaluate("I18N.number(6.25)") == "6,25"
         assert "12,82" in judge.evaluate("I18N.t('docs.rate', {rate: 12.82, norm: 1})")
         assert judge.evaluate("I18N.t('audience.board_of', {n: 12345, m: 20000})") == "Коробка 12345 из 20000"
+        panel.get_by_role("button", name="Подключить симулятор").click()  # a command that succeeds: the line goes
+        judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
         panel.get_by_role("button", name="Старт").click()
+        panel.locator(".notice[role=status]").get_by_text("не записана").wait_for(state="detached")
+        assert said.inner_text() == "" and judge.locator(".notice:not(:empty)").count() == 0
         judge.wait_for_selector("section.stationpanel[data-station='A'][data-status='dealing']", timeout=30000)
+        assert dialogs == []
         boss = ctx.new_page()
         boss.goto(f"{server.base}/director?token={server.director}")
         label = boss.locator("#documents [name=label]")
         label.fill("Тур 1")
-        label.dispatch_event("change")
+        label.press("Enter")  # the change (a blur later changes nothing more)
         boss.wait_for_function("document.querySelectorAll('#checks li').length === 1")
         assert "исправно" in boss.locator("#checks li").inner_text()
+        boss.click(".langswitch")  # the list follows the page's language (it stayed Russian on an English page)
+        in_order = WEB["en"]["docs.outcome.ok"]
+        boss.wait_for_function(f"document.querySelector('#checks li').textContent.includes({in_order!r})")
         ctx.close()
+
+
+def refused_on_a_phone(browser: Any, server: Running) -> None:
+    """A phone 390 px wide: the refusal fits the screen (no sideways scroll); a page switched to English hears the
+    refusal in English (the console's socket was opened in the language the page was loaded in)."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    dialogs = no_dialogs(page)
+    page.goto(f"{server.base}/judge?token={server.judge}")
+    page.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
+    start = page.locator("section.stationpanel[data-station='A'] button[data-action=start]")
+    said = page.locator("section.stationpanel[data-station='A'] .notice[role=status]")
+    for lang in ("ru", "en"):
+        if lang == "en":
+            page.click(".langswitch")
+            page.wait_for_function("document.documentElement.lang === 'en'")
+            page.wait_for_selector("#conn.live")
+            assert page.text_content("#conn") == WEB["en"]["judge.connected"]  # not «Connecting…» on a live console
+        start.click()
+        page.wait_for_function(
+            "([e, text]) => e.textContent === text", arg=[said.element_handle(), refusal(lang, "A")], timeout=10000
+        )
+        assert said.get_attribute("aria-live") == "polite" and said.is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), page.evaluate(
+            "[document.documentElement.scrollWidth, innerWidth]"
+        )
+    assert dialogs == []
+    page.close()
+
+
+def test_a_refused_connect_is_said_above_the_device_list_and_the_station_connects_again(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The device list's «Подключить → A» with a device that does not open (the command is rewritten on its way to
+    the service, as a serial port unplugged between the scan and the click): the refusal is said under the top bar,
+    just above the list, with no dialog; the station is not left «connecting», Connect works, the line goes."""
+    cfg = service_config(tmp_path, language="ru", stations=[{"name": "A", "cards_per_second": 400.0}])
+    missing = str(tmp_path / "no-such-tty")
+    with running_service(cfg, regulation(2, 32, target=30), autostart=False) as server:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        dialogs = no_dialogs(page)
+        rewritten: list[str] = []
+
+        def unplugged(ws: Any) -> None:
+            service = ws.connect_to_server()
+
+            def outgoing(text: str) -> None:
+                command = json.loads(text)
+                if command.get("cmd") == "connect" and not rewritten:  # the first Connect only
+                    rewritten.append(command["device"])
+                    command["device"] = missing
+                service.send(json.dumps(command))
+
+            ws.on_message(outgoing)
+
+        page.route_web_socket(re.compile(r".*/judge/ws.*"), unplugged)
+        page.goto(f"{server.base}/judge?token={server.judge}")
+        page.wait_for_selector("#conn.live")
+        page.click("button.connectdev")  # the listed machine («simulator»), unplugged on the way
+        cannot = ERRORS_RU["cannot connect: {exc}"].split("{exc}")[0]
+        said = page.locator("#notice")
+        said.filter(has_text=missing).wait_for()
+        assert said.inner_text().startswith(str(WEB["ru"]["judge.refused"]).split("{detail}")[0] + cannot)
+        assert said.get_attribute("role") == "status" and rewritten == ["simulator"]
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        panel = page.locator("section.stationpanel[data-station='A']")
+        panel.locator("button[data-action=connect]:not([disabled])").click()  # not left «connecting»: it may connect
+        page.wait_for_selector("section.stationpanel[data-station='A'][data-status='ready']")
+        page.wait_for_function("document.getElementById('notice').textContent === ''")
+        assert dialogs == []
+        page.close()
 
 
 WIDEST = """() => {
@@ -90,6 +190,10 @@ def test_the_director_console_fits_a_phone(browser: Any, tmp_path: Path) -> None
         assert page.text_content("#d-head") == f"{size}:{head}"
         scroll, width, wide = page.evaluate(WIDEST)
         assert scroll <= width and wide == [], (scroll, width, wide)
+        # an English page of a Russian service: the day's session is the Russian one (the checks are listed)
+        page.goto(f"{server.base}/director?lang=en")
+        for field in ("#prepare [name=label]", "#documents [name=label]"):
+            assert page.input_value(field) == WEB["ru"]["docs.default_session"], field
         page.close()
 
 
@@ -103,6 +207,11 @@ def test_a_rehearsal_says_so_on_every_screen(browser: Any, tmp_path: Path) -> No
             assert banner.is_visible() and banner.inner_text().startswith("РЕПЕТИЦИЯ"), path
             box = banner.bounding_box()
             assert box is not None and box["y"] <= 1  # at the top of the screen
+            if path in ("/", "/remote"):  # the hall fits under the band: nothing cut off at the bottom
+                page.wait_for_selector("section.station")
+                assert page.evaluate("document.documentElement.scrollHeight <= innerHeight"), path
+                bottom = page.evaluate("document.querySelector('.hall').getBoundingClientRect().bottom")
+                assert bottom <= 1080, (path, bottom)
         page.close()
     plain = service_config(tmp_path / "real", language="ru")
     with running_service(plain, regulation(2, 32, target=12), autostart=False) as server:

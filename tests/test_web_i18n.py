@@ -70,7 +70,7 @@ def test_templates_use_only_catalogue_keys_and_no_literal_text(template: Path) -
 def test_scripts_ask_only_for_existing_keys(script: Path) -> None:
     text = script.read_text(encoding="utf-8")
     literal = set(re.findall(r'\bt\("([a-z_.0-9-]+)"', text)) | set(re.findall(r'I18N\.t\("([a-z_.0-9-]+)"', text))
-    literal |= set(re.findall(r'(?:button|mk)\("([a-z_.0-9-]+)"', text))
+    literal |= set(re.findall(r'(?:button|mk|said|badge)\("([a-z_.0-9-]+)"', text))
     prefixes = {k for k in literal if k.endswith(".")}  # t("status." + st.status) and the like
     literal -= prefixes
     assert literal <= set(EN), literal - set(EN)

@@ -302,7 +302,13 @@ class Service:
             cfg = station.config
             if args.device != "simulator" or cfg.kind != "simulator":
                 cfg = station_on(cfg, args.device)
-            await station.connect(open_station_device(cfg))
+            device = open_station_device(cfg)
+            try:
+                await station.connect(device)
+            except Exception:  # the device did not open: the station was left "connecting", every button off
+                if station.status == "connecting":
+                    station.link_failed()
+                raise
         elif action == "disconnect":
             await station.disconnect()
         elif action == "reset":

@@ -322,10 +322,12 @@ class Station:
                 self.hub.publish(cmd.message)
 
     def link_failed(self) -> None:
-        """The service could not open the station's device (autostart): disconnected, announced."""
+        """The service could not open the station's device (autostart, or the judge's Connect): disconnected,
+        announced to the hall and to the judges' consoles (which showed «connecting» with every button off)."""
         for cmd in self.core.handle(LinkFailed(_clock())):
             if isinstance(cmd, Publish):
                 self.hub.publish(cmd.message)
+        self.send_state()
 
     # -- device --------------------------------------------------------------------------------------------
     async def connect(self, link: DealingDevice) -> None:

@@ -91,6 +91,9 @@ def create_app(service: Service) -> FastAPI:
             "delay": service.config.broadcast_delay,
             "delay_text": format_number(service.config.broadcast_delay, lang),  # «2,5» in Russian, «2.5» in English
             "rehearsal": service.config.rehearsal,
+            # the day's session is named in the service's language, whatever the page's: an English console
+            # defaulted to «Session 1» and recorded (and listed) the checks of another session than the Russian one
+            "default_session": translate(service.config.language, "docs.default_session"),
             **extra,
         }
         response = templates.TemplateResponse(request, name, context)

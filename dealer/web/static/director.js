@@ -35,7 +35,12 @@
     }
     return data;
   }
-  function say(text, error) { msg.textContent = (error ? t("director.error") + ": " : "") + text; msg.classList.toggle("error", !!error); }
+  function say(text, error) {
+    delete msg.dataset.i18n;  // the server's words stay as they came
+    msg.textContent = (error ? t("director.error") + ": " : "") + text; msg.classList.toggle("error", !!error);
+  }
+  // a catalogue text keeps its key: a language switch re-translates it («Готово» stayed on an English page)
+  function said(key) { msg.dataset.i18n = key; msg.textContent = t(key); msg.classList.remove("error"); }
   const locale = () => (I18N.lang === "ru" ? "ru-RU" : "en-GB");
   function human(ts) {  // an ISO time or seconds since the epoch, as people read it
     const d = typeof ts === "number" ? new Date(ts * 1000) : new Date(ts);
@@ -49,7 +54,7 @@
     b.addEventListener("click", async () => {
       if (opts && opts.confirm && !confirm(t(opts.confirm, opts.params || {}))) return;
       b.disabled = true;
-      try { await fn(); say(t("director.done")); } catch (e) { say(e.message, true); }
+      try { await fn(); said("director.done"); } catch (e) { say(e.message, true); }
       b.disabled = false;
       refresh();
     });
@@ -179,16 +184,16 @@
     ev.preventDefault();
     const input = ev.target.elements.passphrase;
     const path = custody && custody.state === "none" ? "/api/director/custody/setup" : "/api/director/custody/unlock";
-    try { await api("POST", path, { passphrase: input.value }); say(t("custody.opened")); } catch (e) { say(e.message, true); }
+    try { await api("POST", path, { passphrase: input.value }); said("custody.opened"); } catch (e) { say(e.message, true); }
     input.value = "";
     await refreshCustody();
     refresh();
   });
   document.getElementById("clear-hall").addEventListener("click", async () => {
-    try { await api("POST", "/api/director/hall/clear"); say(t("director.done")); } catch (e) { say(e.message, true); }
+    try { await api("POST", "/api/director/hall/clear"); said("director.done"); } catch (e) { say(e.message, true); }
   });
   document.getElementById("custody-lock").addEventListener("click", async () => {
-    try { await api("POST", "/api/director/custody/lock"); say(t("custody.locked")); } catch (e) { say(e.message, true); }
+    try { await api("POST", "/api/director/custody/lock"); said("custody.locked"); } catch (e) { say(e.message, true); }
     await refreshCustody();
     refresh();
   });
@@ -292,7 +297,7 @@
   }
   document.getElementById("seal").addEventListener("click", async () => {
     if (!confirm(t("director.confirm_seal"))) return;
-    try { await api("POST", "/api/director/seal"); say(t("director.done")); } catch (e) { say(e.message, true); }
+    try { await api("POST", "/api/director/seal"); said("director.done"); } catch (e) { say(e.message, true); }
     refresh();
   });
   document.getElementById("prepare").addEventListener("submit", async (ev) => {
@@ -303,7 +308,7 @@
     if (String(f.get("override") || "").trim()) body.override = f.get("override");
     if (String(f.get("witnesses")).trim()) { body.witnesses = f.get("witnesses"); body.rolls = Number(f.get("rolls")); body.faces = Number(f.get("faces")); }
     else { body.named = f.get("named"); body.numbers = Number(f.get("numbers")); body.min = 1; body.max = Number(f.get("max")); }
-    try { await api("POST", "/api/director/draws", body); say(t("director.done")); }
+    try { await api("POST", "/api/director/draws", body); said("director.done"); }
     catch (e) { say(e.message, true); }
     refresh();
   });

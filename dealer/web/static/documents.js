@@ -20,7 +20,15 @@
     return data;
   }
   function field(name) { const f = root.querySelector("[name=" + name + "]"); return f ? f.value.trim() : ""; }
+  // the answer line: a catalogue text keeps its key (a language switch re-translates it); the server's own (a
+  // refusal, an issued document's title) is said in the language it came in
+  function say(text, error, key) {
+    if (key) out.dataset.i18n = key; else delete out.dataset.i18n;
+    out.textContent = key ? t(key) : text;
+    out.classList.toggle("error", !!error);
+  }
   function show(doc) {
+    say("");
     out.replaceChildren();
     const a = document.createElement("a");
     a.href = doc.url; a.target = "_blank"; a.rel = "noopener";
@@ -29,9 +37,9 @@
     code.textContent = "SHA-256 " + doc.sha256;
     out.append(a, document.createElement("br"), code);
   }
-  function fail(e) { out.textContent = t("director.error") + ": " + e.message; }
+  function fail(e) { say(t("director.error") + ": " + e.message, true); }
   async function issue(path, body) {
-    out.textContent = t("docs.issuing");
+    say("", false, "docs.issuing");
     try { show(await api("POST", path, { lang: I18N.lang, witnesses: field("witnesses"), ...body })); } catch (e) { fail(e); }
   }
   // the session, witnesses and station typed survive a reload (this browser's own storage): the list of checks
@@ -73,7 +81,7 @@
       try {
         await api("POST", "/api/judge/checks", { station: field("station"), session: field("session"),
           phase: field("phase"), outcome: field("outcome"), note: field("note") });
-        out.textContent = t("docs.check_recorded");
+        say("", false, "docs.check_recorded");
         listChecks();
       } catch (e) { fail(e); }
     });
@@ -82,6 +90,7 @@
   const sessionField = root.querySelector("[name=label]");
   if (role === "director" && sessionField) sessionField.addEventListener("change", listChecks);
   listChecks();
+  I18N.onChange(listChecks);  // the checks' phases, outcomes and rates in the new language
   const date = root.querySelector("[name=date]");
   if (date && !date.value) date.value = new Date().toISOString().slice(0, 10);
 })();

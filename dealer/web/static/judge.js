@@ -10,6 +10,11 @@
   let ws = null;
   let nextId = 1;
   const conn = document.getElementById("conn");
+  // A refused command is said on the page (never in a dialog): next to the button pressed when the station's panel
+  // has it, else in the notice under the top bar; the next command that succeeds clears it.
+  const notice = document.getElementById("notice");
+  const sent = new Map();  // command id -> { station, button } until its answer comes
+  let pressed = null;  // the button whose click is sending a command now
   const FAULTS = ["jam", "misfeed", "unreadable_card", "duplicate_card", "cover_open", "hopper_empty"];
 
   // Connect, Disconnect and Reset void a deal in progress (reason "operator"): the judge is asked first.
@@ -23,7 +28,33 @@
   }
   function send(cmd, station, extra) {
     if (!ws || ws.readyState !== 1) return;
-    ws.send(JSON.stringify(Object.assign({ cmd, station, id: nextId++ }, extra || {})));
+    const id = nextId++;
+    if (cmd !== "devices") sent.set(id, { station, button: pressed });  // the device list comes back without an id
+    ws.send(JSON.stringify(Object.assign({ cmd, station, id }, extra || {})));
+  }
+  let said = 0;  // counts what the notices said: a refusal filled late is not put back after a success cleared it
+  function clearRefusals() {
+    said += 1;
+    for (const e of document.querySelectorAll(".notice")) e.replaceChildren();
+  }
+  function refused(m) {
+    const from = sent.get(m.id) || {};
+    sent.delete(m.id);
+    clearRefusals();
+    const sec = from.station !== undefined && from.station !== null ? panelOf(from.station) : null;
+    const inPanel = sec && (!from.button || sec.contains(from.button));
+    let box = notice;  // under the top bar, just above the device list (its Connect → buttons)
+    let moved = false;
+    if (inPanel) {  // under the row of the button pressed (or the panel's controls)
+      box = sec._parts.msg;
+      const row = from.button ? from.button.closest(".row") : null;
+      const anchor = row && sec.contains(row) ? row : sec._parts.controlRow;
+      if (anchor.nextElementSibling !== box) { anchor.after(box); moved = true; }
+    }
+    const text = t("judge.refused", { detail: m.message });
+    // a live region moved and filled at once is taken for a new one and not read out: filled a moment later
+    const mine = said;
+    if (moved) setTimeout(() => { if (mine === said) box.textContent = text; }, 100); else box.textContent = text;
   }
   function guide(entry) {
     const p = Object.assign({}, entry.params);
@@ -35,7 +66,8 @@
   const ago = (ts) => t("judge.seconds_ago", { s: Math.max(0, Math.round(Date.now() / 1000 - ts)) });
   function button(key, onClick, cls) {
     const b = el("button", cls || "", t(key));
-    b.type = "button"; b.dataset.i18n = key; b.addEventListener("click", onClick);
+    b.type = "button"; b.dataset.i18n = key;
+    b.addEventListener("click", () => { pressed = b; try { onClick(); } finally { pressed = null; } });
     return b;
   }
   function renderDevices() {
@@ -57,6 +89,7 @@
       ul.appendChild(li);
     }
   }
+  const panelOf = (name) => document.querySelector(`section.stationpanel[data-station="${CSS.escape(name)}"]`);
   // Each station's panel is built once (buttons stay put while cards arrive); its contents are refreshed.
   function buildPanel(name) {
     const sec = el("section", "panel stationpanel");
@@ -100,7 +133,11 @@
     parts.injectButton.dataset.action = "inject";
     parts.inject.append(parts.select, parts.injectButton);
     parts.current = el("div", "compass curdeal");
-    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.bankwait, vis, parts.inject, parts.current);
+    parts.controlRow = row;
+    parts.msg = el("p", "message error notice");
+    parts.msg.setAttribute("role", "status");
+    parts.msg.setAttribute("aria-live", "polite");
+    parts.ctl.append(parts.ctlTitle, parts.prog, parts.progText, row, parts.msg, parts.bankwait, vis, parts.inject, parts.current);
     sec.append(parts.title, parts.dev, parts.ctl, parts.health, parts.faults, parts.voided);
     sec._parts = parts;
     document.getElementById("stationpanels").appendChild(sec);
@@ -110,7 +147,7 @@
   function renderProgress(st, p) {
     p.prog.max = Math.max(1, st.target); p.prog.value = Math.min(made(st), p.prog.max);
     p.progText.textContent = (st.closed ? t("audience.board_of", { n: made(st), m: st.target }) : made(st) + " / " + st.target) +
-      " · " + t("audience.attempt") + " " + st.attempt +
+      (st.attempt ? " · " + t("audience.attempt") + " " + st.attempt : "") +  // no «Попытка 0» before the first deal
       " · " + st.cards_dealt + "/52 · " + t("judge.cards_read") + " " + st.health.cards_read +
       (st.pace ? " · " + t("judge.pace", { s: I18N.number(st.pace, 1) }) : "");
   }
@@ -152,7 +189,7 @@
   }
   function renderStation(st) {
     const name = st.station;
-    const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(name)}"]`) || buildPanel(name);
+    const sec = panelOf(name) || buildPanel(name);
     const p = sec._parts;
     sec.dataset.status = st.status;
     p.title.textContent = I18N.named("judge.station", name) + " — " + t("status." + st.status);
@@ -203,6 +240,7 @@
     const hf = el("dl", "facts");
     const addh = (k, v) => { hf.appendChild(el("dt", "", k)); hf.appendChild(el("dd", "", String(v))); };
     addh(t("judge.cards_read"), h.cards_read);
+    hf.lastChild.classList.add("cardsread");
     addh(t("judge.deals"), h.deals + " (" + h.accepted + " ✓)");
     addh(t("judge.error_rate"), I18N.number(h.error_rate) + " — " + t("judge.norm"));
     for (const [k, v] of Object.entries(h.faults)) addh(t("fault." + k) !== "fault." + k ? t("fault." + k) : t("void." + k), v);
@@ -221,7 +259,10 @@
       const tr = el("tr");
       tr.appendChild(el("td", "", I18N.time(v.time * 1000)));
       tr.appendChild(el("td", "", String(v.attempt)));
-      tr.appendChild(el("td", "", t("void." + v.reason) + " — " + guide(v)));
+      // the reason, then what to do; once only when the guidance begins with it («нечитаемая карта — нечитаемая
+      // карта на 21-й карте: …» filled a phone's column twice)
+      const reason = t("void." + v.reason), advice = guide(v);
+      tr.appendChild(el("td", "", advice.toLocaleLowerCase().startsWith(reason.toLocaleLowerCase()) ? advice : reason + " — " + advice));
       table.appendChild(tr);
     }
     p.voided.replaceChildren(el("h3", "", t("judge.voided") + " (" + st.voided.length + ")"), table);
@@ -267,7 +308,11 @@
           break;
         }
         const sec = document.querySelector(`section.stationpanel[data-station="${CSS.escape(m.station)}"]`);
-        if (sec) renderProgress(st, sec._parts);
+        if (sec) {  // the health's count too (it said 147 beside the progress line's 151)
+          renderProgress(st, sec._parts);
+          const read = sec.querySelector(".health .cardsread");
+          if (read) read.textContent = String(st.health.cards_read);
+        }
         return;
       }
       case "heartbeat": {
@@ -280,20 +325,37 @@
       case "committed": bank.formed = m.formed; break;  // the head comes with its size in "bank"
       case "bank": bank = m; break;
       case "board": { const st = stations.get(m.station); if (st) st.boards_made = m.board; break; }
-      case "devices": devices = m.devices; break;
-      case "error": document.title = t("judge.title"); alert(m.message); break;
+      case "devices": clearRefusals(); devices = m.devices; break;  // the answer to a scan (or to connecting)
+      case "error": document.title = t("judge.title"); refused(m); return;
+      case "ok": sent.delete(m.id); clearRefusals(); return;
       default: break;
     }
     schedule();
   }
+  // the connection's badge keeps its key: a language switch re-translates what it says (it said «Connecting…» on
+  // a live console, the key of the page as served)
+  function badge(key, live) { conn.dataset.i18n = key; conn.textContent = t(key); conn.classList.toggle("live", live); }
+  // The server says a refusal in the language the socket was opened with: a new language opens a new socket
+  // (an English page showed the Russian refusals of the language it was loaded in).
   function connect() {
-    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws?lang=" + I18N.lang);
-    ws.onopen = () => { conn.textContent = t("judge.connected"); conn.classList.add("live"); send("devices"); };
-    ws.onmessage = (e) => onMessage(JSON.parse(e.data));
-    ws.onclose = () => { conn.textContent = t("judge.disconnected_ws"); conn.classList.remove("live"); setTimeout(connect, 1000); };
+    const sock = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/judge/ws?lang=" + I18N.lang);
+    ws = sock;
+    sock.onopen = () => { if (ws === sock) { badge("judge.connected", true); send("devices"); } };
+    sock.onmessage = (e) => { if (ws === sock) onMessage(JSON.parse(e.data)); };
+    sock.onclose = () => {
+      if (ws !== sock) return;  // replaced by the socket of another language
+      badge("judge.disconnected_ws", false); setTimeout(connect, 1000);
+    };
   }
   document.getElementById("scan").addEventListener("click", () => send("devices"));
-  I18N.onChange(schedule);
+  I18N.onChange(() => {
+    schedule();
+    const old = ws;
+    if (!old || old.readyState > 1) return;
+    ws = null; old.close();
+    badge("audience.connecting", false);
+    connect();
+  });
   setInterval(() => {  // only the "seconds ago" texts move by themselves
     for (const e of document.querySelectorAll(".heartbeat")) e.textContent = ago(Number(e.dataset.ts));
   }, 1000);
