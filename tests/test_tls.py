@@ -4,8 +4,10 @@ role's secret from another computer is refused while the public pages stay open.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
+import json
 import os
 import re
 import signal
@@ -149,6 +151,7 @@ def test_serve_speaks_https_with_the_certificate_and_prints_its_fingerprint(tmp_
                 state = client.get("/api/judge/state", headers={"Authorization": f"Bearer {secret}"})
                 assert state.status_code == 200 and state.json()["stations"][0]["station"] == "A"
                 assert client.get("/").status_code == 200  # the hall's page, over HTTPS as well
+        asyncio.run(_console_over_wss(port, secret, trust))
         with pytest.raises(httpx.HTTPError):  # an untrusted certificate is refused by a verifying client
             httpx.get(f"https://127.0.0.1:{port}/", timeout=10)
         proc.send_signal(signal.SIGINT)
@@ -157,6 +160,17 @@ def test_serve_speaks_https_with_the_certificate_and_prints_its_fingerprint(tmp_
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def _console_over_wss(port: int, secret: str, trust: ssl.SSLContext) -> None:
+    """The judge's console as its page opens it over HTTPS: wss://, the cookie and the page's own origin."""
+    import websockets
+
+    origin = f"https://127.0.0.1:{port}"
+    headers = {"Cookie": f"dealer_judge={secret}", "Origin": origin}
+    async with websockets.connect(f"wss://127.0.0.1:{port}/judge/ws", ssl=trust, additional_headers=headers) as ws:
+        first = json.loads(await ws.recv())
+        assert first["type"] == "state" and first["stations"][0]["station"] == "A", first
 
 
 def _config_errors(tmp_path: Path) -> list[tuple[dict[str, object], str]]:
@@ -287,3 +301,41 @@ def _plain(tmp_path: Path) -> dict[str, object]:
         "bank": {"path": str(tmp_path / "var" / "bank.sqlite")},
         "stations": [{"name": "A", "cards_per_second": 5000.0}],
     }
+
+
+def test_the_start_up_message_says_what_plain_http_means_on_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dealer.cli import i18n
+    from dealer.cli.serve_cmds import _plain_lines
+
+    monkeypatch.setitem(i18n._CHOSEN, "lang", "en")
+    on_lan = config_from_dict({"host": "0.0.0.0"})
+    assert _plain_lines(config_from_dict({})) == []  # this computer only: nothing to warn about
+    (line,) = _plain_lines(on_lan)
+    assert "work on this computer only" in line and "dealer tls init" in line
+    (unsafe,) = _plain_lines(dataclasses.replace(on_lan, allow_plain_http=True))
+    assert "in clear" in unsafe and "unsafe" in unsafe
+
+
+@pytest.mark.parametrize(
+    ("scheme", "client", "private"),
+    [
+        ("http", "127.0.0.1", True),
+        ("http", "::1", True),
+        ("http", "::ffff:127.0.0.1", True),  # a dual-stack socket's loopback
+        ("http", "testclient", True),  # Starlette's in-process client (the suite's)
+        ("http", "192.0.2.9", False),
+        ("http", "::ffff:192.0.2.9", False),
+        ("http", "hall-pc", False),  # not an address: not loopback
+        ("https", "192.0.2.9", True),
+        ("ws", "192.0.2.9", False),
+        ("wss", "192.0.2.9", True),
+    ],
+)
+def test_private_channel_is_https_or_loopback(scheme: str, client: str, private: bool) -> None:
+    from starlette.requests import HTTPConnection
+
+    from dealer.web.auth import private_channel
+
+    scope = {"type": "http", "scheme": scheme, "path": "/", "headers": [], "client": (client, 50000),
+             "server": ("192.0.2.2", 8000), "query_string": b""}  # fmt: skip
+    assert private_channel(HTTPConnection(scope)) is private  # type: ignore[arg-type]
