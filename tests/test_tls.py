@@ -151,6 +151,8 @@ def test_serve_speaks_https_with_the_certificate_and_prints_its_fingerprint(tmp_
                 state = client.get("/api/judge/state", headers={"Authorization": f"Bearer {secret}"})
                 assert state.status_code == 200 and state.json()["stations"][0]["station"] == "A"
                 assert client.get("/").status_code == 200  # the hall's page, over HTTPS as well
+                with client.stream("GET", "/api/public/events") as stream:  # its stream, written by the hub
+                    assert stream.status_code == 200 and next(stream.iter_raw()).startswith(b"retry:")
         asyncio.run(_console_over_wss(port, secret, trust))
         with pytest.raises(httpx.HTTPError):  # an untrusted certificate is refused by a verifying client
             httpx.get(f"https://127.0.0.1:{port}/", timeout=10)
