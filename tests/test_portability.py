@@ -53,6 +53,7 @@ LISTED: dict[tuple[str, str, str], str] = {
     ("dealer/serving/guard.py", "raise_file_limit", "import resource"): "no resource module: a fixed socket figure",
     ("dealer/app/relay_signing.py", "load_or_create_key", "mode 0o600"): OWNER_ONLY,
     ("dealer/app/secrets.py", "load_or_create_secret", "mode 0o600"): OWNER_ONLY,
+    ("dealer/app/tls.py", "write_certificate", "mode 0o600"): OWNER_ONLY,
     ("dealer/app/secrets.py", "load_or_create_secret", "mode 0o700"): OWNER_ONLY,
     ("drivers/simulator/endpoints.py", "PtyEndpoint._open", "import termios"): PTY,
     ("drivers/simulator/endpoints.py", "PtyEndpoint._open", "import tty"): PTY,

@@ -76,12 +76,15 @@ class ServiceConfig:
     relay_event: str = "event"  # [relay] event: the event's name (one stream per event)
     relay_key: Path | None = None  # [relay] key: the hall's key signing for the relays (default VAR/relay.key)
     require_equipment_check: bool = True  # «Старт» needs the station's "before" check today (or an override)
+    tls_cert: Path | None = None  # [tls] cert: HTTPS with this certificate (PEM; `dealer tls init` makes one)
+    tls_key: Path | None = None  # [tls] key: its private key (PEM, no passphrase)
+    allow_plain_http: bool = False  # [secrets] allow_plain_http: role secrets taken in clear from the network
     rehearsal: bool = False  # `dealer serve --rehearsal` (not a file key): every page says «РЕПЕТИЦИЯ»
 
 
 _TOP = {
     "language", "host", "port", "var_dir", "broadcast_delay", "regulation", "bank", "secrets", "stations", "limits",
-    "relay", "require_equipment_check",
+    "relay", "require_equipment_check", "tls",
 }  # fmt: skip
 # [limits]: key -> (lowest, highest) allowed
 _LIMITS = {
@@ -222,7 +225,11 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
         raise ConfigError("port = {port!r} must be a whole number in 0..65535", source, port=port)
     bank_keys = {"path", "url", "busy_timeout", "seal_every_deals", "seal_every_minutes", "copy"}
     bank = _table(data.get("bank", {}), "bank", bank_keys, source)
-    secrets = _table(data.get("secrets", {}), "secrets", {"judge", "director"}, source)
+    secrets = _table(data.get("secrets", {}), "secrets", {"judge", "director", "allow_plain_http"}, source)
+    allow_plain_http = secrets.get("allow_plain_http", False)
+    if not isinstance(allow_plain_http, bool):
+        raise ConfigError("secrets.allow_plain_http = {value!r} must be true or false", source, value=allow_plain_http)
+    tls_cert, tls_key = _tls(data.get("tls", {}), source)
     judge_secret, director_secret = (_secret(secrets, role, source) for role in ("judge", "director"))
     if judge_secret is not None and judge_secret == director_secret:
         raise ConfigError("secrets.judge and secrets.director must differ (separate roles)", source)
@@ -299,7 +306,24 @@ def config_from_dict(data: Mapping[str, object], source: str = "config") -> Serv
         relay_event=relay_event,
         relay_key=relay_key,
         bank_url=bank_url,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        allow_plain_http=allow_plain_http,
     )
+
+
+def _tls(table: object, source: str) -> tuple[Path | None, Path | None]:
+    """``[tls] cert`` and ``key``: both or neither (the files themselves are checked by ``dealer.app.tls``)."""
+    tls = _table(table, "tls", {"cert", "key"}, source)
+    if not tls:
+        return None, None
+    if "cert" not in tls or "key" not in tls:
+        raise ConfigError(
+            "[tls] needs both cert and key (the files dealer tls init makes); tls.{missing} is missing",
+            source,
+            missing="key" if "cert" in tls else "cert",
+        )
+    return Path(_str(tls["cert"], "tls.cert", source)), Path(_str(tls["key"], "tls.key", source))
 
 
 def _relay(table: object, source: str) -> tuple[str | None, str, Path | None]:

@@ -32,10 +32,14 @@ def load_or_create_secret(var_dir: Path, role: str) -> str:
 
 
 class RoleSecrets:
-    def __init__(self, judge: str, director: str) -> None:
+    """The two roles' secrets; ``allow_plain_http``: they are taken even in clear from another computer (the
+    configuration's ``[secrets] allow_plain_http``, unsafe on an open Wi-Fi: docs/service.md, "HTTPS")."""
+
+    def __init__(self, judge: str, director: str, allow_plain_http: bool = False) -> None:
         if hmac.compare_digest(judge.encode(), director.encode()):
             raise ValueError("the judge's and the director's secrets must differ")
         self._secrets = {"judge": judge.encode(), "director": director.encode()}
+        self.allow_plain_http = allow_plain_http
 
     def secret(self, role: str) -> str:
         return self._secrets[role].decode()

@@ -76,6 +76,7 @@ class Service:
         self.secrets = RoleSecrets(
             config.judge_secret or load_or_create_secret(config.var_dir, "judge"),
             config.director_secret or load_or_create_secret(config.var_dir, "director"),
+            allow_plain_http=config.allow_plain_http,
         )
         target: Path | str = config.bank_url or config.bank_path
         key_dir = config.var_dir if config.bank_url else None

@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "dealer.cli.serve_cmds",
     "dealer.cli.docs_cmds",
     "dealer.cli.relay_cmds",
+    "dealer.cli.tls_cmds",
 )
 # Top-level command name -> the modules that register it and its subcommands (a test checks this is complete).
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -52,6 +53,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "serve": ("dealer.cli.serve_cmds",),
     "docs": ("dealer.cli.docs_cmds",),
     "relay": ("dealer.cli.relay_cmds",),
+    "tls": ("dealer.cli.tls_cmds",),
 }
 
 

@@ -15,6 +15,9 @@ if TYPE_CHECKING:  # the socket and logging load when the service starts, not wi
     import socket
     from types import FrameType
 
+    from dealer.app.config import ServiceConfig
+    from dealer.app.tls import Identity
+
 
 def _rehearsal_help() -> str:
     from dealer.regulation import REHEARSAL_TARGET  # the regulation's module loads only when the help is shown
@@ -76,6 +79,13 @@ def serve(
 
     ev = find_event(event, regulation, config)  # the same lookup as every other command (dealer/cli/event.py)
     cfg = dataclasses.replace(ev.config, var_dir=ev.var_dir, bank_path=ev.bank_path, regulation=ev.regulation_file)
+    identity = None
+    if cfg.tls_cert is not None and cfg.tls_key is not None:  # HTTPS: the files checked before anything starts
+        from dealer.app.tls import load_identity
+
+        cert, key = ev.path(cfg.tls_cert), ev.path(cfg.tls_key)
+        identity = load_identity(cert, key, cfg.source)
+        cfg = dataclasses.replace(cfg, tls_cert=cert, tls_key=key)
     reg = ev.regulation
     if host is not None:
         cfg = dataclasses.replace(cfg, host=host)
@@ -111,7 +121,7 @@ def serve(
         )
         raise kit.Exit(1) from None
     with sock:
-        _run(cfg, reg, sock, rehearsal)
+        _run(cfg, reg, sock, rehearsal, identity)
 
 
 def _on_terminal() -> bool:
@@ -124,7 +134,7 @@ def _on_terminal() -> bool:
         return False
 
 
-def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None:
+def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool, identity: Identity | None = None) -> None:
     import uvicorn
 
     from dealer.app.config import ServiceConfig
@@ -146,7 +156,9 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
     bank_shown = redact(cfg.bank_url) if cfg.bank_url else str(cfg.bank_path)
     shown_host = "127.0.0.1" if cfg.host in ("0.0.0.0", "::", "") else cfg.host
     bound_port = sock.getsockname()[1]
-    base = f"http://{shown_host}:{bound_port}"
+    if ":" in shown_host:
+        shown_host = f"[{shown_host}]"
+    base = f"{'https' if identity else 'http'}://{shown_host}:{bound_port}"
     if reg.variant is DealingVariant.CLOSED:
         making = t(
             "{boards} boards ({copies} copies each), closed dealing: no bank",
@@ -197,6 +209,7 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
                 f"    {role['remote']:<{width}} {base}/remote   ({delay})",
                 f"    {role['judge']:<{width}} {base}/judge?token={token('judge')}",
                 f"    {role['director']:<{width}} {base}/director?token={token('director')}",
+                *(_tls_lines(identity) if identity else _plain_lines(cfg)),
                 t("The stations connect now; nothing is dealt until the technical judge presses Start."),
                 t("Press Ctrl-C to stop."),
             ]
@@ -214,8 +227,34 @@ def _run(cfg: object, reg: object, sock: socket.socket, rehearsal: bool) -> None
 
     if isinstance(sock, PacedSocket):  # caps per address and in all, a reserve for the consoles (guard.py)
         sock.guard = web.state.guard
-    server = Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=3, **server_options(cfg.limits)))
+    options = server_options(cfg.limits)
+    if identity is not None:
+        options.update(ssl_certfile=str(cfg.tls_cert), ssl_keyfile=str(cfg.tls_key))
+    server = Server(uvicorn.Config(web, log_level="warning", timeout_graceful_shutdown=3, **options))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it handled, after shutdown
         server.run(sockets=[sock])
     web.state.guard.report()  # the refusals not yet reported
     kit.echo(t("stopped"))
+
+
+def _tls_lines(identity: Identity) -> list[str]:
+    """What a judge compares with the browser's certificate page before trusting it (docs/judge.md)."""
+    return [
+        t("HTTPS: certificate SHA-256 {fingerprint}", fingerprint=identity.fingerprint),
+        t(
+            "    valid for {names} until {date}; a browser asks once to trust it: compare the fingerprint first",
+            names=", ".join(identity.names),
+            date=identity.not_after.date().isoformat(),
+        ),
+    ]
+
+
+def _plain_lines(cfg: ServiceConfig) -> list[str]:
+    """Plain HTTP on the hall's network: say what that means for the officials' links."""
+    if cfg.host in ("127.0.0.1", "::1", "localhost"):
+        return []
+    if cfg.allow_plain_http:
+        return [t("Plain HTTP, and [secrets] allow_plain_http = true: the officials' secrets cross the network in "
+                  "clear (unsafe on an open Wi-Fi; dealer tls init sets up HTTPS)")]  # fmt: skip
+    return [t("Plain HTTP: the officials' links work on this computer only; from other devices they are refused "
+              "until HTTPS is set up (dealer tls init)")]  # fmt: skip

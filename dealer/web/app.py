@@ -38,7 +38,7 @@ from dealer.serving.pages import page_files
 from dealer.serving.public_stream import PublicFrontApp, PublicStreams
 
 from .auth import ROLES as ROLE_NAMES
-from .auth import check_role, cookie_name, role_check
+from .auth import check_role, cookie_name, refuse_in_clear, role_check
 from .custody import CUSTODY_COOKIE, key_access
 from .models import (
     ErrorDetail,
@@ -174,6 +174,7 @@ def create_app(service: Service) -> FastAPI:
             token = request.query_params.get("token")
             if token is not None:
                 secret, _, custody = token.partition(".")  # SECRET, or SECRET.CUSTODY as a script holds it
+                refuse_in_clear(request, service.secrets, role)  # a link opened over plain HTTP on the Wi-Fi
                 if not service.secrets.check(role, secret):
                     raise HTTPException(
                         403, error_detail(Phrase("wrong secret for the {role} role", role=ROLE_NAMES.get(role, role)))
@@ -183,17 +184,20 @@ def create_app(service: Service) -> FastAPI:
                 asked = request.query_params.get("lang")
                 target = f"/{role}?lang={asked}" if asked in LANGUAGES else f"/{role}"
                 response = RedirectResponse(target, status_code=303)
+                https = request.url.scheme == "https"
                 response.set_cookie(
                     cookie_name(role),
                     secret,
                     httponly=True,
                     samesite="strict",
-                    secure=False,
+                    secure=https,  # over HTTPS the browser never sends it back in clear
                     path="/",
                     max_age=86400 * 7,
                 )
                 if role == "director" and service.custody.holds(custody):
-                    response.set_cookie(CUSTODY_COOKIE, custody, httponly=True, samesite="strict", path="/")
+                    response.set_cookie(
+                        CUSTODY_COOKIE, custody, httponly=True, samesite="strict", secure=https, path="/"
+                    )
                 return response
             check_role(request, service.secrets, role, state_changing=False)
             return page(request, template, stations=list(service.stations), closed=service.closed is not None)

@@ -1,10 +1,12 @@
-"""Role checks: a secret in an HttpOnly SameSite=Strict cookie (or a Bearer header), compared in constant time;
-an Origin check (scheme, host and port) on every state-changing request that a browser could forge (CSRF,
+"""Role checks: a secret in an HttpOnly SameSite=Strict cookie (or a Bearer header), compared in constant time,
+taken only over HTTPS or from this computer (never in clear over the hall's network, unless the configuration
+allows it); an Origin check (scheme, host and port) on every state-changing request that a browser could forge (CSRF,
 cross-site WebSockets)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from ipaddress import IPv6Address, ip_address
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, WebSocket
@@ -75,6 +77,36 @@ def same_origin(conn: Request | WebSocket) -> bool:
     return ours is not None and origin_of(origin) == ours
 
 
+def private_channel(conn: Request | WebSocket) -> bool:
+    """The request came over HTTPS or from this computer (loopback): a secret on it crossed no network in clear."""
+    if conn.url.scheme in ("https", "wss"):
+        return True
+    host = conn.client.host if conn.client else ""
+    try:
+        address = ip_address(host)
+    except ValueError:
+        return host == "testclient"  # Starlette's in-process test client
+    if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:  # ::ffff:127.0.0.1 on a dual stack
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def refuse_in_clear(conn: Request | WebSocket, secrets: RoleSecrets, role: str) -> None:
+    """403 for a role's secret that came in clear over the network (plain HTTP from another computer): on the
+    hall's open Wi-Fi anyone could have read it. The configuration's ``[secrets] allow_plain_http`` lets it in."""
+    if not secrets.allow_plain_http and not private_channel(conn):
+        raise HTTPException(
+            403,
+            error_detail(
+                Phrase(
+                    "the {role} role's secret is not taken in clear over the network: open the https:// link the "
+                    "service prints (HTTPS is set up with dealer tls init)",
+                    role=ROLES.get(role, role),
+                )
+            ),
+        )
+
+
 def check_role(conn: Request | WebSocket, secrets: RoleSecrets, role: str, state_changing: bool) -> None:
     value, from_cookie = presented_secret(conn, role)
     if value is None:
@@ -86,6 +118,7 @@ def check_role(conn: Request | WebSocket, secrets: RoleSecrets, role: str, state
                 )
             ),
         )
+    refuse_in_clear(conn, secrets, role)  # before the secret is compared: no answer tells a listener it is right
     if not secrets.check(role, value):
         raise HTTPException(403, error_detail(Phrase("wrong secret for the {role} role", role=ROLES.get(role, role))))
     if state_changing and from_cookie and not same_origin(conn):

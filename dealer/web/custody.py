@@ -2,14 +2,14 @@
 
 The director's link lets a browser reach the console; the custody passphrase is what opens the bank's key (and so
 K, the drawn deals and signing). The state (who holds the key, the idle lock, the throttle of tries) is
-``dealer.app.custody``'s; here are its HTTP checks: the token a request presents, the routes' dependency, the refusal
-answered, and that the passphrase is taken only over loopback or HTTPS — never in clear over the hall's Wi-Fi.
+``dealer.app.custody``'s; here are its HTTP checks: the token a request presents, the routes' dependency and the
+refusal answered. The passphrase is taken only over loopback or HTTPS (``auth.private_channel``) — never in clear
+over the hall's Wi-Fi, whatever ``[secrets] allow_plain_http`` says.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from ipaddress import ip_address
 
 from fastapi import HTTPException, Request, WebSocket
 
@@ -48,14 +48,3 @@ def refusal(exc: DealerError) -> HTTPException:
     """A refused step as the console gets it: 423 Locked when it needs the key (the console asks for the
     passphrase), else 400."""
     return HTTPException(423 if isinstance(exc, CustodyLockedError) else 400, error_detail(exc))
-
-
-def private_channel(request: Request) -> bool:
-    """The request came over loopback or HTTPS (a passphrase may travel on it)."""
-    if request.url.scheme == "https":
-        return True
-    host = request.client.host if request.client else ""
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return host == "testclient"  # Starlette's in-process test client

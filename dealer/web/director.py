@@ -33,8 +33,8 @@ from dealer.custody import CustodyLockedError
 from dealer.export.names import session_slug
 from dealer.serving.i18n import error_detail
 
-from .auth import role_check
-from .custody import CUSTODY_COOKIE, key_access, presented_custody, private_channel
+from .auth import private_channel, role_check
+from .custody import CUSTODY_COOKIE, key_access, presented_custody
 from .models import (
     CustodyPassphrase,
     CustodyView,
