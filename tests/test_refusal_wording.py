@@ -1,0 +1,62 @@
+"""Refusal texts the consoles show, in Russian, written out by hand."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from dealer.draw.protocol import check_quota
+from dealer.i18n import error_text
+from drivers.device import DeviceError
+from drivers.transport import PortOpenError, SerialTransport
+
+
+@pytest.mark.parametrize(
+    ("sealed", "limit", "expected"),
+    [
+        (
+            10,
+            1,
+            "если выбрать ещё 1, всего из банка будет выбрано 2, а запечатано сдач: 10; это 20,00%, больше, чем "
+            "разрешает Положение (10%): из этого банка можно выбрать не больше 1, уже выбрано 1 (осталось 0)",
+        ),
+        (
+            20,
+            2,
+            "если выбрать ещё 1, всего из банка будет выбрано 3, а запечатано сдач: 20; это 15,00%, больше, чем "
+            "разрешает Положение (10%): из этого банка можно выбрать не больше 2, уже выбрано 2 (осталось 0)",
+        ),
+        (
+            50,
+            5,
+            "если выбрать ещё 1, всего из банка будет выбрано 6, а запечатано сдач: 50; это 12,00%, больше, чем "
+            "разрешает Положение (10%): из этого банка можно выбрать не больше 5, уже выбрано 5 (осталось 0)",
+        ),
+        (
+            210,
+            21,
+            "если выбрать ещё 1, всего из банка будет выбрано 22, а запечатано сдач: 210; это 10,48%, больше, чем "
+            "разрешает Положение (10%): из этого банка можно выбрать не больше 21, уже выбрано 21 (осталось 0)",
+        ),
+    ],
+)
+def test_quota_refusal_reads_right_for_any_limit(sealed: int, limit: int, expected: str) -> None:
+    with pytest.raises(Exception) as caught:
+        check_quota(sealed, 1000, limit, 1)
+    assert error_text(caught.value, "ru") == expected
+
+
+def test_missing_serial_port_reason_is_said_in_russian(tmp_path: Path) -> None:
+    port = str(tmp_path / "ttyUSB9")
+
+    async def open_it() -> PortOpenError:
+        with pytest.raises(PortOpenError) as caught:
+            await SerialTransport(port).open()
+        return caught.value
+
+    closed = asyncio.run(open_it())
+    refusal = DeviceError("cannot connect: {exc}", exc=closed)
+    assert error_text(refusal, "ru") == f"не удаётся подключиться: {port}: нет такого файла или каталога"
+    assert str(refusal).startswith(f"cannot connect: {port}: [Errno 2] No such file or directory")
