@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from dealer.draw.protocol import check_quota
-from dealer.i18n import error_text
+from dealer.cli.hints import COMMAND_HINTS
+from dealer.cli.i18n import _CHOSEN, set_language
+from dealer.cli.i18n import error as cli_error
+from dealer.draw.protocol import DrawError, check_quota
+from dealer.i18n import error_catalogue, error_text
 from drivers.device import DeviceError
 from drivers.transport import PortOpenError, SerialTransport
 
@@ -60,3 +63,41 @@ def test_missing_serial_port_reason_is_said_in_russian(tmp_path: Path) -> None:
     refusal = DeviceError("cannot connect: {exc}", exc=closed)
     assert error_text(refusal, "ru") == f"не удаётся подключиться: {port}: нет такого файла или каталога"
     assert str(refusal).startswith(f"cannot connect: {port}: [Errno 2] No such file or directory")
+
+
+SCHEDULE_DONE = (
+    "the schedule has {sessions} sessions and {done} session draws are made: only a replacement board (one deal) "
+    "can be drawn now"
+)
+
+
+def test_command_hints_name_templates_of_the_catalogue() -> None:
+    """A hint is keyed by a refusal's template: a reworded refusal must carry its hint along."""
+    catalogue = error_catalogue("ru")
+    for template in COMMAND_HINTS:
+        assert template in catalogue, template
+        assert "dealer " not in template and "--" not in template, template
+        assert "dealer " not in str(catalogue[template]) and "--" not in str(catalogue[template]), template
+
+
+def test_refusal_names_the_action_on_every_console_and_the_command_on_the_cli() -> None:
+    refusal = DrawError(SCHEDULE_DONE, sessions=2, done=2)
+    assert error_text(refusal, "ru") == (
+        "в расписании сессий: 2, жеребьёвок сессий проведено: 2; теперь можно выбрать только сдачу для замены (одну)"
+    )
+    set_language("ru")
+    try:
+        assert cli_error(refusal) == (
+            "в расписании сессий: 2, жеребьёвок сессий проведено: 2; теперь можно выбрать только сдачу для замены "
+            "(одну) (в командной строке: dealer draw prepare LABEL --replacement)"
+        )
+        set_language("en")
+        assert cli_error(refusal) == (
+            "the schedule has 2 sessions and 2 session draws are made: only a replacement board (one deal) can be "
+            "drawn now (on the command line: dealer draw prepare LABEL --replacement)"
+        )
+        assert cli_error(DrawError("a draw takes at least one deal, not {n}", n=0)) == (
+            "a draw takes at least one deal, not 0"
+        )
+    finally:
+        _CHOSEN.clear()
