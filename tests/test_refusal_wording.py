@@ -10,6 +10,7 @@ import pytest
 from dealer.cli.hints import COMMAND_HINTS
 from dealer.cli.i18n import _CHOSEN, set_language
 from dealer.cli.i18n import error as cli_error
+from dealer.core.errors import DealerError
 from dealer.draw.protocol import DrawError, check_quota
 from dealer.i18n import error_catalogue, error_text
 from drivers.device import DeviceError
@@ -101,3 +102,13 @@ def test_refusal_names_the_action_on_every_console_and_the_command_on_the_cli() 
         )
     finally:
         _CHOSEN.clear()
+
+
+@pytest.mark.parametrize("count", [1, 2, 5, 21])
+def test_counts_stand_where_no_noun_agrees_with_them(count: int) -> None:
+    passphrase = DealerError(
+        "the passphrase has {count} characters: at least {least} are needed", count=count, least=12
+    )
+    assert error_text(passphrase, "ru") == f"знаков в пароле: {count}, а нужно не меньше 12"
+    override = DealerError("commitment.quota.override is {n} characters long, at most {most}", n=count, most=500)
+    assert error_text(override, "ru") == f"символов в commitment.quota.override: {count}, допустимо не больше 500"
