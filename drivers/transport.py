@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from typing import Any, Protocol
 
@@ -28,6 +29,32 @@ from .profiles import DeviceProfile, find_profile
 
 class TransportClosed(Exception):
     """The link is gone (cable pulled, device vanished, connection reset)."""
+
+
+class PortOpenError(TransportClosed):
+    """A port that would not open: where, and the system's reason. ``template``/``params`` let the catalogues
+    say it in the reader's language (the reason, an OSError, through the catalogue's ``os:`` entries)."""
+
+    def __init__(self, where: str, reason: object) -> None:
+        self.template = "{where}: {exc}"
+        self.params: dict[str, object] = {"where": where, "exc": reason}
+        super().__init__(f"{where}: {reason}")
+
+
+def os_reason(exc: BaseException) -> object:
+    """The OSError behind ``exc`` when there is one, else ``exc``. pyserial wraps the system's error in a
+    SerialException whose strerror is its own English sentence: on POSIX ``SerialException(errno, "could not open
+    port …: [Errno 2] …")`` raised while the OSError is handled (so it is the ``__context__``); on Windows a text
+    with no errno. The wrapped OSError carries the strerror the catalogues translate."""
+    if isinstance(exc, serial.SerialException):
+        inner = exc.__cause__ or exc.__context__
+        if isinstance(inner, OSError):
+            return inner
+        code = exc.args[0] if exc.args else None
+        if isinstance(code, int) and not isinstance(code, bool) and code > 0:
+            return OSError(code, os.strerror(code))
+        return exc
+    return exc
 
 
 class TransportSpecError(DealerError, ValueError):
@@ -92,7 +119,7 @@ class SerialTransport:
         try:
             self._ser = await asyncio.to_thread(serial.serial_for_url, self.url, baudrate=self.baudrate, timeout=0)
         except (serial.SerialException, OSError, ValueError) as exc:
-            raise TransportClosed(f"cannot open {self.url}: {exc}") from exc
+            raise PortOpenError(self.url, os_reason(exc)) from exc
         if isinstance(self._ser, serial.serialposix.Serial):
             self._fd = self._ser.fileno()
             self._loop.add_reader(self._fd, self._readable)

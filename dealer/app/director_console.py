@@ -107,7 +107,7 @@ def altered_value(service: Service, label: str) -> DealerError | None:
         return None
     return DealerError(
         "draw {label!r}: the public value in the bank ({stored}) is not the one the hall was shown ({shown}): "
-        "the bank was altered; nothing was drawn; run dealer bank verify",
+        "the bank was altered; nothing was drawn; verify the bank",
         label=label,
         stored=stored,
         shown=shown,
@@ -152,8 +152,8 @@ class SealsSignedElsewhere(CustodyError):
     """The bank's seals are signed by a key (``public_key``) whose plain file is not in the key directory."""
 
     def __init__(self, public_key: str) -> None:
-        super().__init__("the bank's seals are signed by a key that is not here: set the custody up with "
-                         "dealer custody init and the bank's key directory")  # fmt: skip
+        super().__init__("the bank's seals are signed by a key that is not here: set the custody up with the "
+                         "bank's key directory")  # fmt: skip
         self.public_key = public_key
 
 

@@ -159,7 +159,8 @@ class Bank:
 
         if self._keyring is None:
             raise CustodyLockedError(
-                "this step needs the chief judge's key: give the custody passphrase (dealer custody init makes it)"
+                "this step needs the chief judge's key: give the custody passphrase (chosen when the custody was "
+                "set up)"
             )
         if key_withheld():
             raise CustodyLockedError(

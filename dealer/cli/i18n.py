@@ -78,10 +78,17 @@ def os_reason(exc: OSError) -> str:
 
 
 def error(exc: object) -> str:
-    """An error (a DealerError's template, a Phrase) in the command line's language."""
+    """An error (a DealerError's template, a Phrase) in the command line's language, with the command that does
+    the action it names (:mod:`dealer.cli.hints`) when it names one."""
     from dealer.i18n import error_text
 
-    return printable(error_text(exc, language()))
+    from .hints import command_hint
+
+    text = error_text(exc, language())
+    command = command_hint(exc)
+    if command is not None:
+        text = t("{message} (on the command line: {command})", message=text, command=command)
+    return printable(text)
 
 
 def cli_language(argv: Sequence[str]) -> str:

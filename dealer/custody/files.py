@@ -32,7 +32,7 @@ def read_record(key_dir: Path) -> CustodyRecord:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
         raise CustodyLockedError(
-            "{path}: no custody record: the chief judge creates one with dealer custody init", path=path
+            "{path}: no custody record: the chief judge sets the custody up first", path=path
         ) from exc
     except OSError as exc:
         raise CustodyError("{path}: cannot be read ({reason})", path=path, reason=exc.strerror) from exc

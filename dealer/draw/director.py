@@ -204,8 +204,8 @@ class Director:
             done = sum(1 for r in draws if r.state != DrawState.VOID and self._kind(r) == "session")
             if done >= regulation.sessions:
                 raise DrawError(
-                    "the schedule has {sessions} sessions and {done} session draws are made: a replacement board "
-                    "is drawn with --replacement (one deal)",
+                    "the schedule has {sessions} sessions and {done} session draws are made: only a replacement "
+                    "board (one deal) can be drawn now",
                     sessions=regulation.sessions,
                     done=done,
                 )
@@ -361,9 +361,7 @@ class Director:
         doc = published["commitment"]
         picks = commitment_picks(doc, self._secret(rec), rec.public_value or "", self._before(rec))[1]
         if [i for _, i in picks] != self._drawn(rec):
-            raise DrawError(
-                "draw {label!r}: the stored result differs from K and V (run dealer bank verify)", label=label
-            )
+            raise DrawError("draw {label!r}: the stored result differs from K and V (verify the bank)", label=label)
         return self._with_deals(picks, published)
 
     def _with_deals(self, picks: list[tuple[int, int]], published: JsonObject) -> list[DrawnDeal]:
@@ -401,7 +399,7 @@ class Director:
         ):
             raise DrawError(
                 "draw {label!r}: its commitment in the bank is not the one the chief judge's key signed: the bank "
-                "was altered; run dealer bank verify",
+                "was altered; verify the bank",
                 label=doc["label"],
             )
         levels = self._sealed_levels(doc)
@@ -419,7 +417,7 @@ class Director:
             ):
                 raise DrawError(
                     "deal {id} in the bank is not the deal its sealed ledger entry committed: the bank was altered "
-                    "after the seal; nothing is shown or written; run dealer bank verify",
+                    "after the seal; nothing is shown or written; verify the bank",
                     id=d.deal_id,
                 )
 
