@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +20,17 @@ from dealer.app.config import ServiceConfig, config_from_dict
 from dealer.app.service import Service
 from dealer.regulation import Regulation, regulation_from_dict
 from dealer.web.app import create_app
+
+
+def startup_message(proc: subprocess.Popen[str]) -> str:
+    """What ``dealer serve`` prints up to its last start-up line («Ctrl-C …»); fails if it exits first."""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    while not lines or "Ctrl-C" not in lines[-1]:
+        line = proc.stdout.readline()
+        assert line, "".join(lines)
+        lines.append(line)
+    return "".join(lines)
 
 
 def free_port() -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from _web_server import regulation, service_config
+from _web_server import regulation, service_config, startup_message
 
 from dealer.app.config import ConfigError, ServiceConfig, config_from_dict
 from dealer.app.service import Service
@@ -123,13 +123,7 @@ def test_serve_speaks_https_with_the_certificate_and_prints_its_fingerprint(tmp_
         stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
     try:
-        assert proc.stdout is not None
-        lines: list[str] = []
-        while not lines or "Ctrl-C" not in lines[-1]:
-            line = proc.stdout.readline()
-            assert line, "".join(lines)
-            lines.append(line)
-        text = "".join(lines)
+        text = startup_message(proc)
         judge_link = re.search(r"technical judge:\s+https://127\.0\.0\.1:(\d+)/judge\?token=", text)
         assert judge_link, text
         port = int(judge_link.group(1))

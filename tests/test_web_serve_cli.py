@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
-from _web_server import free_port
+from _web_server import free_port, startup_message
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -155,13 +155,7 @@ def test_rehearsal_uses_its_own_folder_a_small_target_and_names_it(tmp_path: Pat
     cmd = [sys.executable, "-m", "dealer", "serve", "--config", str(config), "--rehearsal", "--variant", "1"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
-        assert proc.stdout is not None
-        lines: list[str] = []
-        while not lines or "Ctrl-C" not in lines[-1]:
-            line = proc.stdout.readline()
-            assert line, "".join(lines)
-            lines.append(line)
-        text = "".join(lines)
+        text = startup_message(proc)
         assert text.startswith("REHEARSAL") and "variant 1" in text and "12 boards" in text, text
         assert str(var / "rehearsal") in text  # the folder really used, named
         assert (var / "rehearsal" / "judge.secret").is_file() and not (var / "judge.secret").exists()
