@@ -22,7 +22,7 @@ from dealer.core.errors import DealerError
 from dealer.core.events import DeviceEvent
 from dealer.core.json_types import JsonObject
 from dealer.export.journal import FoulCopy
-from dealer.export.machine import CopyMaker, ProgressCallback
+from dealer.export.machine import CopyMaker, Progress, ProgressCallback
 
 if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.draw.director import Director
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # board making loads the device layer only when it runs
     from dealer.export.run import BoardsDone
     from dealer.formats import BoardRecord
 
+    from .jobs import Job
     from .service import Service
 
 MIN_COPY_DEADLINE = 30.0  # seconds a copy may take at least, whatever the pace
@@ -113,6 +114,68 @@ async def make_boards(
         faults=faults,
         seed=seed,
         at_rest=at_rest,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MachineRun:
+    """How the director asked a session's boards to be made: the device and the watchdog's and retries' settings."""
+
+    device: str = "simulator"
+    pace: float = 0.5
+    copy_timeout: float | None = None
+    faults: str = ""
+    seed: int | None = None
+    max_attempts: int = 3
+
+
+async def run_board_making(
+    service: Service,
+    job: Job[BoardProgress],
+    boards: Sequence[SessionBoard],
+    run: MachineRun,
+    sealed: AtRest,
+    *,
+    copy_text: Callable[[Progress], str],
+    changed: Callable[[Job[BoardProgress]], None],
+) -> None:
+    """The director's board-making job, set-up included (whatever fails ends the job ``failed``): every copy made
+    under the watchdog, the job's progress kept (``copy_text`` says the copy in progress in the service's language;
+    ``changed`` is told after each step), and the finished run recorded in the ledger with its journal's SHA-256."""
+    import dataclasses
+
+    from dealer.export.machine import Stage
+    from dealer.export.names import board_journal
+
+    p = job.progress
+
+    def on_progress(pr: Progress) -> None:
+        p.copies_done = pr.copies_done
+        p.current = copy_text(pr)
+        if pr.stage is Stage.DONE:
+            p.made.append((pr.board, pr.copy))
+        elif pr.stage is Stage.SKIPPED:
+            p.skipped.append((pr.board, pr.copy))
+        elif pr.stage is Stage.FOUL and pr.foul is not None:
+            p.fouls.append(pr.foul)
+        changed(job)
+
+    journal = board_journal(service.config.var_dir, job.key)  # in the session's folder, made by make_boards
+    done = await make_boards(
+        run.device,
+        boards,
+        journal,
+        copy_timeout=run.copy_timeout,
+        max_attempts=run.max_attempts,
+        on_progress=on_progress,
+        pace=run.pace,
+        faults=run.faults,
+        seed=run.seed,
+        at_rest=sealed,
+    )
+    machine = dataclasses.asdict(done.machine) if done.machine is not None else None
+    await service.bank.call(
+        record_export, service.bank.bank, "boards", job.key, [journal], copies=p.total_copies, machine=machine
     )
 
 

@@ -13,7 +13,6 @@ restarted in the middle of board making resumes where it stopped when the direct
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import re
 import time
@@ -26,11 +25,11 @@ from fastapi.responses import Response
 from dealer.app.board_views import boards_view, job_view
 from dealer.app.exports import (
     BoardProgress,
+    MachineRun,
     hand_record_boards,
     interrupted_progress,
-    make_boards,
     publish_hand_records,
-    record_export,
+    run_board_making,
     session_at_rest,
     session_boards,
     session_dir,
@@ -43,8 +42,7 @@ from dealer.app.service import Service
 from dealer.core.errors import DealerError, Phrase
 from dealer.export.at_rest import AtRest
 from dealer.export.boards import SessionBoard
-from dealer.export.machine import Progress, Stage
-from dealer.export.names import board_journal
+from dealer.export.machine import Progress
 from dealer.handrecords.publish import OUTPUTS, NotRevealedError
 from dealer.serving.i18n import error_detail, translate
 
@@ -110,9 +108,6 @@ def make_router(service: Service) -> APIRouter:
         except DealerError as exc:
             raise refusal(exc) from exc
 
-    async def record(kind: str, label: str, paths: list[Path], **extra: object) -> None:
-        await service.bank.call(record_export, service.bank.bank, kind, label, paths, **extra)
-
     # -- deal files -----------------------------------------------------------------------------------------
     @router.post("/api/director/draws/{label}/files", dependencies=write, response_model=FilesWritten)
     async def write_files(label: LabelParam, body: WriteFiles | None = None) -> FilesWritten:
@@ -154,39 +149,15 @@ def make_router(service: Service) -> APIRouter:
         return Response(data, media_type="application/octet-stream", headers=headers)
 
     # -- boards on a machine --------------------------------------------------------------------------------
-    async def run_boards(job: Job[BoardProgress], boards: list[SessionBoard], body: MakeBoards, sealed: AtRest) -> None:
-        """The whole run, set-up included: whatever fails here ends the job ``failed`` (the job runner)."""
-        p = job.progress
+    def copy_text(pr: Progress) -> str:
+        """The copy in progress in the service's language: «коробка 7 из 8 (№ 7), экземпляр 2 из 2»."""
+        return translate(
+            service.config.language, "director.copy_progress", index=pr.index, total=pr.total, board=pr.board,
+            copy=pr.copy, copies=pr.copies,
+        )  # fmt: skip
 
-        def on_progress(pr: Progress) -> None:
-            p.copies_done = pr.copies_done
-            p.current = translate(  # the service's language: «коробка 7 из 8 (№ 7), экземпляр 2 из 2»
-                service.config.language, "director.copy_progress", index=pr.index, total=pr.total, board=pr.board,
-                copy=pr.copy, copies=pr.copies,
-            )  # fmt: skip
-            if pr.stage is Stage.DONE:
-                p.made.append((pr.board, pr.copy))
-            elif pr.stage is Stage.SKIPPED:
-                p.skipped.append((pr.board, pr.copy))
-            elif pr.stage is Stage.FOUL and pr.foul is not None:
-                p.fouls.append(pr.foul)
-            service.operator.send(console_view(job, cards=service.board_cards_shown))
-
-        journal = board_journal(service.config.var_dir, job.key)  # in out_dir(job.key), made by make_boards
-        done = await make_boards(
-            body.device,
-            boards,
-            journal,
-            copy_timeout=body.copy_timeout,
-            max_attempts=body.max_attempts,
-            on_progress=on_progress,
-            pace=body.pace,
-            faults=body.faults,
-            seed=body.seed,
-            at_rest=sealed,
-        )
-        machine = dataclasses.asdict(done.machine) if done.machine is not None else None
-        await record("boards", job.key, [journal], copies=p.total_copies, machine=machine)
+    def console_changed(job: Job[BoardProgress]) -> None:
+        service.operator.send(console_view(job, cards=service.board_cards_shown))
 
     @router.post("/api/judge/boards/cards", response_model=BoardCardsShown, dependencies=judge_write)
     async def board_cards(body: BoardCards) -> BoardCardsShown:
@@ -206,13 +177,16 @@ def make_router(service: Service) -> APIRouter:
             raise HTTPException(409, error_detail(text))
         boards = await boards_of(d, label, body.first, body.copies or service.regulation.copies)
         progress = BoardProgress(boards=len(boards), total_copies=sum(b.copies for b in boards))
+        machine_run = MachineRun(body.device, body.pace, body.copy_timeout, body.faults, body.seed, body.max_attempts)
         try:
             job = jobs.start(
                 "boards",
                 label,
                 progress,
-                lambda j: run_boards(j, boards, body, at_rest(d, label)),
-                on_end=lambda j: service.operator.send(console_view(j, cards=service.board_cards_shown)),
+                lambda j: run_board_making(
+                    service, j, boards, machine_run, at_rest(d, label), copy_text=copy_text, changed=console_changed
+                ),
+                on_end=console_changed,
             )
         except JobBusy as exc:
             raise HTTPException(409, error_detail(exc)) from exc
