@@ -113,7 +113,8 @@ def test_cli_convert_chain_and_errors(tmp_path: Path) -> None:
     run = _cli("convert", "bad.bri", "x.pbn", "--skip-bad", cwd=tmp_path)
     assert run.returncode == 0 and len(read_deal_file(tmp_path / "x.pbn").records) == 5
     run = _cli("convert", "in.pbn", "out.txt", cwd=tmp_path)
-    assert run.returncode == 1 and "--from/--to" in run.stderr
+    assert run.returncode == 1 and "cannot tell the format of 'out.txt'" in run.stderr
+    assert "known: .ber, .bhg, .bri, .csv, .dge, .dlm, .dup, .json, .lin, .pbn" in run.stderr  # dealer formats' list
     run = _cli("convert", "in.pbn", "out.txt", "--to", "ber", cwd=tmp_path)
     assert run.returncode == 0 and len((tmp_path / "out.txt").read_bytes()) == 6 * 52
 
