@@ -258,7 +258,7 @@ def test_every_changed_byte_of_a_batch_row_is_found(tmp_path: Path) -> None:
             ("canonical", canonical, other),
         ):
             found(f"UPDATE deals SET {column}=? WHERE deal_id=?", (changed, deal_id), (value, deal_id))
-    assert tried >= 3 * 12 + 6
+    assert tried == 3 * 12 + 3 * len(moved[:2])  # the draw may take one deal or more from a batch (random)
     with SqliteBank(path, read_only=True) as b:
         assert verify_bank(b).ok
 
